@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what skade needs on Debian 12, only what is missing: apt packages,
+# then the .venv with pyarrow (Arrow C++ for the build), PyIceberg and fastavro.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(build-essential cmake ninja-build ccache pkg-config python3-venv
+  libsqlite3-dev sqlite3 zlib1g-dev libsnappy-dev libzstd-dev nlohmann-json3-dev
+  libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing apt packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+REQS=scripts/requirements.txt
+STAMP=.venv/.skade-requirements
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  python3 -m venv .venv
+fi
+if ! cmp -s "$REQS" "$STAMP" 2>/dev/null; then
+  echo "setup: installing Python packages into .venv"
+  .venv/bin/pip install -q --disable-pip-version-check -r "$REQS"
+  cp "$REQS" "$STAMP"
+fi

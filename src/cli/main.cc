@@ -1,0 +1,401 @@
+// skade: the command line of the warehouse.
+#include <CLI/CLI.hpp>
+#include <arrow/api.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "commands.h"
+#include "input.h"
+#include "output.h"
+#include "skade/expr/expression.h"
+#include "skade/format/value.h"
+#include "skade/io/file_io.h"
+#include "skade/table/scan.h"
+#include "skade/table/table.h"
+
+namespace skade::cli {
+namespace {
+
+std::string TimeText(int64_t ms) {
+  auto v = FormatValue(*Type::Primitive(TypeId::kTimestampTz), Value{ms * 1000});
+  return v;
+}
+
+Result<int64_t> ParseTimestampMs(const std::string& text) {
+  bool digits = !text.empty() && std::all_of(text.begin(), text.end(), ::isdigit);
+  if (digits) return std::stoll(text);
+  auto v = ParseValue(*Type::Primitive(TypeId::kTimestampTz), text);
+  if (!v) return InvalidArgument("invalid timestamp '" + text + "' (use ISO 8601 or epoch milliseconds)");
+  return std::get<int64_t>(*v) / 1000;
+}
+
+Result<std::unique_ptr<Table>> LoadTable(Context& ctx, const std::string& name) {
+  SKADE_ASSIGN_OR_RETURN(TableIdent ident, TableIdent::Parse(name));
+  return Table::Load(*ctx.catalog, ident);
+}
+
+Status CmdCreate(Context& ctx, const std::string& name, const std::string& schema_spec,
+                 const std::string& partition_spec, const std::string& identifier,
+                 const std::vector<std::string>& props) {
+  SKADE_ASSIGN_OR_RETURN(TableIdent ident, TableIdent::Parse(name));
+  SKADE_ASSIGN_OR_RETURN(Schema schema, ParseSchemaSpec(schema_spec));
+  if (!identifier.empty()) {
+    std::vector<int> ids;
+    size_t start = 0;
+    while (start <= identifier.size()) {
+      size_t comma = identifier.find(',', start);
+      std::string col = identifier.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      col.erase(0, col.find_first_not_of(' '));
+      col.erase(col.find_last_not_of(' ') + 1);
+      const NestedField* f = schema.FindTopLevel(col);
+      if (!f) return InvalidArgument("identifier column '" + col + "' is not in the schema (columns: " + schema.ColumnNames() + ")");
+      if (!f->required) return InvalidArgument("identifier column '" + col + "' must be required (mark it with !)");
+      if (!f->type->is_primitive() || f->type->id == TypeId::kFloat || f->type->id == TypeId::kDouble)
+        return InvalidArgument("identifier column '" + col + "' must be a non-floating primitive");
+      ids.push_back(f->id);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    schema = Schema(schema.schema_id(), schema.fields(), ids);
+  }
+  PartitionSpec spec;
+  if (!partition_spec.empty()) {
+    SKADE_ASSIGN_OR_RETURN(spec, ParsePartitionSpec(partition_spec, schema));
+  }
+  std::map<std::string, std::string> properties;
+  for (const auto& p : props) {
+    auto eq = p.find('=');
+    if (eq == std::string::npos || eq == 0) return InvalidArgument("property '" + p + "' must be KEY=VALUE");
+    properties[p.substr(0, eq)] = p.substr(eq + 1);
+  }
+  SKADE_ASSIGN_OR_RETURN(auto loaded, ctx.catalog->CreateTable(ident, schema, spec, properties));
+  std::printf("created %s at %s\n", ident.ToString().c_str(), LocalPath(loaded.metadata->location).c_str());
+  return {};
+}
+
+Status CmdDescribe(Context& ctx, const std::string& name, Format format) {
+  SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
+  const TableMetadata& m = *table->metadata();
+  const Schema& s = *m.schema();
+  Listing l{{"id", "name", "type", "required", "identifier"}, {}, {true, false, false, false, false}};
+  for (const auto& f : s.fields()) {
+    bool ident = std::find(s.identifier_field_ids().begin(), s.identifier_field_ids().end(), f.id) !=
+                 s.identifier_field_ids().end();
+    l.rows.push_back({std::to_string(f.id), f.name, f.type->ToString(), f.required ? "yes" : "no", ident ? "yes" : ""});
+  }
+  if (format != Format::kTable) {
+    PrintListing(l, format, stdout);
+    return {};
+  }
+  std::printf("table:     %s\nlocation:  %s\nmetadata:  %s\nuuid:      %s\n", name.c_str(),
+              LocalPath(m.location).c_str(), LocalPath(table->metadata_location()).c_str(), m.table_uuid.c_str());
+  const Snapshot* cur = m.CurrentSnapshot();
+  std::printf("snapshot:  %s\n", cur ? std::to_string(cur->snapshot_id).c_str() : "(none)");
+  if (cur) {
+    auto it = cur->summary.find("total-records");
+    std::printf("records:   %s\n", it == cur->summary.end() ? "?" : it->second.c_str());
+  }
+  std::string part;
+  for (const auto& f : m.spec().fields()) {
+    if (!part.empty()) part += ", ";
+    part += f.name + "=" + f.transform.ToString() + "(" + s.PathOf(f.source_id) + ")";
+  }
+  std::printf("partition: %s\n", part.empty() ? "(unpartitioned)" : part.c_str());
+  for (const auto& [k, v] : m.properties) std::printf("property:  %s=%s\n", k.c_str(), v.c_str());
+  std::printf("\n");
+  PrintListing(l, Format::kTable, stdout);
+  return {};
+}
+
+Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::string>& files) {
+  SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
+  StagedAppend all;
+  for (const auto& path : files) {
+    SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, *table->metadata()->schema()));
+    AppendOptions opts;
+    if (ctx.progress)
+      opts.progress = [&](int64_t rows, int64_t) { std::fprintf(stderr, "\r%s: %lld rows written", path.c_str(), static_cast<long long>(rows)); };
+    auto staged = table->StageAppend(*reader, opts);
+    if (ctx.progress) std::fprintf(stderr, "\n");
+    if (!staged) return std::unexpected(std::move(staged).error().WithContext(path));
+    all.files.insert(all.files.end(), staged->files.begin(), staged->files.end());
+  }
+  if (all.files.empty()) return InvalidArgument("the input files hold no rows; nothing was committed");
+  SKADE_ASSIGN_OR_RETURN(auto res, table->CommitAppend(all));
+  int64_t rows = 0;
+  for (const auto& f : res.added_files) rows += f.record_count;
+  std::printf("appended %lld rows in %zu files to %s: snapshot %lld, commit_seq %lld\n",
+              static_cast<long long>(rows), res.added_files.size(), name.c_str(),
+              static_cast<long long>(res.snapshot_id), static_cast<long long>(res.commit_seq));
+  return {};
+}
+
+struct ScanArgs {
+  std::string columns, where, as_of, ref, format = "table", output;
+  int64_t snapshot = -1, limit = -1;
+  bool stats = false;
+};
+
+Status CmdScan(Context& ctx, const std::string& name, const ScanArgs& a, bool snapshot_given) {
+  SKADE_ASSIGN_OR_RETURN(Format format, ParseFormat(a.format, true));
+  SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
+  TableScan scan = table->NewScan();
+  if (!a.columns.empty()) {
+    std::vector<std::string> cols;
+    size_t start = 0;
+    while (true) {
+      size_t comma = a.columns.find(',', start);
+      std::string c = a.columns.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      c.erase(0, c.find_first_not_of(' '));
+      c.erase(c.find_last_not_of(' ') + 1);
+      cols.push_back(c);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    scan.Select(cols);
+  }
+  if (!a.where.empty()) scan.Filter(a.where);
+  if (snapshot_given) scan.UseSnapshot(a.snapshot);
+  if (!a.as_of.empty()) {
+    SKADE_ASSIGN_OR_RETURN(int64_t ms, ParseTimestampMs(a.as_of));
+    scan.AsOfTime(ms);
+  }
+  if (!a.ref.empty()) scan.UseRef(a.ref);
+  if (a.limit >= 0) scan.Limit(a.limit);
+  SKADE_ASSIGN_OR_RETURN(ScanPlan plan, scan.Plan());
+  SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(plan, &ctx.catalog->io()));
+  std::FILE* out = stdout;
+  if (!a.output.empty() && format != Format::kParquet) {
+    out = std::fopen(a.output.c_str(), "w");
+    if (!out) return IoError("cannot write " + a.output);
+  }
+  auto rows = WriteScan(*reader, *plan.schema, format, out, a.output);
+  if (out != stdout) std::fclose(out);
+  if (!rows) return std::unexpected(rows.error());
+  if (format == Format::kNone) std::printf("%lld rows\n", static_cast<long long>(*rows));
+  if (a.stats) {
+    const ScanStats& s = *plan.stats;
+    std::fprintf(format == Format::kTable || format == Format::kNone ? stdout : stderr,
+                 "plan: manifests %lld (skipped %lld), files %lld -> %lld (partition pruned %lld, metrics pruned %lld), "
+                 "rows %lld -> %lld planned, row groups %lld (skipped %lld), rows read %lld, returned %lld\n",
+                 (long long)s.manifests_total, (long long)s.manifests_skipped, (long long)s.files_total,
+                 (long long)s.files_planned, (long long)s.files_skipped_by_partition,
+                 (long long)s.files_skipped_by_metrics, (long long)s.rows_total, (long long)s.rows_planned,
+                 (long long)s.row_groups_total, (long long)s.row_groups_skipped, (long long)s.rows_read,
+                 (long long)s.rows_returned);
+  }
+  return {};
+}
+
+Status CmdSnapshots(Context& ctx, const std::string& name, Format format) {
+  SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
+  const TableMetadata& m = *table->metadata();
+  Listing l{{"snapshot_id", "parent_id", "sequence_number", "timestamp", "operation", "added_records",
+             "total_records", "current"},
+            {},
+            {true, true, true, false, false, true, true, false}};
+  for (const auto& s : m.snapshots) {
+    auto get = [&](const char* k) {
+      auto it = s.summary.find(k);
+      return it == s.summary.end() ? std::string() : it->second;
+    };
+    l.rows.push_back({std::to_string(s.snapshot_id),
+                      s.parent_snapshot_id ? std::to_string(*s.parent_snapshot_id) : "",
+                      std::to_string(s.sequence_number), TimeText(s.timestamp_ms), s.operation(),
+                      get("added-records"), get("total-records"),
+                      m.current_snapshot_id == s.snapshot_id ? "*" : ""});
+  }
+  PrintListing(l, format, stdout);
+  return {};
+}
+
+Status CmdLog(Context& ctx, int64_t from, const std::string& table, Format format) {
+  std::optional<TableIdent> ident;
+  if (!table.empty()) {
+    SKADE_ASSIGN_OR_RETURN(ident, TableIdent::Parse(table));
+  }
+  SKADE_ASSIGN_OR_RETURN(auto entries, ctx.catalog->CommitsSince(from > 0 ? from - 1 : 0, ident));
+  Listing l{{"commit_seq", "table", "action", "snapshot_id", "operation", "engine", "committed_at"},
+            {},
+            {true, false, false, true, false, false, false}};
+  for (const auto& e : entries)
+    l.rows.push_back({std::to_string(e.commit_seq), e.table.ToString(), e.action,
+                      e.snapshot_id ? std::to_string(*e.snapshot_id) : "", e.operation, e.engine,
+                      TimeText(e.committed_at_ms)});
+  PrintListing(l, format, stdout);
+  return {};
+}
+
+int Report(const Status& st) {
+  if (st) return 0;
+  std::fprintf(stderr, "skade: error: %s\n", st.error().message.c_str());
+  return 2;  // usage errors exit 1 from the argument parser; everything else is data/validation
+}
+
+}  // namespace
+
+Status Context::Open() {
+  SKADE_ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  return {};
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app{"skade: an embedded Iceberg warehouse"};
+  app.require_subcommand(1);
+  Context ctx;
+  const char* env = std::getenv("SKADE_WAREHOUSE");
+  ctx.warehouse = env && *env ? env : "./warehouse";
+  ctx.progress = ::isatty(STDERR_FILENO);
+  app.add_option("--warehouse", ctx.warehouse, "warehouse folder (default $SKADE_WAREHOUSE, else ./warehouse)");
+  std::string format = "table";
+  auto add_format = [&](CLI::App* sub) {
+    sub->add_option("--format", format, "table, csv or jsonl")->capture_default_str();
+  };
+
+  std::function<Status()> action;
+  auto* init = app.add_subcommand("init", "create the warehouse and its catalog");
+  init->callback([&] { action = [&]() -> Status {
+    std::printf("warehouse ready at %s\n", ctx.catalog->warehouse().c_str());
+    return {};
+  }; });
+
+  auto* nss = app.add_subcommand("namespaces", "list namespaces");
+  add_format(nss);
+  nss->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(Format f, ParseFormat(format, false));
+    SKADE_ASSIGN_OR_RETURN(auto list, ctx.catalog->ListNamespaces());
+    Listing l{{"namespace"}, {}, {false}};
+    for (auto& n : list) l.rows.push_back({n});
+    PrintListing(l, f, stdout);
+    return {};
+  }; });
+
+  std::string ns_name;
+  auto* cns = app.add_subcommand("create-namespace", "create a namespace");
+  cns->add_option("NS", ns_name, "namespace")->required();
+  cns->callback([&] { action = [&]() -> Status {
+    SKADE_RETURN_IF_ERROR(ctx.catalog->CreateNamespace(ns_name));
+    std::printf("created namespace %s\n", ns_name.c_str());
+    return {};
+  }; });
+  auto* dns = app.add_subcommand("drop-namespace", "drop an empty namespace");
+  dns->add_option("NS", ns_name, "namespace")->required();
+  dns->callback([&] { action = [&]() -> Status {
+    SKADE_RETURN_IF_ERROR(ctx.catalog->DropNamespace(ns_name));
+    std::printf("dropped namespace %s\n", ns_name.c_str());
+    return {};
+  }; });
+
+  std::string table_name, schema_spec, partition_spec, identifier, new_name;
+  std::vector<std::string> props, files;
+  auto* create = app.add_subcommand("create", "create a table");
+  create->add_option("TABLE", table_name, "namespace.name")->required();
+  create->add_option("--schema", schema_spec, "e.g. 'id:long!, name:string, ts:timestamptz'")->required();
+  create->add_option("--partition", partition_spec, "e.g. 'day(ts), bucket(16,id), country'");
+  create->add_option("--identifier", identifier, "identifier columns, comma separated");
+  create->add_option("--property", props, "table property KEY=VALUE (repeatable)");
+  create->callback([&] { action = [&] { return CmdCreate(ctx, table_name, schema_spec, partition_spec, identifier, props); }; });
+
+  std::string ns_filter;
+  auto* tables = app.add_subcommand("tables", "list tables");
+  tables->add_option("NS", ns_filter, "only this namespace");
+  add_format(tables);
+  tables->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(Format f, ParseFormat(format, false));
+    std::optional<std::string_view> ns;
+    if (!ns_filter.empty()) ns = ns_filter;
+    SKADE_ASSIGN_OR_RETURN(auto list, ctx.catalog->ListTables(ns));
+    Listing l{{"table"}, {}, {false}};
+    for (auto& t : list) l.rows.push_back({t.ToString()});
+    PrintListing(l, f, stdout);
+    return {};
+  }; });
+
+  auto* describe = app.add_subcommand("describe", "show a table's schema, partitioning and state");
+  describe->add_option("TABLE", table_name)->required();
+  add_format(describe);
+  describe->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(Format f, ParseFormat(format, false));
+    return CmdDescribe(ctx, table_name, f);
+  }; });
+
+  auto* drop = app.add_subcommand("drop", "drop a table (its files stay)");
+  drop->add_option("TABLE", table_name)->required();
+  drop->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(TableIdent ident, TableIdent::Parse(table_name));
+    SKADE_RETURN_IF_ERROR(ctx.catalog->DropTable(ident));
+    std::printf("dropped %s\n", table_name.c_str());
+    return {};
+  }; });
+
+  auto* rename = app.add_subcommand("rename", "rename a table");
+  rename->add_option("TABLE", table_name)->required();
+  rename->add_option("NEW", new_name)->required();
+  rename->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(TableIdent from, TableIdent::Parse(table_name));
+    SKADE_ASSIGN_OR_RETURN(TableIdent to, TableIdent::Parse(new_name));
+    SKADE_RETURN_IF_ERROR(ctx.catalog->RenameTable(from, to));
+    std::printf("renamed %s to %s\n", table_name.c_str(), new_name.c_str());
+    return {};
+  }; });
+
+  auto* append = app.add_subcommand("append", "append Parquet, CSV or JSON-lines files");
+  append->add_option("TABLE", table_name)->required();
+  append->add_option("FILE", files, "input files")->required();
+  append->callback([&] { action = [&] { return CmdAppend(ctx, table_name, files); }; });
+
+  ScanArgs sa;
+  auto* scan = app.add_subcommand("scan", "read a table");
+  scan->add_option("TABLE", table_name)->required();
+  scan->add_option("--columns", sa.columns, "columns to read, comma separated");
+  scan->add_option("--where", sa.where, "filter, e.g. \"country = 'SE' and age >= 18\"");
+  auto* snap_opt = scan->add_option("--snapshot", sa.snapshot, "snapshot id");
+  auto* asof_opt = scan->add_option("--as-of", sa.as_of, "timestamp (ISO 8601 or epoch ms)");
+  auto* ref_opt = scan->add_option("--ref", sa.ref, "branch or tag");
+  snap_opt->excludes(asof_opt)->excludes(ref_opt);
+  asof_opt->excludes(ref_opt);
+  scan->add_option("--limit", sa.limit, "at most N rows")->check(CLI::NonNegativeNumber);
+  scan->add_option("--format", sa.format, "table, csv, jsonl, parquet or none");
+  scan->add_option("--output", sa.output, "write to FILE");
+  scan->add_flag("--stats", sa.stats, "print plan statistics");
+  scan->callback([&] { action = [&] { return CmdScan(ctx, table_name, sa, snap_opt->count() > 0); }; });
+
+  auto* snaps = app.add_subcommand("snapshots", "list a table's snapshots");
+  snaps->add_option("TABLE", table_name)->required();
+  add_format(snaps);
+  snaps->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(Format f, ParseFormat(format, false));
+    return CmdSnapshots(ctx, table_name, f);
+  }; });
+
+  int64_t from_seq = 0;
+  std::string log_table;
+  auto* log = app.add_subcommand("log", "show the commit log");
+  log->add_option("--from", from_seq, "first commit_seq to show");
+  log->add_option("--table", log_table, "only this table");
+  add_format(log);
+  log->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(Format f, ParseFormat(format, false));
+    return CmdLog(ctx, from_seq, log_table, f);
+  }; });
+
+  auto* demo = app.add_subcommand("demo", "build a demo warehouse and show what skade does");
+  demo->callback([&] { action = [&] { return RunDemo(ctx); }; });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 1;
+  }
+  if (!action) return 1;
+  if (Status st = ctx.Open(); !st) return Report(st);
+  return Report(action());
+}
+
+}  // namespace skade::cli
+
+int main(int argc, char** argv) { return skade::cli::Main(argc, argv); }

@@ -1,0 +1,272 @@
+#include "output.h"
+
+#include <arrow/api.h>
+#include <arrow/io/file.h>
+#include <parquet/arrow/writer.h>
+
+#include <algorithm>
+
+#include "skade/format/value.h"
+#include "skade/table/arrow_internal.h"
+#include "skade/table/arrow_schema.h"
+#include "skade/table/arrow_values.h"
+#include "skade/table/scan.h"
+
+namespace skade::cli {
+namespace {
+
+void JsonString(std::string_view s, std::string* out) {
+  *out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': *out += "\\\""; break;
+      case '\\': *out += "\\\\"; break;
+      case '\n': *out += "\\n"; break;
+      case '\r': *out += "\\r"; break;
+      case '\t': *out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          snprintf(buf, sizeof buf, "\\u%04x", c);
+          *out += buf;
+        } else {
+          *out += static_cast<char>(c);
+        }
+    }
+  }
+  *out += '"';
+}
+
+bool IsNumeric(TypeId id) {
+  return id == TypeId::kInt || id == TypeId::kLong || id == TypeId::kFloat || id == TypeId::kDouble;
+}
+
+// Appends the JSON form of one value (nested types recurse).
+void AppendJson(const arrow::Array& a, int64_t i, const Type& type, std::string* out) {
+  if (a.IsNull(i)) {
+    *out += "null";
+    return;
+  }
+  switch (type.id) {
+    case TypeId::kStruct: {
+      const auto& sa = static_cast<const arrow::StructArray&>(a);
+      *out += '{';
+      for (int k = 0; k < sa.num_fields() && k < static_cast<int>(type.fields.size()); ++k) {
+        if (k) *out += ',';
+        JsonString(type.fields[k].name, out);
+        *out += ':';
+        AppendJson(*sa.field(k), i, *type.fields[k].type, out);
+      }
+      *out += '}';
+      return;
+    }
+    case TypeId::kList: {
+      const auto& la = static_cast<const arrow::ListArray&>(a);
+      *out += '[';
+      for (int64_t k = la.value_offset(i); k < la.value_offset(i) + la.value_length(i); ++k) {
+        if (k != la.value_offset(i)) *out += ',';
+        AppendJson(*la.values(), k, *type.element().type, out);
+      }
+      *out += ']';
+      return;
+    }
+    case TypeId::kMap: {
+      const auto& ma = static_cast<const arrow::MapArray&>(a);
+      *out += '{';
+      for (int64_t k = ma.value_offset(i); k < ma.value_offset(i) + ma.value_length(i); ++k) {
+        if (k != ma.value_offset(i)) *out += ',';
+        std::string key;
+        AppendJson(*ma.keys(), k, *type.key().type, &key);
+        if (key.empty() || key[0] != '"') JsonString(key, out);
+        else *out += key;
+        *out += ':';
+        AppendJson(*ma.items(), k, *type.value().type, out);
+      }
+      *out += '}';
+      return;
+    }
+    default: {
+      auto v = ValueAt(a, i, type);
+      if (!v) {
+        *out += "null";
+        return;
+      }
+      if (type.id == TypeId::kBoolean) *out += std::get<bool>(*v) ? "true" : "false";
+      else if (IsNumeric(type.id)) {
+        std::string t = FormatValue(type, *v);
+        if (t == "nan" || t == "NaN" || t.find("inf") != std::string::npos) JsonString(t, out);
+        else *out += t;
+      } else {
+        JsonString(FormatValue(type, *v), out);
+      }
+    }
+  }
+}
+
+std::string CellText(const arrow::Array& a, int64_t i, const Type& type) {
+  if (a.IsNull(i)) return "";
+  if (type.is_nested()) {
+    std::string s;
+    AppendJson(a, i, type, &s);
+    return s;
+  }
+  auto v = ValueAt(a, i, type);
+  return v ? FormatValue(type, *v) : "?";
+}
+
+std::string CsvQuote(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+const NestedField* FieldFor(const arrow::Field& f, const Schema& schema) {
+  int id = FieldIdOf(f);
+  if (id >= 0)
+    if (const NestedField* nf = schema.FindField(id)) return nf;
+  return schema.FindTopLevel(f.name());
+}
+
+}  // namespace
+
+Result<Format> ParseFormat(const std::string& name, bool data) {
+  if (name == "table") return Format::kTable;
+  if (name == "csv") return Format::kCsv;
+  if (name == "jsonl" || name == "json") return Format::kJsonl;
+  if (data && name == "parquet") return Format::kParquet;
+  if (data && name == "none") return Format::kNone;
+  return InvalidArgument("unknown format '" + name + "' (use " +
+                         (data ? "table, csv, jsonl, parquet or none" : "table, csv or jsonl") + ")");
+}
+
+void PrintListing(const Listing& l, Format format, std::FILE* out) {
+  if (format == Format::kCsv) {
+    for (size_t c = 0; c < l.headers.size(); ++c)
+      std::fprintf(out, "%s%s", c ? "," : "", CsvQuote(l.headers[c]).c_str());
+    std::fputc('\n', out);
+    for (const auto& row : l.rows) {
+      for (size_t c = 0; c < row.size(); ++c) std::fprintf(out, "%s%s", c ? "," : "", CsvQuote(row[c]).c_str());
+      std::fputc('\n', out);
+    }
+    return;
+  }
+  if (format == Format::kJsonl) {
+    for (const auto& row : l.rows) {
+      std::string s = "{";
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (c) s += ',';
+        JsonString(l.headers[c], &s);
+        s += ':';
+        bool num = c < l.numeric.size() && l.numeric[c];
+        if (num && !row[c].empty()) s += row[c];
+        else if (num) s += "null";
+        else JsonString(row[c], &s);
+      }
+      std::fprintf(out, "%s}\n", s.c_str());
+    }
+    return;
+  }
+  std::vector<size_t> width(l.headers.size());
+  for (size_t c = 0; c < l.headers.size(); ++c) width[c] = l.headers[c].size();
+  for (const auto& row : l.rows)
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], std::min<size_t>(row[c].size(), 80));
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      std::string cell = cells[c].size() > 80 ? cells[c].substr(0, 77) + "..." : cells[c];
+      s += (c ? "  " : "") + cell;
+      if (c + 1 < cells.size()) s += std::string(width[c] - std::min(width[c], cell.size()), ' ');
+    }
+    std::fprintf(out, "%s\n", s.c_str());
+  };
+  line(l.headers);
+  std::vector<std::string> rule;
+  for (size_t w : width) rule.push_back(std::string(w, '-'));
+  line(rule);
+  for (const auto& row : l.rows) line(row);
+}
+
+std::string RowToJson(const arrow::RecordBatch& batch, int64_t row, const Schema& schema) {
+  std::string s = "{";
+  for (int c = 0; c < batch.num_columns(); ++c) {
+    const NestedField* f = FieldFor(*batch.schema()->field(c), schema);
+    if (c) s += ',';
+    JsonString(batch.schema()->field(c)->name(), &s);
+    s += ':';
+    if (f) AppendJson(*batch.column(c), row, *f->type, &s);
+    else s += "null";
+  }
+  return s + "}";
+}
+
+Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema, Format format,
+                          std::FILE* out, const std::string& output_path) {
+  int64_t rows = 0;
+  std::shared_ptr<arrow::io::FileOutputStream> sink;
+  std::unique_ptr<parquet::arrow::FileWriter> pq;
+  if (format == Format::kParquet) {
+    if (output_path.empty()) return InvalidArgument("--format parquet needs --output FILE");
+    SKADE_ARROW_ASSIGN(sink, arrow::io::FileOutputStream::Open(output_path), output_path);
+    SKADE_ARROW_ASSIGN(pq, parquet::arrow::FileWriter::Open(*reader.schema(), arrow::default_memory_pool(), sink),
+                       output_path);
+  }
+  Listing table_out;
+  bool header_done = false;
+  for (const auto& f : reader.schema()->fields()) table_out.headers.push_back(f->name());
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    auto st = reader.ReadNext(&batch);
+    if (!st.ok()) return std::unexpected(ErrorFromReader(st));
+    if (!batch) break;
+    rows += batch->num_rows();
+    switch (format) {
+      case Format::kNone: break;
+      case Format::kParquet:
+        SKADE_ARROW_RETURN(pq->WriteRecordBatch(*batch), output_path);
+        break;
+      case Format::kJsonl:
+        for (int64_t r = 0; r < batch->num_rows(); ++r)
+          std::fprintf(out, "%s\n", RowToJson(*batch, r, schema).c_str());
+        break;
+      case Format::kCsv:
+        if (!header_done) {
+          for (size_t c = 0; c < table_out.headers.size(); ++c)
+            std::fprintf(out, "%s%s", c ? "," : "", CsvQuote(table_out.headers[c]).c_str());
+          std::fputc('\n', out);
+          header_done = true;
+        }
+        [[fallthrough]];
+      case Format::kTable:
+        for (int64_t r = 0; r < batch->num_rows(); ++r) {
+          std::vector<std::string> cells;
+          for (int c = 0; c < batch->num_columns(); ++c) {
+            const NestedField* f = FieldFor(*batch->schema()->field(c), schema);
+            cells.push_back(f ? CellText(*batch->column(c), r, *f->type) : "?");
+          }
+          if (format == Format::kCsv) {
+            for (size_t c = 0; c < cells.size(); ++c)
+              std::fprintf(out, "%s%s", c ? "," : "", CsvQuote(cells[c]).c_str());
+            std::fputc('\n', out);
+          } else {
+            table_out.rows.push_back(std::move(cells));
+          }
+        }
+        break;
+    }
+  }
+  if (format == Format::kTable) {
+    PrintListing(table_out, Format::kTable, out);
+    std::fprintf(out, "(%lld rows)\n", static_cast<long long>(rows));
+  }
+  if (pq) {
+    SKADE_ARROW_RETURN(pq->Close(), output_path);
+    SKADE_ARROW_RETURN(sink->Close(), output_path);
+  }
+  return rows;
+}
+
+}  // namespace skade::cli

@@ -1,0 +1,470 @@
+#include "skade/catalog/catalog.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+
+#include "skade/catalog/sqlite_internal.h"
+#include "skade/io/file_io.h"
+
+namespace skade {
+namespace {
+
+using sqlite::Stmt;
+
+// The Iceberg SQL catalog tables (PyIceberg's "V1" layout), then skade's commit log.
+// Triggers make every change of iceberg_tables (by any engine) append a log row.
+constexpr const char* kSchemaSql = R"sql(
+CREATE TABLE IF NOT EXISTS iceberg_tables (
+  catalog_name VARCHAR(255) NOT NULL,
+  table_namespace VARCHAR(255) NOT NULL,
+  table_name VARCHAR(255) NOT NULL,
+  metadata_location VARCHAR(1000),
+  previous_metadata_location VARCHAR(1000),
+  iceberg_type VARCHAR(5),
+  PRIMARY KEY (catalog_name, table_namespace, table_name));
+CREATE TABLE IF NOT EXISTS iceberg_namespace_properties (
+  catalog_name VARCHAR(255) NOT NULL,
+  namespace VARCHAR(255) NOT NULL,
+  property_key VARCHAR(255) NOT NULL,
+  property_value VARCHAR(1000),
+  PRIMARY KEY (catalog_name, namespace, property_key));
+CREATE TABLE IF NOT EXISTS skade_commit_log (
+  commit_seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  catalog_name TEXT NOT NULL,
+  table_namespace TEXT NOT NULL,
+  table_name TEXT NOT NULL,
+  action TEXT NOT NULL,
+  snapshot_id INTEGER,
+  operation TEXT,
+  previous_metadata_location TEXT,
+  metadata_location TEXT,
+  committed_at_ms INTEGER NOT NULL,
+  engine TEXT NOT NULL DEFAULT 'external');
+CREATE TRIGGER IF NOT EXISTS skade_log_create AFTER INSERT ON iceberg_tables BEGIN
+  INSERT INTO skade_commit_log (catalog_name, table_namespace, table_name, action,
+      metadata_location, committed_at_ms)
+  VALUES (NEW.catalog_name, NEW.table_namespace, NEW.table_name, 'create', NEW.metadata_location,
+      CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+END;
+CREATE TRIGGER IF NOT EXISTS skade_log_commit AFTER UPDATE OF metadata_location ON iceberg_tables
+WHEN NEW.metadata_location IS NOT OLD.metadata_location BEGIN
+  INSERT INTO skade_commit_log (catalog_name, table_namespace, table_name, action,
+      previous_metadata_location, metadata_location, committed_at_ms)
+  VALUES (NEW.catalog_name, NEW.table_namespace, NEW.table_name, 'commit', OLD.metadata_location,
+      NEW.metadata_location, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+END;
+CREATE TRIGGER IF NOT EXISTS skade_log_rename AFTER UPDATE OF table_namespace, table_name ON iceberg_tables
+WHEN NEW.table_name IS NOT OLD.table_name OR NEW.table_namespace IS NOT OLD.table_namespace BEGIN
+  INSERT INTO skade_commit_log (catalog_name, table_namespace, table_name, action, operation,
+      previous_metadata_location, metadata_location, committed_at_ms)
+  VALUES (NEW.catalog_name, NEW.table_namespace, NEW.table_name, 'rename',
+      'from ' || OLD.table_namespace || '.' || OLD.table_name, OLD.metadata_location,
+      NEW.metadata_location, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+END;
+CREATE TRIGGER IF NOT EXISTS skade_log_drop AFTER DELETE ON iceberg_tables BEGIN
+  INSERT INTO skade_commit_log (catalog_name, table_namespace, table_name, action,
+      previous_metadata_location, committed_at_ms)
+  VALUES (OLD.catalog_name, OLD.table_namespace, OLD.table_name, 'drop', OLD.metadata_location,
+      CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+END;
+)sql";
+
+// Holds the write lock for a transaction; rolls back unless committed.
+class WriteTxn {
+ public:
+  explicit WriteTxn(sqlite3* db) : db_(db) {}
+  ~WriteTxn() {
+    if (open_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  Status Begin() {
+    if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
+      return sqlite::DbError(db_, "begin catalog transaction");
+    open_ = true;
+    return {};
+  }
+  Status Commit() {
+    int rc = sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK)
+      return MakeError(ErrorKind::kCommitStateUnknown,
+                       std::string("catalog commit failed: ") + sqlite3_errmsg(db_));
+    open_ = false;
+    return {};
+  }
+
+ private:
+  sqlite3* db_;
+  bool open_ = false;
+};
+
+int ParseVersion(const std::string& location) {
+  std::string file = std::filesystem::path(location).filename().string();
+  int v = -1;
+  auto dash = file.find('-');
+  if (dash == std::string::npos) return -1;
+  auto [p, ec] = std::from_chars(file.data(), file.data() + dash, v);
+  return (ec == std::errc() && p == file.data() + dash) ? v : -1;
+}
+
+}  // namespace
+
+Result<TableIdent> TableIdent::Parse(std::string_view text) {
+  auto dot = text.rfind('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == text.size())
+    return InvalidArgument("table name '" + std::string(text) +
+                           "' must be namespace.name (e.g. sales.orders)");
+  return TableIdent{std::string(text.substr(0, dot)), std::string(text.substr(dot + 1))};
+}
+
+std::string NextMetadataLocation(const std::string& table_location, const std::string& current) {
+  int next = current.empty() ? 0 : ParseVersion(current) + 1;
+  if (next < 0) next = 0;
+  char buf[16];
+  snprintf(buf, sizeof buf, "%05d", next);
+  return table_location + "/metadata/" + buf + "-" + NewUuid() + ".metadata.json";
+}
+
+Catalog::Catalog(std::string warehouse, std::string name, sqlite3* db, std::unique_ptr<FileIO> io)
+    : warehouse_(std::move(warehouse)), name_(std::move(name)), db_(db), io_(std::move(io)) {}
+
+Catalog::~Catalog() { sqlite3_close_v2(db_); }
+
+Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse,
+                                               const std::string& catalog_name) {
+  std::error_code ec;
+  std::string abs = std::filesystem::absolute(LocalPath(warehouse), ec).lexically_normal().string();
+  if (ec) return IoError("warehouse " + warehouse + ": " + ec.message());
+  while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
+  SKADE_RETURN_IF_ERROR(MakeDirs(abs));
+  std::string path = abs + "/catalog.db";
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close_v2(db);
+    return IoError("open catalog " + path + ": " + msg);
+  }
+  sqlite3_busy_timeout(db, 60000);
+  std::unique_ptr<Catalog> cat(new Catalog(abs, catalog_name, db, MakeLocalFileIO()));
+  SKADE_RETURN_IF_ERROR_CTX(cat->Exec("PRAGMA journal_mode=WAL"), path);
+  SKADE_RETURN_IF_ERROR_CTX(cat->Exec("PRAGMA synchronous=FULL"), path);
+  {
+    WriteTxn txn(db);
+    SKADE_RETURN_IF_ERROR_CTX(txn.Begin(), path);
+    SKADE_RETURN_IF_ERROR_CTX(cat->Exec(kSchemaSql), path);
+    SKADE_RETURN_IF_ERROR_CTX(txn.Commit(), path);
+  }
+  return cat;
+}
+
+Status Catalog::Exec(const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    int code = sqlite3_errcode(db_);
+    return MakeError(code == SQLITE_NOTADB || code == SQLITE_CORRUPT ? ErrorKind::kCorrupt
+                                                                      : ErrorKind::kIoError,
+                     "catalog: " + msg);
+  }
+  return {};
+}
+
+std::string Catalog::DefaultLocation(const TableIdent& ident) const {
+  return FileUri(warehouse_ + "/" + ident.ns + ".db/" + ident.name);
+}
+
+Result<bool> Catalog::NamespaceExists(std::string_view ns) {
+  std::lock_guard lock(mu_);
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+      "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name=?1 AND namespace=?2 "
+      "UNION ALL SELECT 1 FROM iceberg_tables WHERE catalog_name=?1 AND "
+      "(table_namespace=?2 OR table_namespace LIKE ?3 ESCAPE '!') LIMIT 1"));
+  std::string like;
+  for (char c : ns) {
+    if (c == '!' || c == '%' || c == '_') like += '!';
+    like += c;
+  }
+  s.Bind(1, name_).Bind(2, ns).Bind(3, like + ".%");
+  return s.Step();
+}
+
+Status Catalog::CreateNamespace(std::string_view ns, const std::map<std::string, std::string>& props) {
+  if (ns.empty() || ns.front() == '.' || ns.back() == '.')
+    return InvalidArgument("invalid namespace name '" + std::string(ns) + "'");
+  SKADE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
+  if (exists) return MakeError(ErrorKind::kAlreadyExists, "namespace '" + std::string(ns) + "' already exists");
+  std::lock_guard lock(mu_);
+  WriteTxn txn(db_);
+  SKADE_RETURN_IF_ERROR(txn.Begin());
+  auto all = props;
+  all["exists"] = "true";
+  for (const auto& [k, v] : all) {
+    SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+        "INSERT INTO iceberg_namespace_properties VALUES (?1, ?2, ?3, ?4)"));
+    s.Bind(1, name_).Bind(2, ns).Bind(3, k).Bind(4, v);
+    SKADE_RETURN_IF_ERROR(s.Step());
+  }
+  return txn.Commit();
+}
+
+Result<std::vector<std::string>> Catalog::ListNamespaces() {
+  std::lock_guard lock(mu_);
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+      "SELECT namespace FROM iceberg_namespace_properties WHERE catalog_name=?1 "
+      "UNION SELECT table_namespace FROM iceberg_tables WHERE catalog_name=?1 ORDER BY 1"));
+  s.Bind(1, name_);
+  std::vector<std::string> out;
+  while (true) {
+    SKADE_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(s.Text(0));
+  }
+  return out;
+}
+
+Status Catalog::DropNamespace(std::string_view ns) {
+  SKADE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
+  if (!exists) return NotFound("namespace '" + std::string(ns) + "' does not exist");
+  SKADE_ASSIGN_OR_RETURN(auto tables, ListTables(ns));
+  if (!tables.empty()) {
+    std::string names;
+    for (const auto& t : tables) names += (names.empty() ? "" : ", ") + t.ToString();
+    return MakeError(ErrorKind::kNotEmpty,
+                     "namespace '" + std::string(ns) + "' is not empty: " + names);
+  }
+  std::lock_guard lock(mu_);
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+      "DELETE FROM iceberg_namespace_properties WHERE catalog_name=?1 AND namespace=?2"));
+  s.Bind(1, name_).Bind(2, ns);
+  SKADE_RETURN_IF_ERROR(s.Step());
+  return {};
+}
+
+Result<std::vector<TableIdent>> Catalog::ListTables(std::optional<std::string_view> ns) {
+  std::lock_guard lock(mu_);
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+      ns ? "SELECT table_namespace, table_name FROM iceberg_tables WHERE catalog_name=?1 AND "
+           "table_namespace=?2 AND (iceberg_type='TABLE' OR iceberg_type IS NULL) ORDER BY 1, 2"
+         : "SELECT table_namespace, table_name FROM iceberg_tables WHERE catalog_name=?1 AND "
+           "(iceberg_type='TABLE' OR iceberg_type IS NULL) ORDER BY 1, 2"));
+  s.Bind(1, name_);
+  if (ns) s.Bind(2, *ns);
+  std::vector<TableIdent> out;
+  while (true) {
+    SKADE_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back({s.Text(0), s.Text(1)});
+  }
+  return out;
+}
+
+Result<std::optional<std::string>> Catalog::CurrentLocation(const TableIdent& ident) {
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+      "SELECT metadata_location FROM iceberg_tables WHERE catalog_name=?1 AND "
+      "table_namespace=?2 AND table_name=?3 AND (iceberg_type='TABLE' OR iceberg_type IS NULL)"));
+  s.Bind(1, name_).Bind(2, ident.ns).Bind(3, ident.name);
+  SKADE_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return std::optional<std::string>();
+  return std::optional<std::string>(s.Text(0));
+}
+
+Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, const Schema& schema,
+                                         const PartitionSpec& spec,
+                                         const std::map<std::string, std::string>& properties) {
+  SKADE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(ident.ns));
+  if (!ns_exists)
+    return NotFound("namespace '" + ident.ns + "' does not exist (create it with create-namespace)");
+  {
+    std::lock_guard lock(mu_);
+    SKADE_ASSIGN_OR_RETURN(auto loc, CurrentLocation(ident));
+    if (loc) return MakeError(ErrorKind::kAlreadyExists, "table " + ident.ToString() + " already exists");
+  }
+  SKADE_RETURN_IF_ERROR(spec.PartitionType(schema));
+  auto m = std::make_shared<TableMetadata>();
+  m->table_uuid = NewUuid();
+  m->location = DefaultLocation(ident);
+  m->last_updated_ms = NowMs();
+  m->last_column_id = schema.HighestFieldId();
+  m->schemas.push_back(std::make_shared<Schema>(schema));
+  m->current_schema_id = schema.schema_id();
+  m->specs.push_back(spec);
+  m->default_spec_id = spec.spec_id();
+  m->last_partition_id = spec.LastFieldId();
+  m->properties = properties;
+  m->properties.erase("format-version");
+  std::string location = NextMetadataLocation(m->location, "");
+  SKADE_RETURN_IF_ERROR(io_->WriteNewFile(location, TableMetadataToJson(*m)));
+
+  std::lock_guard lock(mu_);
+  WriteTxn txn(db_);
+  SKADE_RETURN_IF_ERROR(txn.Begin());
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+      "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
+      "previous_metadata_location, iceberg_type) VALUES (?1, ?2, ?3, ?4, NULL, 'TABLE')"));
+  s.Bind(1, name_).Bind(2, ident.ns).Bind(3, ident.name).Bind(4, location);
+  if (auto r = s.Step(); !r) {
+    (void)io_->DeleteFile(location);
+    if (sqlite3_extended_errcode(db_) == SQLITE_CONSTRAINT_PRIMARYKEY)
+      return MakeError(ErrorKind::kAlreadyExists, "table " + ident.ToString() + " already exists");
+    return std::unexpected(r.error());
+  }
+  SKADE_ASSIGN_OR_RETURN(Stmt mark, Stmt::Prepare(db_,
+      "UPDATE skade_commit_log SET engine='skade', operation='create', committed_at_ms=?1 "
+      "WHERE commit_seq=(SELECT max(commit_seq) FROM skade_commit_log)"));
+  mark.Bind(1, m->last_updated_ms);
+  SKADE_RETURN_IF_ERROR(mark.Step());
+  SKADE_RETURN_IF_ERROR(txn.Commit());
+  return LoadedTable{ident, location, m};
+}
+
+Result<LoadedTable> Catalog::LoadTable(const TableIdent& ident) {
+  std::optional<std::string> loc;
+  {
+    std::lock_guard lock(mu_);
+    SKADE_ASSIGN_OR_RETURN(loc, CurrentLocation(ident));
+  }
+  if (!loc) return NotFound("table " + ident.ToString() + " does not exist");
+  SKADE_ASSIGN_OR_RETURN(std::string text, io_->ReadFile(*loc));
+  auto parsed = ParseTableMetadata(text);
+  if (!parsed) return std::unexpected(std::move(parsed).error().WithContext(LocalPath(*loc)));
+  return LoadedTable{ident, *loc, std::make_shared<TableMetadata>(std::move(*parsed))};
+}
+
+Status Catalog::DropTable(const TableIdent& ident) {
+  std::lock_guard lock(mu_);
+  WriteTxn txn(db_);
+  SKADE_RETURN_IF_ERROR(txn.Begin());
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+      "DELETE FROM iceberg_tables WHERE catalog_name=?1 AND table_namespace=?2 AND table_name=?3"));
+  s.Bind(1, name_).Bind(2, ident.ns).Bind(3, ident.name);
+  SKADE_RETURN_IF_ERROR(s.Step());
+  if (sqlite3_changes(db_) == 0) return NotFound("table " + ident.ToString() + " does not exist");
+  SKADE_ASSIGN_OR_RETURN(Stmt mark, Stmt::Prepare(db_,
+      "UPDATE skade_commit_log SET engine='skade' WHERE commit_seq=(SELECT max(commit_seq) FROM skade_commit_log)"));
+  SKADE_RETURN_IF_ERROR(mark.Step());
+  return txn.Commit();
+}
+
+Status Catalog::RenameTable(const TableIdent& from, const TableIdent& to) {
+  SKADE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(to.ns));
+  if (!ns_exists) return NotFound("namespace '" + to.ns + "' does not exist");
+  std::lock_guard lock(mu_);
+  WriteTxn txn(db_);
+  SKADE_RETURN_IF_ERROR(txn.Begin());
+  SKADE_ASSIGN_OR_RETURN(auto existing, CurrentLocation(to));
+  if (existing) return MakeError(ErrorKind::kAlreadyExists, "table " + to.ToString() + " already exists");
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+      "UPDATE iceberg_tables SET table_namespace=?4, table_name=?5 WHERE catalog_name=?1 AND "
+      "table_namespace=?2 AND table_name=?3"));
+  s.Bind(1, name_).Bind(2, from.ns).Bind(3, from.name).Bind(4, to.ns).Bind(5, to.name);
+  SKADE_RETURN_IF_ERROR(s.Step());
+  if (sqlite3_changes(db_) == 0) return NotFound("table " + from.ToString() + " does not exist");
+  SKADE_ASSIGN_OR_RETURN(Stmt mark, Stmt::Prepare(db_,
+      "UPDATE skade_commit_log SET engine='skade' WHERE commit_seq=(SELECT max(commit_seq) FROM skade_commit_log)"));
+  SKADE_RETURN_IF_ERROR(mark.Step());
+  return txn.Commit();
+}
+
+Result<std::vector<int64_t>> Catalog::Commit(const std::vector<TableCommit>& commits) {
+  if (commits.empty()) return InvalidArgument("commit of no tables");
+  std::vector<int64_t> seqs;
+  CommitEvent proto;
+  int64_t now = NowMs();
+  {
+    std::lock_guard lock(mu_);
+    WriteTxn txn(db_);
+    SKADE_RETURN_IF_ERROR(txn.Begin());
+    for (const auto& c : commits) {
+      SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+          "UPDATE iceberg_tables SET metadata_location=?4, previous_metadata_location=?5 "
+          "WHERE catalog_name=?1 AND table_namespace=?2 AND table_name=?3 AND metadata_location=?5"));
+      s.Bind(1, name_).Bind(2, c.table.ns).Bind(3, c.table.name).Bind(4, c.new_location)
+          .Bind(5, c.base_location);
+      SKADE_RETURN_IF_ERROR(s.Step());
+      if (sqlite3_changes(db_) != 1) {
+        SKADE_ASSIGN_OR_RETURN(auto cur, CurrentLocation(c.table));
+        if (!cur) return NotFound("table " + c.table.ToString() + " does not exist");
+        return MakeError(ErrorKind::kCommitConflict,
+                         "table " + c.table.ToString() + " was changed by another commit");
+      }
+      SKADE_ASSIGN_OR_RETURN(Stmt mark, Stmt::Prepare(db_,
+          "UPDATE skade_commit_log SET engine='skade', snapshot_id=?1, operation=?2, "
+          "committed_at_ms=?3 WHERE commit_seq=(SELECT max(commit_seq) FROM skade_commit_log) "
+          "RETURNING commit_seq"));
+      mark.Bind(1, c.snapshot_id).Bind(2, c.operation).Bind(3, now);
+      SKADE_ASSIGN_OR_RETURN(bool row, mark.Step());
+      if (!row) return Internal("commit log trigger did not record the commit");
+      seqs.push_back(mark.Int(0));
+    }
+    SKADE_RETURN_IF_ERROR(txn.Commit());
+  }
+  // Post-commit hook: after durability; listeners cannot fail the commit.
+  std::vector<CommitListener*> listeners;
+  {
+    std::lock_guard lock(listeners_mu_);
+    listeners = listeners_;
+  }
+  for (size_t i = 0; i < commits.size(); ++i) {
+    CommitEvent ev{commits[i].table, commits[i].snapshot_id, seqs[i], now, commits[i].operation};
+    for (auto* l : listeners) l->OnCommit(ev);
+  }
+  return seqs;
+}
+
+Result<std::vector<CommitLogEntry>> Catalog::CommitsSince(int64_t after_seq,
+                                                          std::optional<TableIdent> table,
+                                                          int64_t limit) {
+  std::vector<CommitLogEntry> out;
+  {
+    std::lock_guard lock(mu_);
+    SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+        "SELECT commit_seq, table_namespace, table_name, action, snapshot_id, operation, "
+        "previous_metadata_location, metadata_location, committed_at_ms, engine "
+        "FROM skade_commit_log WHERE catalog_name=?1 AND commit_seq > ?2 "
+        "AND (?3 IS NULL OR (table_namespace=?3 AND table_name=?4)) ORDER BY commit_seq LIMIT ?5"));
+    s.Bind(1, name_).Bind(2, after_seq).Bind(5, limit);
+    if (table) s.Bind(3, table->ns).Bind(4, table->name);
+    else s.BindNull(3).BindNull(4);
+    while (true) {
+      SKADE_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) break;
+      CommitLogEntry e;
+      e.commit_seq = s.Int(0);
+      e.table = {s.Text(1), s.Text(2)};
+      e.action = s.Text(3);
+      if (!s.IsNull(4)) e.snapshot_id = s.Int(4);
+      e.operation = s.Text(5);
+      e.previous_metadata_location = s.Text(6);
+      e.metadata_location = s.Text(7);
+      e.committed_at_ms = s.Int(8);
+      e.engine = s.Text(9);
+      out.push_back(std::move(e));
+    }
+  }
+  // Commits by other engines: the metadata file they wrote tells what they did.
+  for (auto& e : out) {
+    if (e.engine == "skade" || e.action != "commit" || e.snapshot_id) continue;
+    auto text = io_->ReadFile(e.metadata_location);
+    if (!text) continue;
+    auto m = ParseTableMetadata(*text);
+    if (!m) continue;
+    e.snapshot_id = m->current_snapshot_id;
+    if (const Snapshot* snap = m->CurrentSnapshot()) e.operation = snap->operation();
+  }
+  return out;
+}
+
+void Catalog::AddListener(CommitListener* listener) {
+  std::lock_guard lock(listeners_mu_);
+  listeners_.push_back(listener);
+}
+
+void Catalog::RemoveListener(CommitListener* listener) {
+  std::lock_guard lock(listeners_mu_);
+  std::erase(listeners_, listener);
+}
+
+}  // namespace skade

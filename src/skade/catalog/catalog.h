@@ -1,0 +1,145 @@
+// The SQL catalog (schema of Iceberg's SQL/JDBC catalog, SQLite embedded) and the
+// commit chokepoint: every table change ends in Catalog::Commit.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skade/common/result.h"
+#include "skade/format/table_metadata.h"
+
+struct sqlite3;
+
+namespace skade {
+
+class FileIO;
+
+/// `namespace.name`; the namespace may itself contain dots (the last dot splits).
+struct TableIdent {
+  std::string ns;
+  std::string name;
+  std::string ToString() const { return ns + "." + name; }
+  bool operator==(const TableIdent&) const = default;
+  /// Errors: kInvalidArgument when there is no dot or a part is empty.
+  static Result<TableIdent> Parse(std::string_view text);
+};
+
+/// One row of the durable commit log.
+struct CommitLogEntry {
+  int64_t commit_seq = 0;
+  TableIdent table;
+  std::string action;  // create | commit | drop | rename
+  std::optional<int64_t> snapshot_id;
+  std::string operation;  // append, overwrite, ... (empty when unknown)
+  std::string previous_metadata_location;
+  std::string metadata_location;
+  int64_t committed_at_ms = 0;
+  std::string engine;  // "skade" or "external" (another engine through the same catalog)
+};
+
+/// What the post-commit hook receives, after the commit is durable.
+struct CommitEvent {
+  TableIdent table;
+  std::optional<int64_t> snapshot_id;
+  int64_t commit_seq = 0;
+  int64_t ts_ms = 0;
+  std::string operation;
+};
+
+/// Registered by upper layers (CDC, lineage); never fails or undoes a commit.
+class CommitListener {
+ public:
+  virtual ~CommitListener() = default;
+  virtual void OnCommit(const CommitEvent& event) = 0;
+};
+
+/// One table's part of a (possibly multi-table) commit: swap `base_location` for
+/// `new_location`, whose metadata file the caller has already written.
+struct TableCommit {
+  TableIdent table;
+  std::string base_location;
+  std::string new_location;
+  std::optional<int64_t> snapshot_id;
+  std::string operation;
+};
+
+struct LoadedTable {
+  TableIdent ident;
+  std::string metadata_location;
+  TableMetadataPtr metadata;
+};
+
+class Catalog {
+ public:
+  ~Catalog();
+
+  /// Opens (creating if needed) `<warehouse>/catalog.db`. Thread-safe afterwards.
+  /// Errors: kIoError / kCorrupt naming the database.
+  static Result<std::unique_ptr<Catalog>> Open(const std::string& warehouse,
+                                               const std::string& catalog_name = "skade");
+
+  const std::string& warehouse() const { return warehouse_; }
+  const std::string& name() const { return name_; }
+  FileIO& io() { return *io_; }
+
+  Status CreateNamespace(std::string_view ns, const std::map<std::string, std::string>& props = {});
+  Result<std::vector<std::string>> ListNamespaces();
+  Result<bool> NamespaceExists(std::string_view ns);
+  /// Errors: kNotFound; kNotEmpty when tables remain.
+  Status DropNamespace(std::string_view ns);
+
+  /// Writes metadata version 00000 and registers the table. Errors: kAlreadyExists,
+  /// kNotFound (namespace), kInvalidArgument.
+  Result<LoadedTable> CreateTable(const TableIdent& ident, const Schema& schema,
+                                  const PartitionSpec& spec,
+                                  const std::map<std::string, std::string>& properties);
+  Result<std::vector<TableIdent>> ListTables(std::optional<std::string_view> ns = std::nullopt);
+  /// Errors: kNotFound; kCorrupt / kIoError naming the metadata file.
+  Result<LoadedTable> LoadTable(const TableIdent& ident);
+  Status DropTable(const TableIdent& ident);
+  Status RenameTable(const TableIdent& from, const TableIdent& to);
+
+  /// The chokepoint. In one transaction: compare-and-swap every table's metadata
+  /// location and append one commit-log row each. All or nothing. Returns the
+  /// commit_seq of each table's row. Errors: kCommitConflict when a base location is
+  /// stale (nothing changed); kCommitStateUnknown when the database failed at commit.
+  Result<std::vector<int64_t>> Commit(const std::vector<TableCommit>& commits);
+
+  /// Durable log rows with commit_seq > `after_seq`, oldest first; rows written by
+  /// other engines get their snapshot and operation filled from their metadata.
+  Result<std::vector<CommitLogEntry>> CommitsSince(int64_t after_seq,
+                                                   std::optional<TableIdent> table = std::nullopt,
+                                                   int64_t limit = -1);
+
+  /// Post-commit hook registration (not owned).
+  void AddListener(CommitListener* listener);
+  void RemoveListener(CommitListener* listener);
+
+  /// The location new tables get: `<warehouse>/<ns>.db/<name>`.
+  std::string DefaultLocation(const TableIdent& ident) const;
+
+ private:
+  Catalog(std::string warehouse, std::string name, sqlite3* db, std::unique_ptr<FileIO> io);
+  Status Exec(const char* sql);
+  Result<std::optional<std::string>> CurrentLocation(const TableIdent& ident);
+
+  std::string warehouse_;
+  std::string name_;
+  sqlite3* db_;
+  std::unique_ptr<FileIO> io_;
+  std::mutex mu_;  // one connection, serialised
+  std::mutex listeners_mu_;
+  std::vector<CommitListener*> listeners_;
+};
+
+/// Path of the metadata file following `current` (`00001-<uuid>.metadata.json` ...).
+std::string NextMetadataLocation(const std::string& table_location, const std::string& current);
+
+}  // namespace skade

@@ -1,0 +1,397 @@
+// Exact evaluation of bound expressions on Arrow record batches via arrow::compute.
+// Every Arrow status and exception is translated to a skade Error here.
+#include "skade/expr/arrow_filter.h"
+
+#include <arrow/api.h>
+#include <arrow/compute/api.h>
+#include <arrow/compute/expression.h>
+#include <arrow/compute/initialize.h>
+#include <arrow/extension_type.h>
+
+#include <charconv>
+#include <exception>
+#include <map>
+
+namespace skade::expr {
+namespace {
+
+namespace cp = arrow::compute;
+
+constexpr std::string_view kFieldIdKey = "PARQUET:field_id";
+
+Error FromArrow(const arrow::Status& st) {
+  std::string msg = "arrow filter: " + st.ToString();
+  if (st.IsNotImplemented()) return Error{ErrorKind::kUnsupported, std::move(msg)};
+  if (st.IsInvalid() || st.IsTypeError() || st.IsIndexError() || st.IsKeyError())
+    return Error{ErrorKind::kInvalidArgument, std::move(msg)};
+  return Error{ErrorKind::kInternal, std::move(msg)};
+}
+
+#define SKADE_ARROW_RETURN(expr)                                      \
+  do {                                                                \
+    ::arrow::Status skade_arrow_st = (expr);                          \
+    if (!skade_arrow_st.ok()) return std::unexpected(FromArrow(skade_arrow_st)); \
+  } while (0)
+
+#define SKADE_ARROW_ASSIGN_IMPL(tmp, lhs, expr)                                   \
+  auto tmp = (expr);                                                              \
+  if (!tmp.ok()) return std::unexpected(FromArrow(tmp.status()));                 \
+  lhs = std::move(tmp).ValueUnsafe()
+
+#define SKADE_ARROW_ASSIGN(lhs, expr) \
+  SKADE_ARROW_ASSIGN_IMPL(SKADE_CONCAT(skade_arrow_res_, __LINE__), lhs, expr)
+
+// Registers the compute kernels once (Arrow >= 21 keeps them in libarrow_compute).
+Status EnsureComputeInitialized() {
+  static const arrow::Status kStatus = cp::Initialize();  // thread-safe magic static
+  if (!kStatus.ok()) return std::unexpected(FromArrow(kStatus));
+  return {};
+}
+
+std::shared_ptr<arrow::DataType> ArrowTypeFor(const Type& t) {
+  switch (t.id) {
+    case TypeId::kBoolean: return arrow::boolean();
+    case TypeId::kInt: return arrow::int32();
+    case TypeId::kLong: return arrow::int64();
+    case TypeId::kFloat: return arrow::float32();
+    case TypeId::kDouble: return arrow::float64();
+    case TypeId::kDecimal: return arrow::decimal128(t.precision, t.scale);
+    case TypeId::kDate: return arrow::date32();
+    case TypeId::kTime: return arrow::time64(arrow::TimeUnit::MICRO);
+    case TypeId::kTimestamp: return arrow::timestamp(arrow::TimeUnit::MICRO);
+    case TypeId::kTimestampTz: return arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
+    case TypeId::kString: return arrow::utf8();
+    case TypeId::kUuid: return arrow::fixed_size_binary(16);
+    case TypeId::kBinary: return arrow::binary();
+    case TypeId::kFixed: return arrow::fixed_size_binary(t.length);
+    default: return nullptr;
+  }
+}
+
+Result<std::shared_ptr<arrow::Scalar>> MakeScalar(const Type& t, const Value& v) {
+  auto type = ArrowTypeFor(t);
+  auto wrong = [&]() {
+    return InvalidArgument("arrow filter: literal " + FormatValue(t, v) + " does not match " +
+                           t.ToString());
+  };
+  auto as_int64 = [&]() -> std::optional<int64_t> {
+    if (auto* i = std::get_if<int32_t>(&v)) return *i;
+    if (auto* l = std::get_if<int64_t>(&v)) return *l;
+    return std::nullopt;
+  };
+  switch (t.id) {
+    case TypeId::kBoolean:
+      if (auto* b = std::get_if<bool>(&v)) return std::make_shared<arrow::BooleanScalar>(*b);
+      return wrong();
+    case TypeId::kInt:
+    case TypeId::kDate: {
+      auto* i = std::get_if<int32_t>(&v);
+      if (!i) return wrong();
+      if (t.id == TypeId::kInt) return std::make_shared<arrow::Int32Scalar>(*i);
+      return std::make_shared<arrow::Date32Scalar>(*i);
+    }
+    case TypeId::kLong:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz: {
+      auto l = as_int64();
+      if (!l) return wrong();
+      if (t.id == TypeId::kLong) return std::make_shared<arrow::Int64Scalar>(*l);
+      if (t.id == TypeId::kTime) return std::make_shared<arrow::Time64Scalar>(*l, type);
+      return std::make_shared<arrow::TimestampScalar>(*l, type);
+    }
+    case TypeId::kFloat:
+      if (auto* f = std::get_if<float>(&v)) return std::make_shared<arrow::FloatScalar>(*f);
+      return wrong();
+    case TypeId::kDouble:
+      if (auto* d = std::get_if<double>(&v)) return std::make_shared<arrow::DoubleScalar>(*d);
+      return wrong();
+    case TypeId::kDecimal: {
+      auto* d = std::get_if<Decimal>(&v);
+      if (!d) return wrong();
+      auto u = static_cast<unsigned __int128>(d->unscaled);
+      arrow::Decimal128 dec(static_cast<int64_t>(u >> 64), static_cast<uint64_t>(u));
+      return std::make_shared<arrow::Decimal128Scalar>(dec, type);
+    }
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kUuid:
+    case TypeId::kFixed: {
+      auto* s = std::get_if<std::string>(&v);
+      if (!s) return wrong();
+      auto buf = arrow::Buffer::FromString(*s);
+      if (t.id == TypeId::kString) return std::make_shared<arrow::StringScalar>(buf);
+      if (t.id == TypeId::kBinary) return std::make_shared<arrow::BinaryScalar>(buf);
+      if (static_cast<int64_t>(s->size()) !=
+          static_cast<const arrow::FixedSizeBinaryType&>(*type).byte_width())
+        return wrong();
+      return std::make_shared<arrow::FixedSizeBinaryScalar>(buf, type);
+    }
+    default:
+      return wrong();
+  }
+}
+
+std::optional<int> FieldIdOf(const arrow::Field& f) {
+  const auto& md = f.metadata();
+  if (!md) return std::nullopt;
+  int i = md->FindKey(std::string(kFieldIdKey));
+  if (i < 0) return std::nullopt;
+  const std::string& text = md->value(i);
+  int id = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || p != text.data() + text.size()) return std::nullopt;
+  return id;
+}
+
+// The schema fields from the top level down to field `id`.
+bool FieldChain(const std::vector<NestedField>& fields, int id,
+                std::vector<const NestedField*>* chain) {
+  for (const auto& f : fields) {
+    chain->push_back(&f);
+    if (f.id == id) return true;
+    if (f.type && f.type->id == TypeId::kStruct && FieldChain(f.type->fields, id, chain))
+      return true;
+    chain->pop_back();
+  }
+  return false;
+}
+
+// Child index per level: the Arrow field carrying the field id, else the one named alike.
+std::optional<std::vector<int>> ArrowPath(const arrow::Schema& schema,
+                                          const std::vector<const NestedField*>& chain) {
+  std::vector<int> path;
+  const arrow::FieldVector* level = &schema.fields();
+  for (size_t depth = 0; depth < chain.size(); ++depth) {
+    int by_id = -1, by_name = -1;
+    for (size_t i = 0; i < level->size(); ++i) {
+      const arrow::Field& f = *(*level)[i];
+      if (FieldIdOf(f) == chain[depth]->id) by_id = static_cast<int>(i);
+      if (by_name < 0 && f.name() == chain[depth]->name) by_name = static_cast<int>(i);
+    }
+    int idx = by_id >= 0 ? by_id : by_name;
+    if (idx < 0) return std::nullopt;
+    path.push_back(idx);
+    if (depth + 1 < chain.size()) {
+      const auto& t = (*level)[static_cast<size_t>(idx)]->type();
+      if (t->id() != arrow::Type::STRUCT) return std::nullopt;
+      level = &t->fields();
+    }
+  }
+  return path;
+}
+
+// The column along `path`, with struct parents' nulls folded in, extension types
+// unwrapped and dictionaries decoded.
+Result<std::shared_ptr<arrow::Array>> ExtractColumn(const arrow::RecordBatch& batch,
+                                                    const std::vector<int>& path) {
+  std::shared_ptr<arrow::Array> arr = batch.column(path[0]);
+  for (size_t i = 1; i < path.size(); ++i) {
+    const auto& st = static_cast<const arrow::StructArray&>(*arr);
+    SKADE_ARROW_ASSIGN(arr, st.GetFlattenedField(path[i]));
+  }
+  if (arr->type_id() == arrow::Type::EXTENSION)
+    arr = static_cast<const arrow::ExtensionArray&>(*arr).storage();
+  if (arr->type_id() == arrow::Type::DICTIONARY) {
+    const auto& dt = static_cast<const arrow::DictionaryType&>(*arr->type());
+    SKADE_ARROW_ASSIGN(arr, cp::Cast(*arr, dt.value_type()));
+  }
+  return arr;
+}
+
+bool IsStringOrBinaryFamily(arrow::Type::type id) {
+  switch (id) {
+    case arrow::Type::STRING:
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::STRING_VIEW:
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::BINARY_VIEW:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Builds an arrow::compute expression over a compact batch holding just the referenced
+// columns (field_ref by index into `columns_`).
+class Translator {
+ public:
+  Translator(const Schema& schema, const arrow::RecordBatch& batch)
+      : schema_(schema), batch_(batch) {}
+
+  Result<cp::Expression> Translate(const Expr& e) {
+    switch (e.op) {
+      case Op::kTrue: return cp::literal(true);
+      case Op::kFalse: return cp::literal(false);
+      case Op::kNot: {
+        if (e.children.size() != 1) return InvalidArgument("arrow filter: bad 'not' node");
+        SKADE_ASSIGN_OR_RETURN(cp::Expression c, Translate(*e.children[0]));
+        return cp::call("invert", {std::move(c)});
+      }
+      case Op::kAnd:
+      case Op::kOr: {
+        // SQL three-valued logic: false and null = false, true or null = true.
+        const char* fn = e.op == Op::kAnd ? "and_kleene" : "or_kleene";
+        std::optional<cp::Expression> out;
+        for (const auto& child : e.children) {
+          SKADE_ASSIGN_OR_RETURN(cp::Expression c, Translate(*child));
+          out = out ? cp::call(fn, {std::move(*out), std::move(c)}) : std::move(c);
+        }
+        if (!out) return cp::literal(e.op == Op::kAnd);
+        return std::move(*out);
+      }
+      default:
+        return TranslatePredicate(e);
+    }
+  }
+
+  std::shared_ptr<arrow::RecordBatch> CompactBatch() const {
+    arrow::FieldVector fields;
+    for (size_t i = 0; i < columns_.size(); ++i)
+      fields.push_back(arrow::field("c" + std::to_string(i), columns_[i]->type()));
+    return arrow::RecordBatch::Make(arrow::schema(std::move(fields)), batch_.num_rows(), columns_);
+  }
+
+ private:
+  struct Column {
+    int index = 0;
+    std::shared_ptr<arrow::DataType> literal_type;  // type to give literals
+  };
+
+  Result<Column> ColumnFor(const Expr& p) {
+    if (auto it = by_field_id_.find(p.field_id); it != by_field_id_.end()) return it->second;
+    std::vector<const NestedField*> chain;
+    auto expected = ArrowTypeFor(*p.type);
+    if (!expected)
+      return InvalidArgument("arrow filter: cannot evaluate predicates on " + p.type->ToString());
+    std::optional<std::vector<int>> path;
+    if (FieldChain(schema_.fields(), p.field_id, &chain)) path = ArrowPath(*batch_.schema(), chain);
+    if (!path)
+      return InvalidArgument("arrow filter: column '" + p.column + "' (field id " +
+                             std::to_string(p.field_id) + ") is not in the batch (columns: " +
+                             batch_.schema()->ToString() + ")");
+    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Array> arr, ExtractColumn(batch_, *path));
+    Column col;
+    col.literal_type = expected;
+    if (!arr->type()->Equals(*expected)) {
+      if (IsStringOrBinaryFamily(arr->type_id()) && IsStringOrBinaryFamily(expected->id())) {
+        col.literal_type = arr->type();  // large_string etc.: give the literal the column's type
+      } else {
+        // Other physical differences (promoted int/float, decimal width, time unit): bring
+        // the column to the type the Iceberg schema promises.
+        SKADE_ARROW_ASSIGN(arr, cp::Cast(*arr, expected, cp::CastOptions::Safe()));
+      }
+    }
+    col.index = static_cast<int>(columns_.size());
+    columns_.push_back(std::move(arr));
+    by_field_id_[p.field_id] = col;
+    return col;
+  }
+
+  Result<std::shared_ptr<arrow::Scalar>> Literal(const Expr& p, const Value& v, const Column& col) {
+    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Scalar> s, MakeScalar(*p.type, v));
+    if (!s->type->Equals(*col.literal_type)) {
+      SKADE_ARROW_ASSIGN(arrow::Datum d, cp::Cast(arrow::Datum(s), col.literal_type));
+      s = d.scalar();
+    }
+    return s;
+  }
+
+  Result<cp::Expression> TranslatePredicate(const Expr& p) {
+    if (p.field_id < 0 || !p.type) return InvalidArgument("arrow filter: expression is not bound");
+    SKADE_ASSIGN_OR_RETURN(Column col, ColumnFor(p));
+    cp::Expression field = cp::field_ref(col.index);
+    switch (p.op) {
+      case Op::kIsNull: return cp::call("is_null", {field});
+      case Op::kNotNull: return cp::call("is_valid", {field});
+      case Op::kIn:
+      case Op::kNotIn: {
+        std::unique_ptr<arrow::ArrayBuilder> builder;
+        SKADE_ARROW_RETURN(arrow::MakeBuilder(arrow::default_memory_pool(), col.literal_type, &builder));
+        for (const auto& v : p.literals) {
+          SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Scalar> s, Literal(p, v, col));
+          SKADE_ARROW_RETURN(builder->AppendScalar(*s));
+        }
+        std::shared_ptr<arrow::Array> set;
+        SKADE_ARROW_RETURN(builder->Finish(&set));
+        // EMIT_NULL: a null row is unknown (dropped) for `in` and, negated, for `not in`.
+        cp::SetLookupOptions opts(set, cp::SetLookupOptions::EMIT_NULL);
+        cp::Expression in = cp::call("is_in", {field}, std::move(opts));
+        return p.op == Op::kIn ? in : cp::call("invert", {std::move(in)});
+      }
+      default:
+        break;
+    }
+    if (p.literals.size() != 1) return InvalidArgument("arrow filter: comparison needs one literal");
+    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Scalar> lit, Literal(p, p.literals[0], col));
+    const char* fn = nullptr;
+    switch (p.op) {
+      case Op::kEq: fn = "equal"; break;
+      case Op::kNotEq: fn = "not_equal"; break;
+      case Op::kLt: fn = "less"; break;
+      case Op::kLtEq: fn = "less_equal"; break;
+      case Op::kGt: fn = "greater"; break;
+      case Op::kGtEq: fn = "greater_equal"; break;
+      default: return InvalidArgument("arrow filter: unexpected operator");
+    }
+    return cp::call(fn, {field, cp::literal(arrow::Datum(lit))});
+  }
+
+  const Schema& schema_;
+  const arrow::RecordBatch& batch_;
+  std::vector<std::shared_ptr<arrow::Array>> columns_;
+  std::map<int, Column> by_field_id_;
+};
+
+Result<std::shared_ptr<arrow::BooleanArray>> Evaluate(const Expr& bound, const Schema& schema,
+                                                      const arrow::RecordBatch& batch) {
+  SKADE_RETURN_IF_ERROR(EnsureComputeInitialized());
+  Translator translator(schema, batch);
+  SKADE_ASSIGN_OR_RETURN(cp::Expression expr, translator.Translate(bound));
+  // Unknown (null) selects nothing.
+  expr = cp::call("coalesce", {std::move(expr), cp::literal(false)});
+  std::shared_ptr<arrow::RecordBatch> compact = translator.CompactBatch();
+  SKADE_ARROW_ASSIGN(cp::Expression bound_expr, expr.Bind(*compact->schema()));
+  SKADE_ARROW_ASSIGN(arrow::Datum out, cp::ExecuteScalarExpression(bound_expr, *compact->schema(),
+                                                                   arrow::Datum(compact)));
+  std::shared_ptr<arrow::Array> arr;
+  if (out.is_scalar()) {
+    SKADE_ARROW_ASSIGN(arr, arrow::MakeArrayFromScalar(*out.scalar(), batch.num_rows()));
+  } else if (out.is_array()) {
+    arr = out.make_array();
+  } else {
+    return Internal("arrow filter: unexpected result kind " + out.ToString());
+  }
+  if (arr->type_id() != arrow::Type::BOOL || arr->length() != batch.num_rows())
+    return Internal("arrow filter: selection is not a boolean array of the batch's length");
+  return std::static_pointer_cast<arrow::BooleanArray>(arr);
+}
+
+}  // namespace
+
+Result<std::shared_ptr<arrow::Array>> EvaluateBatch(
+    const Expr& bound, const Schema& schema, const std::shared_ptr<arrow::RecordBatch>& batch) {
+  if (!batch) return InvalidArgument("arrow filter: no batch");
+  try {
+    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::BooleanArray> sel, Evaluate(bound, schema, *batch));
+    return std::shared_ptr<arrow::Array>(std::move(sel));
+  } catch (const std::exception& ex) {
+    return Internal(std::string("arrow filter: ") + ex.what());
+  }
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> FilterBatch(
+    const Expr& bound, const Schema& schema, const std::shared_ptr<arrow::RecordBatch>& batch) {
+  if (!batch) return InvalidArgument("arrow filter: no batch");
+  try {
+    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::BooleanArray> sel, Evaluate(bound, schema, *batch));
+    if (sel->true_count() == batch->num_rows()) return batch;
+    SKADE_ARROW_ASSIGN(arrow::Datum out, cp::Filter(arrow::Datum(batch), arrow::Datum(sel)));
+    return out.record_batch();
+  } catch (const std::exception& ex) {
+    return Internal(std::string("arrow filter: ") + ex.what());
+  }
+}
+
+}  // namespace skade::expr

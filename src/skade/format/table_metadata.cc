@@ -1,0 +1,78 @@
+#include "skade/format/table_metadata.h"
+
+#include <charconv>
+
+namespace skade {
+
+const SchemaPtr& TableMetadata::schema() const {
+  for (const auto& s : schemas)
+    if (s->schema_id() == current_schema_id) return s;
+  return schemas.front();
+}
+
+SchemaPtr TableMetadata::SchemaById(int id) const {
+  for (const auto& s : schemas)
+    if (s->schema_id() == id) return s;
+  return nullptr;
+}
+
+const PartitionSpec& TableMetadata::spec() const {
+  for (const auto& s : specs)
+    if (s.spec_id() == default_spec_id) return s;
+  return specs.front();
+}
+
+const PartitionSpec* TableMetadata::SpecById(int id) const {
+  for (const auto& s : specs)
+    if (s.spec_id() == id) return &s;
+  return nullptr;
+}
+
+const Snapshot* TableMetadata::SnapshotById(int64_t id) const {
+  for (const auto& s : snapshots)
+    if (s.snapshot_id == id) return &s;
+  return nullptr;
+}
+
+const Snapshot* TableMetadata::CurrentSnapshot() const {
+  return current_snapshot_id ? SnapshotById(*current_snapshot_id) : nullptr;
+}
+
+Result<const Snapshot*> TableMetadata::SnapshotAsOf(int64_t timestamp_ms) const {
+  const Snapshot* found = nullptr;
+  for (const auto& e : snapshot_log)
+    if (e.timestamp_ms <= timestamp_ms)
+      if (const Snapshot* s = SnapshotById(e.snapshot_id)) found = s;
+  if (!found)
+    return NotFound("no snapshot was current at " + std::to_string(timestamp_ms) +
+                    " ms (the table's first snapshot is later)");
+  return found;
+}
+
+Result<const Snapshot*> TableMetadata::SnapshotForRef(std::string_view ref) const {
+  auto it = refs.find(std::string(ref));
+  if (it == refs.end()) {
+    std::string names;
+    for (const auto& [n, r] : refs) names += (names.empty() ? "" : ", ") + n;
+    return NotFound("no branch or tag named '" + std::string(ref) + "' (refs: " +
+                    (names.empty() ? "none" : names) + ")");
+  }
+  const Snapshot* s = SnapshotById(it->second.snapshot_id);
+  if (!s) return NotFound("ref '" + std::string(ref) + "' points to a missing snapshot");
+  return s;
+}
+
+std::string TableMetadata::Property(std::string_view key, std::string_view fallback) const {
+  auto it = properties.find(std::string(key));
+  return it == properties.end() ? std::string(fallback) : it->second;
+}
+
+int64_t TableMetadata::PropertyInt(std::string_view key, int64_t fallback) const {
+  auto it = properties.find(std::string(key));
+  if (it == properties.end()) return fallback;
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
+  return (ec == std::errc() && p == it->second.data() + it->second.size()) ? v : fallback;
+}
+
+}  // namespace skade

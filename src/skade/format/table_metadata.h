@@ -1,0 +1,71 @@
+// Iceberg v2 table metadata: the immutable document a table's metadata file holds.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skade/common/result.h"
+#include "skade/format/partition_spec.h"
+#include "skade/format/snapshot.h"
+#include "skade/format/types.h"
+
+namespace skade {
+
+struct TableMetadata {
+  int format_version = 2;
+  std::string table_uuid;
+  std::string location;
+  int64_t last_sequence_number = 0;
+  int64_t last_updated_ms = 0;
+  int last_column_id = 0;
+  std::vector<SchemaPtr> schemas;
+  int current_schema_id = 0;
+  std::vector<PartitionSpec> specs;
+  int default_spec_id = 0;
+  int last_partition_id = 999;
+  int default_sort_order_id = 0;
+  std::string sort_orders_json = R"([{"order-id":0,"fields":[]}])";  // kept verbatim
+  std::map<std::string, std::string> properties;
+  std::optional<int64_t> current_snapshot_id;
+  std::map<std::string, SnapshotRef> refs;
+  std::vector<Snapshot> snapshots;
+  std::vector<SnapshotLogEntry> snapshot_log;
+  std::vector<MetadataLogEntry> metadata_log;
+  std::string statistics_json = "[]";            // kept verbatim
+  std::string partition_statistics_json = "[]";  // kept verbatim
+
+  const SchemaPtr& schema() const;
+  /// Schema by id; nullptr when absent.
+  SchemaPtr SchemaById(int id) const;
+  const PartitionSpec& spec() const;
+  const PartitionSpec* SpecById(int id) const;
+  const Snapshot* SnapshotById(int64_t id) const;
+  const Snapshot* CurrentSnapshot() const;
+  /// The snapshot current at `timestamp_ms` per the snapshot log. Errors: kNotFound.
+  Result<const Snapshot*> SnapshotAsOf(int64_t timestamp_ms) const;
+  /// The snapshot a branch or tag points to. Errors: kNotFound listing the refs.
+  Result<const Snapshot*> SnapshotForRef(std::string_view ref) const;
+  std::string Property(std::string_view key, std::string_view fallback) const;
+  int64_t PropertyInt(std::string_view key, int64_t fallback) const;
+};
+
+using TableMetadataPtr = std::shared_ptr<const TableMetadata>;
+
+/// Parses a metadata JSON document (format versions 1 and 2; v1 fields upgraded).
+/// Errors: kCorrupt naming the missing/invalid field.
+Result<TableMetadata> ParseTableMetadata(std::string_view json);
+/// Serializes v2 metadata in the order Java writes it.
+std::string TableMetadataToJson(const TableMetadata& m);
+
+/// Iceberg JSON of a schema / partition spec (also used in manifest headers).
+std::string SchemaToJson(const Schema& schema);
+Result<Schema> ParseSchemaJson(std::string_view json);
+std::string PartitionFieldsToJson(const PartitionSpec& spec);
+std::string PartitionSpecToJson(const PartitionSpec& spec);
+
+}  // namespace skade

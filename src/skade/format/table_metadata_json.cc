@@ -1,0 +1,381 @@
+// JSON serde of table metadata, schemas and partition specs (Iceberg spec appendix C).
+#include <nlohmann/json.hpp>
+
+#include "skade/format/table_metadata.h"
+
+namespace skade {
+namespace {
+
+using nlohmann::json;
+using ordered = nlohmann::ordered_json;
+
+// Thrown only inside this file and caught at the parse entry points.
+struct FieldError {
+  std::string message;
+};
+
+[[noreturn]] void Fail(std::string m) { throw FieldError{std::move(m)}; }
+
+const json& Req(const json& j, const char* key, const char* where) {
+  if (!j.is_object()) Fail(std::string(where) + " is not a JSON object");
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) Fail(std::string(where) + " lacks required field '" + key + "'");
+  return *it;
+}
+
+int64_t ReqInt(const json& j, const char* key, const char* where) {
+  const json& v = Req(j, key, where);
+  if (!v.is_number_integer())
+    Fail(std::string(where) + " field '" + key + "' is not an integer");
+  return v.get<int64_t>();
+}
+
+std::string ReqStr(const json& j, const char* key, const char* where) {
+  const json& v = Req(j, key, where);
+  if (!v.is_string()) Fail(std::string(where) + " field '" + key + "' is not a string");
+  return v.get<std::string>();
+}
+
+std::optional<int64_t> OptInt(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number_integer()) Fail(std::string("field '") + key + "' is not an integer");
+  return it->get<int64_t>();
+}
+
+TypePtr TypeFromJson(const json& j);
+
+NestedField FieldFromJson(const json& j) {
+  NestedField f;
+  f.id = static_cast<int>(ReqInt(j, "id", "schema field"));
+  f.name = ReqStr(j, "name", "schema field");
+  const json& req = Req(j, "required", "schema field");
+  if (!req.is_boolean()) Fail("schema field '" + f.name + "': 'required' is not a boolean");
+  f.required = req.get<bool>();
+  f.type = TypeFromJson(Req(j, "type", "schema field"));
+  if (auto d = j.find("doc"); d != j.end() && d->is_string()) f.doc = d->get<std::string>();
+  return f;
+}
+
+TypePtr TypeFromJson(const json& j) {
+  if (j.is_string()) {
+    auto t = ParsePrimitiveType(j.get<std::string>());
+    if (!t) Fail(t.error().message);
+    return *t;
+  }
+  if (!j.is_object()) Fail("a type is neither a string nor an object");
+  std::string kind = ReqStr(j, "type", "type");
+  if (kind == "struct") {
+    std::vector<NestedField> fields;
+    const json& fs = Req(j, "fields", "struct type");
+    if (!fs.is_array()) Fail("struct 'fields' is not an array");
+    for (const auto& f : fs) fields.push_back(FieldFromJson(f));
+    return Type::Struct(std::move(fields));
+  }
+  if (kind == "list") {
+    NestedField e;
+    e.id = static_cast<int>(ReqInt(j, "element-id", "list type"));
+    e.type = TypeFromJson(Req(j, "element", "list type"));
+    e.required = Req(j, "element-required", "list type").get<bool>();
+    return Type::List(std::move(e));
+  }
+  if (kind == "map") {
+    NestedField k, v;
+    k.id = static_cast<int>(ReqInt(j, "key-id", "map type"));
+    k.type = TypeFromJson(Req(j, "key", "map type"));
+    v.id = static_cast<int>(ReqInt(j, "value-id", "map type"));
+    v.type = TypeFromJson(Req(j, "value", "map type"));
+    v.required = Req(j, "value-required", "map type").get<bool>();
+    return Type::Map(std::move(k), std::move(v));
+  }
+  Fail("unknown nested type '" + kind + "'");
+}
+
+ordered TypeToJson(const Type& t);
+
+ordered FieldToJson(const NestedField& f) {
+  ordered o;
+  o["id"] = f.id;
+  o["name"] = f.name;
+  o["required"] = f.required;
+  o["type"] = TypeToJson(*f.type);
+  if (!f.doc.empty()) o["doc"] = f.doc;
+  return o;
+}
+
+ordered TypeToJson(const Type& t) {
+  switch (t.id) {
+    case TypeId::kStruct: {
+      ordered o;
+      o["type"] = "struct";
+      o["fields"] = ordered::array();
+      for (const auto& f : t.fields) o["fields"].push_back(FieldToJson(f));
+      return o;
+    }
+    case TypeId::kList: {
+      ordered o;
+      o["type"] = "list";
+      o["element-id"] = t.element().id;
+      o["element"] = TypeToJson(*t.element().type);
+      o["element-required"] = t.element().required;
+      return o;
+    }
+    case TypeId::kMap: {
+      ordered o;
+      o["type"] = "map";
+      o["key-id"] = t.key().id;
+      o["key"] = TypeToJson(*t.key().type);
+      o["value-id"] = t.value().id;
+      o["value"] = TypeToJson(*t.value().type);
+      o["value-required"] = t.value().required;
+      return o;
+    }
+    default:
+      return t.ToString();
+  }
+}
+
+Schema SchemaFromJson(const json& j) {
+  if (!j.is_object()) Fail("schema is not an object");
+  int id = static_cast<int>(OptInt(j, "schema-id").value_or(0));
+  std::vector<NestedField> fields;
+  const json& fs = Req(j, "fields", "schema");
+  if (!fs.is_array()) Fail("schema 'fields' is not an array");
+  for (const auto& f : fs) fields.push_back(FieldFromJson(f));
+  std::vector<int> ids;
+  if (auto it = j.find("identifier-field-ids"); it != j.end() && it->is_array())
+    for (const auto& v : *it) ids.push_back(v.get<int>());
+  return Schema(id, std::move(fields), std::move(ids));
+}
+
+ordered SchemaToOrdered(const Schema& s) {
+  ordered o;
+  o["type"] = "struct";
+  o["schema-id"] = s.schema_id();
+  if (!s.identifier_field_ids().empty()) o["identifier-field-ids"] = s.identifier_field_ids();
+  o["fields"] = ordered::array();
+  for (const auto& f : s.fields()) o["fields"].push_back(FieldToJson(f));
+  return o;
+}
+
+std::vector<PartitionField> PartitionFieldsFromJson(const json& fs, int* next_id) {
+  if (!fs.is_array()) Fail("partition spec 'fields' is not an array");
+  std::vector<PartitionField> out;
+  for (const auto& f : fs) {
+    PartitionField pf;
+    pf.source_id = static_cast<int>(ReqInt(f, "source-id", "partition field"));
+    // v1 specs may omit field-id: ids were assigned from 1000 in order.
+    pf.field_id = static_cast<int>(OptInt(f, "field-id").value_or((*next_id)));
+    *next_id = std::max(*next_id, pf.field_id) + 1;
+    pf.name = ReqStr(f, "name", "partition field");
+    auto t = Transform::Parse(ReqStr(f, "transform", "partition field"));
+    if (!t) Fail(t.error().message);
+    pf.transform = *t;
+    out.push_back(std::move(pf));
+  }
+  return out;
+}
+
+ordered PartitionFieldsOrdered(const PartitionSpec& spec) {
+  ordered a = ordered::array();
+  for (const auto& f : spec.fields()) {
+    ordered o;
+    o["name"] = f.name;
+    o["transform"] = f.transform.ToString();
+    o["source-id"] = f.source_id;
+    o["field-id"] = f.field_id;
+    a.push_back(o);
+  }
+  return a;
+}
+
+Snapshot SnapshotFromJson(const json& j) {
+  Snapshot s;
+  s.snapshot_id = ReqInt(j, "snapshot-id", "snapshot");
+  s.parent_snapshot_id = OptInt(j, "parent-snapshot-id");
+  s.sequence_number = OptInt(j, "sequence-number").value_or(0);
+  s.timestamp_ms = ReqInt(j, "timestamp-ms", "snapshot");
+  if (j.contains("manifest-list")) {
+    s.manifest_list = ReqStr(j, "manifest-list", "snapshot");
+  } else {
+    Fail("snapshot " + std::to_string(s.snapshot_id) +
+         " has no manifest-list (v1 inline manifests are not supported)");
+  }
+  if (auto it = j.find("summary"); it != j.end() && it->is_object())
+    for (auto& [k, v] : it->items()) s.summary[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  if (auto id = OptInt(j, "schema-id")) s.schema_id = static_cast<int>(*id);
+  return s;
+}
+
+TableMetadata MetadataFromJson(const json& j) {
+  if (!j.is_object()) Fail("metadata is not a JSON object");
+  TableMetadata m;
+  m.format_version = static_cast<int>(ReqInt(j, "format-version", "metadata"));
+  if (m.format_version < 1 || m.format_version > 2)
+    Fail("unsupported format-version " + std::to_string(m.format_version));
+  m.table_uuid = j.contains("table-uuid") ? ReqStr(j, "table-uuid", "metadata") : "";
+  m.location = ReqStr(j, "location", "metadata");
+  m.last_sequence_number = OptInt(j, "last-sequence-number").value_or(0);
+  m.last_updated_ms = ReqInt(j, "last-updated-ms", "metadata");
+  m.last_column_id = static_cast<int>(ReqInt(j, "last-column-id", "metadata"));
+  if (auto it = j.find("schemas"); it != j.end() && it->is_array()) {
+    for (const auto& s : *it) m.schemas.push_back(std::make_shared<Schema>(SchemaFromJson(s)));
+    m.current_schema_id = static_cast<int>(ReqInt(j, "current-schema-id", "metadata"));
+  } else {
+    m.schemas.push_back(std::make_shared<Schema>(SchemaFromJson(Req(j, "schema", "metadata"))));
+    m.current_schema_id = m.schemas[0]->schema_id();
+  }
+  if (!m.SchemaById(m.current_schema_id))
+    Fail("current-schema-id " + std::to_string(m.current_schema_id) + " names no schema");
+  int next_pid = 1000;
+  if (auto it = j.find("partition-specs"); it != j.end() && it->is_array()) {
+    for (const auto& s : *it) {
+      int id = static_cast<int>(ReqInt(s, "spec-id", "partition spec"));
+      m.specs.emplace_back(id, PartitionFieldsFromJson(Req(s, "fields", "partition spec"), &next_pid));
+    }
+    m.default_spec_id = static_cast<int>(ReqInt(j, "default-spec-id", "metadata"));
+  } else {
+    m.specs.emplace_back(0, PartitionFieldsFromJson(Req(j, "partition-spec", "metadata"), &next_pid));
+    m.default_spec_id = 0;
+  }
+  if (!m.SpecById(m.default_spec_id))
+    Fail("default-spec-id " + std::to_string(m.default_spec_id) + " names no partition spec");
+  m.last_partition_id = static_cast<int>(OptInt(j, "last-partition-id").value_or(next_pid - 1));
+  m.default_sort_order_id = static_cast<int>(OptInt(j, "default-sort-order-id").value_or(0));
+  if (auto it = j.find("sort-orders"); it != j.end() && it->is_array())
+    m.sort_orders_json = it->dump();
+  if (auto it = j.find("properties"); it != j.end() && it->is_object())
+    for (auto& [k, v] : it->items()) m.properties[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  m.current_snapshot_id = OptInt(j, "current-snapshot-id");
+  if (m.current_snapshot_id && *m.current_snapshot_id == -1) m.current_snapshot_id.reset();
+  if (auto it = j.find("snapshots"); it != j.end() && it->is_array())
+    for (const auto& s : *it) m.snapshots.push_back(SnapshotFromJson(s));
+  if (auto it = j.find("refs"); it != j.end() && it->is_object()) {
+    for (auto& [name, r] : it->items()) {
+      SnapshotRef ref;
+      ref.snapshot_id = ReqInt(r, "snapshot-id", "ref");
+      ref.type = ReqStr(r, "type", "ref");
+      if (auto v = OptInt(r, "min-snapshots-to-keep")) ref.min_snapshots_to_keep = static_cast<int>(*v);
+      ref.max_snapshot_age_ms = OptInt(r, "max-snapshot-age-ms");
+      ref.max_ref_age_ms = OptInt(r, "max-ref-age-ms");
+      m.refs[name] = ref;
+    }
+  }
+  if (m.current_snapshot_id && !m.refs.contains("main"))
+    m.refs["main"] = SnapshotRef{*m.current_snapshot_id, "branch", {}, {}, {}};
+  if (m.current_snapshot_id && !m.SnapshotById(*m.current_snapshot_id))
+    Fail("current-snapshot-id " + std::to_string(*m.current_snapshot_id) + " names no snapshot");
+  if (auto it = j.find("snapshot-log"); it != j.end() && it->is_array())
+    for (const auto& e : *it)
+      m.snapshot_log.push_back({ReqInt(e, "timestamp-ms", "snapshot-log entry"),
+                                ReqInt(e, "snapshot-id", "snapshot-log entry")});
+  if (auto it = j.find("metadata-log"); it != j.end() && it->is_array())
+    for (const auto& e : *it)
+      m.metadata_log.push_back({ReqInt(e, "timestamp-ms", "metadata-log entry"),
+                                ReqStr(e, "metadata-file", "metadata-log entry")});
+  if (auto it = j.find("statistics"); it != j.end() && it->is_array()) m.statistics_json = it->dump();
+  if (auto it = j.find("partition-statistics"); it != j.end() && it->is_array())
+    m.partition_statistics_json = it->dump();
+  m.format_version = 2;  // a v1 table read here is written back as v2
+  return m;
+}
+
+}  // namespace
+
+Result<TableMetadata> ParseTableMetadata(std::string_view text) {
+  try {
+    json j = json::parse(text);
+    return MetadataFromJson(j);
+  } catch (const FieldError& e) {
+    return Corrupt("invalid table metadata: " + e.message);
+  } catch (const std::exception& e) {
+    return Corrupt(std::string("invalid table metadata JSON: ") + e.what());
+  }
+}
+
+std::string TableMetadataToJson(const TableMetadata& m) {
+  ordered o;
+  o["format-version"] = 2;
+  o["table-uuid"] = m.table_uuid;
+  o["location"] = m.location;
+  o["last-sequence-number"] = m.last_sequence_number;
+  o["last-updated-ms"] = m.last_updated_ms;
+  o["last-column-id"] = m.last_column_id;
+  o["current-schema-id"] = m.current_schema_id;
+  o["schemas"] = ordered::array();
+  for (const auto& s : m.schemas) o["schemas"].push_back(SchemaToOrdered(*s));
+  o["default-spec-id"] = m.default_spec_id;
+  o["partition-specs"] = ordered::array();
+  for (const auto& s : m.specs) {
+    ordered spec;
+    spec["spec-id"] = s.spec_id();
+    spec["fields"] = PartitionFieldsOrdered(s);
+    o["partition-specs"].push_back(spec);
+  }
+  o["last-partition-id"] = m.last_partition_id;
+  o["default-sort-order-id"] = m.default_sort_order_id;
+  o["sort-orders"] = ordered::parse(m.sort_orders_json);
+  o["properties"] = ordered::object();
+  for (const auto& [k, v] : m.properties) o["properties"][k] = v;
+  o["current-snapshot-id"] = m.current_snapshot_id ? *m.current_snapshot_id : -1;
+  o["refs"] = ordered::object();
+  for (const auto& [name, r] : m.refs) {
+    ordered ref;
+    ref["snapshot-id"] = r.snapshot_id;
+    ref["type"] = r.type;
+    if (r.min_snapshots_to_keep) ref["min-snapshots-to-keep"] = *r.min_snapshots_to_keep;
+    if (r.max_snapshot_age_ms) ref["max-snapshot-age-ms"] = *r.max_snapshot_age_ms;
+    if (r.max_ref_age_ms) ref["max-ref-age-ms"] = *r.max_ref_age_ms;
+    o["refs"][name] = ref;
+  }
+  o["snapshots"] = ordered::array();
+  for (const auto& s : m.snapshots) {
+    ordered so;
+    so["sequence-number"] = s.sequence_number;
+    so["snapshot-id"] = s.snapshot_id;
+    if (s.parent_snapshot_id) so["parent-snapshot-id"] = *s.parent_snapshot_id;
+    so["timestamp-ms"] = s.timestamp_ms;
+    ordered summary;
+    if (auto it = s.summary.find("operation"); it != s.summary.end()) summary["operation"] = it->second;
+    for (const auto& [k, v] : s.summary)
+      if (k != "operation") summary[k] = v;
+    so["summary"] = summary;
+    so["manifest-list"] = s.manifest_list;
+    if (s.schema_id) so["schema-id"] = *s.schema_id;
+    o["snapshots"].push_back(so);
+  }
+  o["statistics"] = ordered::parse(m.statistics_json);
+  o["partition-statistics"] = ordered::parse(m.partition_statistics_json);
+  o["snapshot-log"] = ordered::array();
+  for (const auto& e : m.snapshot_log)
+    o["snapshot-log"].push_back({{"timestamp-ms", e.timestamp_ms}, {"snapshot-id", e.snapshot_id}});
+  o["metadata-log"] = ordered::array();
+  for (const auto& e : m.metadata_log)
+    o["metadata-log"].push_back({{"timestamp-ms", e.timestamp_ms}, {"metadata-file", e.metadata_file}});
+  return o.dump();
+}
+
+std::string SchemaToJson(const Schema& schema) { return SchemaToOrdered(schema).dump(); }
+
+Result<Schema> ParseSchemaJson(std::string_view text) {
+  try {
+    return SchemaFromJson(json::parse(text));
+  } catch (const FieldError& e) {
+    return Corrupt("invalid schema: " + e.message);
+  } catch (const std::exception& e) {
+    return Corrupt(std::string("invalid schema JSON: ") + e.what());
+  }
+}
+
+std::string PartitionFieldsToJson(const PartitionSpec& spec) {
+  return PartitionFieldsOrdered(spec).dump();
+}
+
+std::string PartitionSpecToJson(const PartitionSpec& spec) {
+  ordered o;
+  o["spec-id"] = spec.spec_id();
+  o["fields"] = PartitionFieldsOrdered(spec);
+  return o.dump();
+}
+
+}  // namespace skade

@@ -1,0 +1,99 @@
+// Iceberg's type system: primitive and nested types, fields and schemas.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skade/common/result.h"
+
+namespace skade {
+
+enum class TypeId {
+  kBoolean, kInt, kLong, kFloat, kDouble, kDecimal, kDate, kTime, kTimestamp,
+  kTimestampTz, kString, kUuid, kBinary, kFixed, kStruct, kList, kMap,
+};
+
+struct Type;
+using TypePtr = std::shared_ptr<const Type>;
+
+/// A named, id-carrying field of a struct (also a list element or a map key/value).
+struct NestedField {
+  int id = 0;
+  std::string name;
+  bool required = false;
+  TypePtr type;
+  std::string doc;
+};
+
+/// An immutable Iceberg type. Nested types keep their children in `fields`:
+/// struct: its fields; list: {element}; map: {key, value}.
+struct Type {
+  TypeId id = TypeId::kBoolean;
+  int precision = 0;  // decimal
+  int scale = 0;      // decimal
+  int length = 0;     // fixed
+  std::vector<NestedField> fields;
+
+  bool is_primitive() const { return id < TypeId::kStruct; }
+  bool is_nested() const { return !is_primitive(); }
+  const NestedField& element() const { return fields[0]; }
+  const NestedField& key() const { return fields[0]; }
+  const NestedField& value() const { return fields[1]; }
+
+  /// Iceberg's spelling: "long", "decimal(10,2)", "fixed[16]", "struct<...>".
+  std::string ToString() const;
+  bool Equals(const Type& other) const;
+
+  static TypePtr Primitive(TypeId id);
+  static TypePtr Decimal(int precision, int scale);
+  static TypePtr Fixed(int length);
+  static TypePtr Struct(std::vector<NestedField> fields);
+  static TypePtr List(NestedField element);
+  static TypePtr Map(NestedField key, NestedField value);
+};
+
+/// Parses a primitive type name as Iceberg spells it in JSON ("long", "decimal(9,2)").
+Result<TypePtr> ParsePrimitiveType(std::string_view name);
+
+/// A table schema: top-level fields plus identifier field ids.
+class Schema {
+ public:
+  Schema() = default;
+  Schema(int schema_id, std::vector<NestedField> fields, std::vector<int> identifier_field_ids = {});
+
+  int schema_id() const { return schema_id_; }
+  const std::vector<NestedField>& fields() const { return fields_; }
+  const std::vector<int>& identifier_field_ids() const { return identifier_field_ids_; }
+
+  /// Any field at any depth, by id; nullptr when absent.
+  const NestedField* FindField(int id) const;
+  /// Top-level field by name (exact, then case-insensitive); nullptr when absent.
+  const NestedField* FindTopLevel(std::string_view name) const;
+  /// A field by dotted path ("addr.city"); nullptr when absent.
+  const NestedField* FindByPath(std::string_view path) const;
+  /// Dotted path of a field id ("addr.city"), empty when absent.
+  std::string PathOf(int id) const;
+  /// Highest field id used anywhere in the schema.
+  int HighestFieldId() const;
+  /// Names of the top-level fields, comma separated (for error messages).
+  std::string ColumnNames() const;
+  bool SameFields(const Schema& other) const;
+
+ private:
+  int schema_id_ = 0;
+  std::vector<NestedField> fields_;
+  std::vector<int> identifier_field_ids_;
+};
+
+using SchemaPtr = std::shared_ptr<const Schema>;
+
+/// Parses the CLI schema language, assigning ids from 1 in order of appearance:
+/// `id:long!, name:string, tags:list<string>, addr:struct<city:string,zip:int>,
+///  m:map<string,long>, price:decimal(10,2), f:fixed(16)` (`!` = required).
+Result<Schema> ParseSchemaSpec(std::string_view spec);
+
+}  // namespace skade

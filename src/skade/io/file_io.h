@@ -1,0 +1,49 @@
+// FileIO: how skade reads and publishes files. Local files now; the interface is
+// what a fault-injecting or object-store implementation plugs into.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skade/common/result.h"
+
+namespace skade {
+
+struct FileInfo {
+  std::string path;  // local path, no scheme
+  int64_t size = 0;
+  int64_t mtime_ms = 0;
+};
+
+class FileIO {
+ public:
+  virtual ~FileIO() = default;
+  /// Whole contents. Errors: kNotFound, kIoError (both naming the path).
+  virtual Result<std::string> ReadFile(std::string_view location) = 0;
+  /// Publishes a new file atomically: readers see all of it or nothing, and an
+  /// existing file is never replaced (kAlreadyExists). Parent folders are created.
+  virtual Status WriteNewFile(std::string_view location, std::string_view data) = 0;
+  virtual Status DeleteFile(std::string_view location) = 0;
+  virtual Result<bool> Exists(std::string_view location) = 0;
+  /// Files below a folder, recursively. A missing folder lists as empty.
+  virtual Result<std::vector<FileInfo>> ListFiles(std::string_view dir) = 0;
+};
+
+/// The local file system; accepts plain paths and file:// URIs.
+std::unique_ptr<FileIO> MakeLocalFileIO();
+
+/// `file:///a/b` → `/a/b`; plain paths unchanged.
+std::string LocalPath(std::string_view location);
+/// `/a/b` → `file:///a/b`.
+std::string FileUri(std::string_view path);
+/// Creates a folder and its parents. Errors: kIoError naming it.
+Status MakeDirs(std::string_view dir);
+/// A random version-4 UUID in text form.
+std::string NewUuid();
+/// Milliseconds since the epoch.
+int64_t NowMs();
+
+}  // namespace skade

@@ -1,0 +1,40 @@
+// Arrow/Parquet statuses become skade errors here, in one place.
+#pragma once
+
+#include <arrow/result.h>
+#include <arrow/status.h>
+
+#include <string>
+
+#include "skade/common/result.h"
+
+namespace skade {
+
+inline Error FromArrow(const arrow::Status& st, std::string_view context) {
+  ErrorKind kind = st.IsIOError()                                ? ErrorKind::kIoError
+                   : st.IsInvalid() || st.IsTypeError()          ? ErrorKind::kInvalidArgument
+                   : st.IsNotImplemented()                       ? ErrorKind::kUnsupported
+                   : st.IsKeyError() || st.IsIndexError()        ? ErrorKind::kInvalidArgument
+                                                                 : ErrorKind::kInternal;
+  std::string msg = st.message();
+  return Error{kind, context.empty() ? msg : std::string(context) + ": " + msg};
+}
+
+}  // namespace skade
+
+/// Evaluates an arrow::Status expression; on failure returns it as a skade error.
+#define SKADE_ARROW_RETURN(expr, ctx)                                                \
+  do {                                                                               \
+    ::arrow::Status skade_arrow_st = (expr);                                         \
+    if (!skade_arrow_st.ok())                                                        \
+      return std::unexpected<::skade::Error>(::skade::FromArrow(skade_arrow_st, ctx)); \
+  } while (0)
+
+#define SKADE_ARROW_ASSIGN_IMPL(tmp, lhs, expr, ctx)                                 \
+  auto tmp = (expr);                                                                 \
+  if (!tmp.ok()) return std::unexpected<::skade::Error>(::skade::FromArrow(tmp.status(), ctx)); \
+  lhs = std::move(tmp).ValueUnsafe()
+
+/// `SKADE_ARROW_ASSIGN(auto x, arrow_result_expr, "context");`
+#define SKADE_ARROW_ASSIGN(lhs, expr, ctx) \
+  SKADE_ARROW_ASSIGN_IMPL(SKADE_CONCAT(skade_arrow_res_, __LINE__), lhs, expr, ctx)

@@ -1,0 +1,370 @@
+#include "skade/table/data_writer.h"
+
+#include <arrow/api.h>
+#include <arrow/compute/api.h>
+#include <arrow/io/file.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/metadata.h>
+#include <parquet/properties.h>
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+
+#include "skade/io/file_io.h"
+#include "skade/table/arrow_internal.h"
+#include "skade/table/arrow_schema.h"
+#include "skade/table/arrow_values.h"
+#include "skade/table/parquet_stats.h"
+
+namespace skade {
+namespace {
+
+bool IEq(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string ShowValue(const arrow::Array& a, int64_t i) {
+  auto s = a.GetScalar(i);
+  if (!s.ok()) return "?";
+  std::string text = (*s)->ToString();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+void InitCompute() {
+  static bool once = [] { return arrow::compute::Initialize().ok(); }();
+  (void)once;
+}
+
+// Strings that Arrow's cast cannot parse (uuid text, times) are converted here.
+Result<std::shared_ptr<arrow::Array>> ParseStrings(const arrow::Array& in, const Type& type,
+                                                   const std::string& column, int64_t first_row) {
+  auto target = ToArrowType(type);
+  std::unique_ptr<arrow::ArrayBuilder> builder;
+  SKADE_ARROW_ASSIGN(builder, arrow::MakeBuilder(target), column);
+  for (int64_t i = 0; i < in.length(); ++i) {
+    if (in.IsNull(i)) {
+      SKADE_ARROW_RETURN(builder->AppendNull(), column);
+      continue;
+    }
+    std::string_view text = in.type_id() == arrow::Type::LARGE_STRING
+                                ? static_cast<const arrow::LargeStringArray&>(in).GetView(i)
+                                : static_cast<const arrow::StringArray&>(in).GetView(i);
+    auto v = ParseValue(type, text);
+    if (!v)
+      return InvalidArgument("column '" + column + "' row " + std::to_string(first_row + i) +
+                             ": " + v.error().message);
+    if (type.id == TypeId::kTime) {
+      SKADE_ARROW_RETURN(static_cast<arrow::Time64Builder&>(*builder).Append(std::get<int64_t>(*v)), column);
+    } else {
+      const std::string& b = std::get<std::string>(*v);
+      SKADE_ARROW_RETURN(static_cast<arrow::FixedSizeBinaryBuilder&>(*builder).Append(b), column);
+    }
+  }
+  std::shared_ptr<arrow::Array> out;
+  SKADE_ARROW_RETURN(builder->Finish(&out), column);
+  return out;
+}
+
+// Finds the first row whose cast fails, by bisection over slices.
+int64_t FirstBadRow(const std::shared_ptr<arrow::Array>& a, const std::shared_ptr<arrow::DataType>& t) {
+  int64_t lo = 0, hi = a->length();
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    bool ok = arrow::compute::Cast(*a->Slice(lo, mid - lo), t, arrow::compute::CastOptions::Safe()).ok();
+    if (ok) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+Result<std::shared_ptr<arrow::Array>> ConvertColumn(const std::shared_ptr<arrow::Array>& in,
+                                                    const NestedField& field, int64_t first_row) {
+  auto target = ToArrowType(*field.type);
+  std::shared_ptr<arrow::Array> out = in;
+  bool is_text = in->type_id() == arrow::Type::STRING || in->type_id() == arrow::Type::LARGE_STRING;
+  if (is_text && (field.type->id == TypeId::kUuid || field.type->id == TypeId::kTime)) {
+    SKADE_ASSIGN_OR_RETURN(out, ParseStrings(*in, *field.type, field.name, first_row));
+  } else if (!in->type()->Equals(*target, /*check_metadata=*/false)) {
+    InitCompute();
+    auto cast = arrow::compute::Cast(*in, target, arrow::compute::CastOptions::Safe());
+    if (!cast.ok()) {
+      int64_t row = FirstBadRow(in, target);
+      return InvalidArgument("column '" + field.name + "' row " + std::to_string(first_row + row) +
+                             ": value " + ShowValue(*in, row) + " does not fit type " +
+                             field.type->ToString() + " (" + cast.status().message() + ")");
+    }
+    out = *cast;
+  }
+  // Same layout, but with the target type (its nested fields carry field ids).
+  auto view = out->View(target);
+  if (view.ok()) out = *view;
+  if (field.required && out->null_count() > 0) {
+    int64_t row = 0;
+    while (row < out->length() && !out->IsNull(row)) ++row;
+    return InvalidArgument("column '" + field.name + "' is required but row " +
+                           std::to_string(first_row + row) + " is null");
+  }
+  return out;
+}
+
+std::string PartitionKey(const std::vector<Value>& tuple, const std::vector<TypePtr>& types) {
+  std::string key;
+  for (size_t i = 0; i < tuple.size(); ++i) {
+    if (IsNull(tuple[i])) {
+      key += '\0';
+      continue;
+    }
+    key += '\1';
+    auto b = SerializeValue(*types[i], tuple[i]);
+    std::string bytes = b ? *b : std::string();
+    key += std::to_string(bytes.size()) + ":" + bytes;
+  }
+  return key;
+}
+
+std::string PathSegment(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.') out += static_cast<char>(c);
+    else {
+      char buf[4];
+      snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+parquet::Compression::type CodecFromProperty(const std::string& name) {
+  std::string n;
+  for (char c : name) n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (n == "snappy") return parquet::Compression::SNAPPY;
+  if (n == "gzip") return parquet::Compression::GZIP;
+  if (n == "uncompressed" || n == "none") return parquet::Compression::UNCOMPRESSED;
+  if (n == "lz4") return parquet::Compression::LZ4;
+  return parquet::Compression::ZSTD;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const Schema& schema, int64_t first_row) {
+  const auto& in_schema = *batch->schema();
+  std::vector<bool> used(in_schema.num_fields(), false);
+  arrow::ArrayVector columns;
+  for (const auto& field : schema.fields()) {
+    int idx = in_schema.GetFieldIndex(field.name);
+    if (idx < 0)
+      for (int i = 0; i < in_schema.num_fields(); ++i)
+        if (IEq(in_schema.field(i)->name(), field.name)) idx = i;
+    if (idx < 0) {
+      if (field.required)
+        return InvalidArgument("required column '" + field.name + "' is missing from the input");
+      SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(ToArrowType(*field.type), batch->num_rows()),
+                         field.name);
+      columns.push_back(nulls);
+      continue;
+    }
+    used[idx] = true;
+    SKADE_ASSIGN_OR_RETURN(auto col, ConvertColumn(batch->column(idx), field, first_row));
+    columns.push_back(std::move(col));
+  }
+  for (int i = 0; i < in_schema.num_fields(); ++i)
+    if (!used[i])
+      return InvalidArgument("input column '" + in_schema.field(i)->name() +
+                             "' is not in the table (columns: " + schema.ColumnNames() + ")");
+  return arrow::RecordBatch::Make(ToArrowSchema(schema), batch->num_rows(), std::move(columns));
+}
+
+struct DataWriter::Impl {
+  const TableMetadata* metadata = nullptr;
+  SchemaPtr schema;
+  PartitionSpec spec;
+  std::vector<TypePtr> partition_types;
+  std::vector<TypePtr> source_types;
+  std::shared_ptr<arrow::Schema> arrow_schema;
+  std::shared_ptr<parquet::WriterProperties> props;
+  std::shared_ptr<parquet::ArrowWriterProperties> arrow_props;
+  int64_t target_file_bytes = 0;
+  int64_t row_group_rows = 0;
+  int64_t rows_written = 0;
+  std::string write_id = NewUuid();
+  int file_counter = 0;
+
+  struct OpenFile {
+    std::vector<Value> partition;
+    std::string path;
+    std::shared_ptr<arrow::io::FileOutputStream> sink;
+    std::unique_ptr<parquet::arrow::FileWriter> writer;
+    int64_t rows = 0;
+  };
+  std::unordered_map<std::string, OpenFile> open;
+  std::vector<DataFile> done;
+
+  Result<OpenFile*> FileFor(const std::string& key, const std::vector<Value>& tuple) {
+    auto it = open.find(key);
+    if (it != open.end()) return &it->second;
+    OpenFile f;
+    f.partition = tuple;
+    std::string dir = LocalPath(metadata->location) + "/data";
+    for (size_t i = 0; i < spec.fields().size(); ++i)
+      dir += "/" + PathSegment(spec.fields()[i].name) + "=" +
+             PathSegment(spec.fields()[i].transform.ValueToPathString(*source_types[i], tuple[i]));
+    SKADE_RETURN_IF_ERROR(MakeDirs(dir));
+    char name[64];
+    snprintf(name, sizeof name, "%05d-0-", file_counter++);
+    f.path = dir + "/" + name + write_id + ".parquet";
+    SKADE_ARROW_ASSIGN(f.sink, arrow::io::FileOutputStream::Open(f.path), f.path);
+    SKADE_ARROW_ASSIGN(f.writer,
+                       parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(),
+                                                        f.sink, props, arrow_props),
+                       f.path);
+    return &open.emplace(key, std::move(f)).first->second;
+  }
+
+  Status Close(OpenFile& f) {
+    SKADE_ARROW_RETURN(f.writer->Close(), f.path);
+    auto md = f.writer->metadata();
+    SKADE_ARROW_ASSIGN(int64_t size, f.sink->Tell(), f.path);
+    SKADE_ARROW_RETURN(f.sink->Close(), f.path);
+    FileMetrics m = ComputeFileMetrics(*md, *schema);
+    DataFile df;
+    df.file_path = FileUri(f.path);
+    df.partition = f.partition;
+    df.record_count = md->num_rows();
+    df.file_size_in_bytes = size;
+    df.column_sizes = std::move(m.column_sizes);
+    df.stats = std::move(m.stats);
+    df.split_offsets = std::move(m.split_offsets);
+    df.sort_order_id = 0;
+    df.spec_id = spec.spec_id();
+    done.push_back(std::move(df));
+    return {};
+  }
+
+  Status WriteTo(const std::string& key, const std::vector<Value>& tuple,
+                 const std::shared_ptr<arrow::RecordBatch>& batch) {
+    int64_t offset = 0;
+    while (offset < batch->num_rows()) {
+      SKADE_ASSIGN_OR_RETURN(OpenFile * f, FileFor(key, tuple));
+      int64_t n = std::min(row_group_rows, batch->num_rows() - offset);
+      auto slice = batch->Slice(offset, n);
+      SKADE_ARROW_ASSIGN(auto table, arrow::Table::FromRecordBatches({slice}), f->path);
+      SKADE_ARROW_RETURN(f->writer->WriteTable(*table, row_group_rows), f->path);
+      f->rows += n;
+      offset += n;
+      rows_written += n;
+      SKADE_ARROW_ASSIGN(int64_t pos, f->sink->Tell(), f->path);
+      if (pos >= target_file_bytes) {
+        SKADE_RETURN_IF_ERROR(Close(*f));
+        open.erase(key);
+      }
+    }
+    return {};
+  }
+};
+
+DataWriter::DataWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DataWriter::~DataWriter() {
+  // Unfinished files stay unreferenced; close them so no descriptor leaks.
+  for (auto& [k, f] : impl_->open) {
+    (void)f.writer->Close();
+    (void)f.sink->Close();
+  }
+}
+
+Result<std::unique_ptr<DataWriter>> DataWriter::Make(const TableMetadata& metadata) {
+  auto impl = std::make_unique<Impl>();
+  impl->metadata = &metadata;
+  impl->schema = metadata.schema();
+  impl->spec = metadata.spec();
+  SKADE_ASSIGN_OR_RETURN(TypePtr ptype, impl->spec.PartitionType(*impl->schema));
+  for (size_t i = 0; i < ptype->fields.size(); ++i) {
+    impl->partition_types.push_back(ptype->fields[i].type);
+    impl->source_types.push_back(impl->schema->FindField(impl->spec.fields()[i].source_id)->type);
+  }
+  impl->arrow_schema = ToArrowSchema(*impl->schema);
+  impl->target_file_bytes = metadata.PropertyInt("write.target-file-size-bytes", 512LL << 20);
+  if (impl->target_file_bytes <= 0) return InvalidArgument("write.target-file-size-bytes must be positive");
+  impl->row_group_rows = metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20);
+  if (impl->row_group_rows <= 0) return InvalidArgument("write.parquet.row-group-limit must be positive");
+  parquet::WriterProperties::Builder b;
+  auto codec = CodecFromProperty(metadata.Property("write.parquet.compression-codec", "zstd"));
+  b.compression(codec);
+  if (codec == parquet::Compression::ZSTD)
+    b.compression_level(static_cast<int>(metadata.PropertyInt("write.parquet.compression-level", 1)));
+  b.max_row_group_length(impl->row_group_rows);
+  b.enable_statistics();
+  impl->props = b.build();
+  impl->arrow_props = parquet::ArrowWriterProperties::Builder().build();
+  return std::unique_ptr<DataWriter>(new DataWriter(std::move(impl)));
+}
+
+Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
+  Impl& d = *impl_;
+  if (batch->num_rows() == 0) return {};
+  // Rows per chunk so that one chunk is roughly the target file size in memory.
+  int64_t mem = 0;
+  for (const auto& c : batch->columns()) {
+    for (const auto& buf : c->data()->buffers)
+      if (buf) mem += buf->size();
+  }
+  int64_t bytes_per_row = std::max<int64_t>(1, mem / batch->num_rows());
+  int64_t saved = d.row_group_rows;
+  d.row_group_rows = std::clamp<int64_t>(d.target_file_bytes / bytes_per_row, 1, saved);
+  Status st;
+  if (d.spec.unpartitioned()) {
+    st = d.WriteTo("", {}, batch);
+  } else {
+    // Group rows by partition tuple, keeping input order within a group.
+    std::vector<std::shared_ptr<arrow::Array>> sources;
+    for (const auto& f : d.spec.fields()) {
+      auto col = ColumnForFieldId(*batch, *d.schema, f.source_id);
+      if (!col) return Internal("partition source column " + std::to_string(f.source_id) + " missing");
+      sources.push_back(col);
+    }
+    std::unordered_map<std::string, size_t> group_of;
+    std::vector<std::vector<Value>> tuples;
+    std::vector<std::string> keys;
+    std::vector<arrow::Int64Builder> indices;
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      std::vector<Value> tuple;
+      for (size_t i = 0; i < sources.size(); ++i) {
+        SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(*sources[i], r, *d.source_types[i]));
+        SKADE_ASSIGN_OR_RETURN(Value p, d.spec.fields()[i].transform.Apply(*d.source_types[i], v));
+        tuple.push_back(std::move(p));
+      }
+      std::string key = PartitionKey(tuple, d.partition_types);
+      auto [it, inserted] = group_of.try_emplace(key, tuples.size());
+      if (inserted) {
+        tuples.push_back(std::move(tuple));
+        keys.push_back(key);
+        indices.emplace_back();
+      }
+      SKADE_ARROW_RETURN(indices[it->second].Append(r), "partitioning");
+    }
+    InitCompute();
+    for (size_t g = 0; g < tuples.size() && st; ++g) {
+      std::shared_ptr<arrow::Array> idx;
+      SKADE_ARROW_RETURN(indices[g].Finish(&idx), "partitioning");
+      SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(batch, idx), "partitioning");
+      st = d.WriteTo(keys[g], tuples[g], taken.record_batch());
+    }
+  }
+  d.row_group_rows = saved;
+  return st;
+}
+
+Result<std::vector<DataFile>> DataWriter::Finish() {
+  for (auto& [k, f] : impl_->open) SKADE_RETURN_IF_ERROR(impl_->Close(f));
+  impl_->open.clear();
+  return std::move(impl_->done);
+}
+
+int64_t DataWriter::rows_written() const { return impl_->rows_written; }
+
+}  // namespace skade

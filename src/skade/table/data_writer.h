@@ -1,0 +1,44 @@
+// Writes Arrow batches as Iceberg data files: conform to the table schema,
+// split by partition, roll files at the target size, collect metrics.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "skade/common/result.h"
+#include "skade/format/manifest.h"
+#include "skade/format/table_metadata.h"
+
+namespace arrow {
+class RecordBatch;
+}
+
+namespace skade {
+
+/// Makes an input batch fit `schema`: columns matched by name (exact, then
+/// case-insensitive), types converted, required columns checked. `first_row` is the
+/// input row number of the batch's first row (for messages, 1-based).
+/// Errors: kInvalidArgument naming the column and row that do not fit.
+Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const Schema& schema, int64_t first_row);
+
+class DataWriter {
+ public:
+  ~DataWriter();
+  /// A writer for the table's current schema and default spec.
+  static Result<std::unique_ptr<DataWriter>> Make(const TableMetadata& metadata);
+  /// Writes one batch (already conformed to the schema).
+  Status Write(const std::shared_ptr<arrow::RecordBatch>& batch);
+  /// Closes all open files; returns what was written.
+  Result<std::vector<DataFile>> Finish();
+  int64_t rows_written() const;
+
+ private:
+  struct Impl;
+  explicit DataWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace skade

@@ -1,0 +1,101 @@
+// Scans: projection, filter pushdown (partitions, manifests, file metrics,
+// Parquet row groups), time travel, streamed as Arrow record batches.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "skade/common/result.h"
+#include "skade/expr/expression.h"
+#include "skade/format/manifest.h"
+#include "skade/format/table_metadata.h"
+
+namespace arrow {
+class RecordBatchReader;
+class Schema;
+class Status;
+class Table;
+}  // namespace arrow
+
+namespace skade {
+
+class FileIO;
+
+/// What pruning did: baseline (everything in the snapshot) vs planned vs read.
+struct ScanStats {
+  int64_t manifests_total = 0;
+  int64_t manifests_skipped = 0;
+  int64_t files_total = 0;
+  int64_t files_skipped_by_partition = 0;
+  int64_t files_skipped_by_metrics = 0;
+  int64_t files_planned = 0;
+  int64_t rows_total = 0;    // records in all data files of the snapshot
+  int64_t rows_planned = 0;  // records in planned files
+  int64_t row_groups_total = 0;
+  int64_t row_groups_skipped = 0;
+  int64_t rows_read = 0;      // rows decoded from Parquet
+  int64_t rows_returned = 0;  // rows after the exact filter and limit
+};
+
+struct FileScanTask {
+  DataFile file;
+  int64_t data_sequence_number = 0;
+};
+
+/// A planned scan: immutable once built.
+struct ScanPlan {
+  TableMetadataPtr metadata;
+  const Snapshot* snapshot = nullptr;  // null: empty table
+  SchemaPtr schema;                    // the schema rows are read with
+  std::vector<int> projected_ids;      // top-level field ids, output order
+  expr::ExprPtr filter;                // bound, or null
+  std::vector<FileScanTask> tasks;
+  std::shared_ptr<ScanStats> stats;    // updated while reading
+  int64_t limit = -1;
+};
+
+/// Builder of a scan. Errors are reported by Plan() (all at once where possible).
+class TableScan {
+ public:
+  TableScan(TableMetadataPtr metadata, FileIO* io) : metadata_(std::move(metadata)), io_(io) {}
+
+  TableScan& Select(std::vector<std::string> columns);
+  TableScan& Filter(std::string expression);
+  TableScan& Filter(expr::ExprPtr unbound);
+  TableScan& UseSnapshot(int64_t snapshot_id);
+  TableScan& AsOfTime(int64_t timestamp_ms);
+  TableScan& UseRef(std::string ref);
+  TableScan& Limit(int64_t rows);
+
+  /// Resolves the snapshot, binds projection and filter, prunes files.
+  /// Errors: kInvalidArgument (unknown column, bad filter), kNotFound (snapshot/ref),
+  /// kCorrupt naming the manifest or manifest list.
+  Result<ScanPlan> Plan() const;
+  /// Streams the rows of a plan (one file open at a time).
+  static Result<std::shared_ptr<arrow::RecordBatchReader>> Read(const ScanPlan& plan, FileIO* io);
+  Result<std::shared_ptr<arrow::RecordBatchReader>> ToReader() const;
+  Result<std::shared_ptr<arrow::Table>> ToTable() const;
+
+ private:
+  TableMetadataPtr metadata_;
+  FileIO* io_;
+  std::optional<std::vector<std::string>> columns_;
+  std::optional<std::string> filter_text_;
+  expr::ExprPtr filter_;
+  std::optional<int64_t> snapshot_id_;
+  std::optional<int64_t> as_of_ms_;
+  std::optional<std::string> ref_;
+  int64_t limit_ = -1;
+};
+
+/// A skade error from a status a scan's record-batch reader returned.
+Error ErrorFromReader(const arrow::Status& status);
+
+/// The live data files of a snapshot with their sequence numbers (no pruning).
+Result<std::vector<FileScanTask>> LiveDataFiles(const TableMetadata& metadata, const Snapshot& snapshot,
+                                                FileIO& io);
+
+}  // namespace skade

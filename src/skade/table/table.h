@@ -1,0 +1,89 @@
+// A table of the warehouse: its current metadata, appends and scans.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "skade/catalog/catalog.h"
+#include "skade/common/result.h"
+#include "skade/format/manifest.h"
+#include "skade/format/table_metadata.h"
+
+namespace arrow {
+class Table;
+class RecordBatchReader;
+}  // namespace arrow
+
+namespace skade {
+
+class TableScan;
+
+/// Options of one append.
+struct AppendOptions {
+  std::map<std::string, std::string> snapshot_properties;  // extra summary entries
+  /// Called with rows written so far (for progress on a terminal).
+  std::function<void(int64_t rows_done, int64_t rows_total)> progress;
+};
+
+struct CommitResult {
+  int64_t snapshot_id = 0;
+  int64_t commit_seq = 0;
+  int attempts = 1;
+  std::vector<DataFile> added_files;
+};
+
+/// Files a writer produced, ready to commit (written, never yet referenced).
+struct StagedAppend {
+  std::vector<DataFile> files;
+  std::map<std::string, std::string> snapshot_properties;
+};
+
+class Table {
+ public:
+  /// Errors: those of Catalog::LoadTable.
+  static Result<std::unique_ptr<Table>> Load(Catalog& catalog, const TableIdent& ident);
+  Table(Catalog& catalog, LoadedTable loaded);
+
+  const TableIdent& ident() const { return loaded_.ident; }
+  const TableMetadataPtr& metadata() const { return loaded_.metadata; }
+  const std::string& metadata_location() const { return loaded_.metadata_location; }
+  Catalog& catalog() { return *catalog_; }
+  /// Reloads the current metadata from the catalog.
+  Status Refresh();
+
+  /// Writes `data` as Parquet data files (partitioned, rolled at the target file
+  /// size) and commits one `append` snapshot, retrying on conflicts.
+  /// Columns are matched by name and converted to the table's types.
+  /// Errors: kInvalidArgument naming column and row; kCommitConflict after retries.
+  Result<CommitResult> Append(const std::shared_ptr<arrow::Table>& data,
+                              const AppendOptions& options = {});
+  /// Streaming variant: batches are written as they arrive.
+  Result<CommitResult> Append(arrow::RecordBatchReader& reader, const AppendOptions& options = {});
+
+  /// Writes data files for `data` without committing (for multi-table commits).
+  Result<StagedAppend> StageAppend(const std::shared_ptr<arrow::Table>& data,
+                                   const AppendOptions& options = {});
+  Result<StagedAppend> StageAppend(arrow::RecordBatchReader& reader, const AppendOptions& options = {});
+  /// Commits staged files as one append snapshot (with retries).
+  Result<CommitResult> CommitAppend(const StagedAppend& staged);
+
+  /// A scan of this table (see scan.h).
+  TableScan NewScan() const;
+
+ private:
+  friend Result<std::vector<CommitResult>> CommitAppends(
+      std::vector<std::pair<Table*, StagedAppend>>& appends);
+  Catalog* catalog_;
+  LoadedTable loaded_;
+};
+
+/// Atomic release: commits one append snapshot on each table in one catalog
+/// transaction, all or nothing, retrying the whole set on conflicts.
+Result<std::vector<CommitResult>> CommitAppends(std::vector<std::pair<Table*, StagedAppend>>& appends);
+
+}  // namespace skade
