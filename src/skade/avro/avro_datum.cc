@@ -297,7 +297,12 @@ Result<Value> DecodeValue(const Node& schema, Reader& r, DecodeContext& ctx, int
         return Corrupt(r.At("union branch " + std::to_string(branch) + " out of range"));
       }
       SKADE_ASSIGN_OR_RETURN(Value v, DecodeValue(*schema.branches[branch], r, ctx, depth + 1));
-      return Value::Union(static_cast<int>(branch), std::move(v));
+      // Not Value::Union: its initializer list would deep-copy `v`.
+      Value::List wrapped;
+      wrapped.push_back(std::move(v));
+      Value u{std::move(wrapped)};
+      u.branch = static_cast<int>(branch);
+      return u;
     }
   }
   return Corrupt("unknown schema kind");

@@ -309,7 +309,13 @@ class Translator {
       case Op::kNotIn: {
         std::unique_ptr<arrow::ArrayBuilder> builder;
         SKADE_ARROW_RETURN(arrow::MakeBuilder(arrow::default_memory_pool(), col.literal_type, &builder));
+        std::vector<Value> set_values = p.literals;
+        // is_in hashes bit patterns, but SQL has -0.0 = +0.0: put both zeros in the set.
         for (const auto& v : p.literals) {
+          if (auto* f = std::get_if<float>(&v); f && *f == 0.0f) set_values.push_back(Value(-*f));
+          if (auto* d = std::get_if<double>(&v); d && *d == 0.0) set_values.push_back(Value(-*d));
+        }
+        for (const auto& v : set_values) {
           SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Scalar> s, Literal(p, v, col));
           SKADE_ARROW_RETURN(builder->AppendScalar(*s));
         }

@@ -6,7 +6,7 @@
 namespace skade {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 using ordered = nlohmann::ordered_json;
 
 // Thrown only inside this file and caught at the parse entry points.

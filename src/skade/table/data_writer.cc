@@ -252,6 +252,12 @@ struct DataWriter::Impl {
     while (offset < batch->num_rows()) {
       SKADE_ASSIGN_OR_RETURN(OpenFile * f, FileFor(key, tuple));
       int64_t n = std::min(row_group_rows, batch->num_rows() - offset);
+      if (f->rows > 0) {
+        // Size the chunk by what rows really cost on disk so far in this file.
+        SKADE_ARROW_ASSIGN(int64_t written, f->sink->Tell(), f->path);
+        int64_t per_row = std::max<int64_t>(1, written / f->rows);
+        n = std::clamp<int64_t>((target_file_bytes - written) / per_row, 1, n);
+      }
       auto slice = batch->Slice(offset, n);
       SKADE_ARROW_ASSIGN(auto table, arrow::Table::FromRecordBatches({slice}), f->path);
       SKADE_ARROW_RETURN(f->writer->WriteTable(*table, row_group_rows), f->path);

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs the skade benchmarks (scan, append) against PyIceberg and pyarrow and writes
+# bench/results/{scan,append}.json. Usage: scripts/bench.sh [BUILD_DIR] [run_bench.py args]
+# Expects `make build` to have run (it builds build/bin/scan_bench and append_bench,
+# which need Google Benchmark's CMake package: libbenchmark-dev).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${1:-build}
+shift || true
+for exe in scan_bench append_bench; do
+  if [ ! -x "$BUILD_DIR/bin/$exe" ]; then
+    echo "bench: $BUILD_DIR/bin/$exe is missing; run 'make build' (Google Benchmark must be found by CMake)" >&2
+    exit 1
+  fi
+done
+exec .venv/bin/python bench/run_bench.py --build-dir "$BUILD_DIR" --data-dir "$BUILD_DIR/bench-data" "$@"

@@ -1,0 +1,179 @@
+#include "skade/catalog/catalog.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "skade/io/file_io.h"
+#include "testing/matchers.h"
+#include "testing/temp_dir.h"
+
+namespace skade {
+namespace {
+
+using testing::IsError;
+using testing::IsOk;
+using ::testing::ElementsAre;
+
+Schema SimpleSchema() { return *ParseSchemaSpec("id:long!, name:string"); }
+
+class CatalogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto c = Catalog::Open(dir_.path());
+    ASSERT_THAT(c, IsOk());
+    cat_ = std::move(*c);
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<Catalog> cat_;
+};
+
+TEST_F(CatalogTest, NamespacesCreateListDrop) {
+  ASSERT_THAT(cat_->CreateNamespace("sales"), IsOk());
+  ASSERT_THAT(cat_->CreateNamespace("hr"), IsOk());
+  EXPECT_THAT(cat_->CreateNamespace("sales"), IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(*cat_->ListNamespaces(), ElementsAre("hr", "sales"));
+  ASSERT_THAT(cat_->DropNamespace("hr"), IsOk());
+  EXPECT_THAT(cat_->DropNamespace("hr"), IsError(ErrorKind::kNotFound));
+  EXPECT_THAT(*cat_->ListNamespaces(), ElementsAre("sales"));
+}
+
+TEST_F(CatalogTest, DropNamespaceRefusesNonEmpty) {
+  ASSERT_THAT(cat_->CreateNamespace("sales"), IsOk());
+  ASSERT_THAT(cat_->CreateTable({"sales", "orders"}, SimpleSchema(), PartitionSpec(), {}), IsOk());
+  auto st = cat_->DropNamespace("sales");
+  ASSERT_THAT(st, IsError(ErrorKind::kNotEmpty));
+  EXPECT_THAT(st.error().message, ::testing::HasSubstr("sales.orders"));
+}
+
+TEST_F(CatalogTest, TablesCreateLoadRenameDrop) {
+  ASSERT_THAT(cat_->CreateNamespace("sales"), IsOk());
+  EXPECT_THAT(cat_->CreateTable({"nope", "t"}, SimpleSchema(), PartitionSpec(), {}), IsError(ErrorKind::kNotFound));
+  auto created = cat_->CreateTable({"sales", "orders"}, SimpleSchema(), PartitionSpec(), {{"k", "v"}});
+  ASSERT_THAT(created, IsOk());
+  EXPECT_THAT(created->metadata_location, ::testing::HasSubstr("/metadata/00000-"));
+  EXPECT_THAT(cat_->CreateTable({"sales", "orders"}, SimpleSchema(), PartitionSpec(), {}),
+              IsError(ErrorKind::kAlreadyExists));
+  auto loaded = cat_->LoadTable({"sales", "orders"});
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_TRUE(loaded->metadata->schema()->SameFields(SimpleSchema()));
+  EXPECT_EQ(loaded->metadata->properties.at("k"), "v");
+  ASSERT_THAT(cat_->RenameTable({"sales", "orders"}, {"sales", "orders2"}), IsOk());
+  EXPECT_THAT(cat_->LoadTable({"sales", "orders"}), IsError(ErrorKind::kNotFound));
+  EXPECT_THAT(cat_->ListTables("sales")->size(), 1u);
+  ASSERT_THAT(cat_->DropTable({"sales", "orders2"}), IsOk());
+  EXPECT_THAT(cat_->DropTable({"sales", "orders2"}), IsError(ErrorKind::kNotFound));
+  auto log = cat_->CommitsSince(0);
+  ASSERT_THAT(log, IsOk());
+  std::vector<std::string> actions;
+  for (const auto& e : *log) actions.push_back(e.action);
+  EXPECT_THAT(actions, ElementsAre("create", "rename", "drop"));
+}
+
+TEST_F(CatalogTest, CommitIsCompareAndSwapAndLogged) {
+  ASSERT_THAT(cat_->CreateNamespace("s"), IsOk());
+  auto t = *cat_->CreateTable({"s", "t"}, SimpleSchema(), PartitionSpec(), {});
+  std::string next = NextMetadataLocation(t.metadata->location, t.metadata_location);
+  EXPECT_THAT(next, ::testing::HasSubstr("/metadata/00001-"));
+  ASSERT_THAT(cat_->io().WriteNewFile(next, TableMetadataToJson(*t.metadata)), IsOk());
+  auto seqs = cat_->Commit({TableCommit{{"s", "t"}, t.metadata_location, next, 42, "append"}});
+  ASSERT_THAT(seqs, IsOk());
+  // The same base again is stale now.
+  auto stale = cat_->Commit({TableCommit{{"s", "t"}, t.metadata_location, next, 43, "append"}});
+  EXPECT_THAT(stale, IsError(ErrorKind::kCommitConflict));
+  auto log = *cat_->CommitsSince(0, TableIdent{"s", "t"});
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[1].commit_seq, (*seqs)[0]);
+  EXPECT_EQ(log[1].snapshot_id, 42);
+  EXPECT_EQ(log[1].operation, "append");
+  EXPECT_EQ(log[1].engine, "skade");
+  EXPECT_LT(log[0].commit_seq, log[1].commit_seq);
+}
+
+TEST_F(CatalogTest, MultiTableCommitIsAllOrNothing) {
+  ASSERT_THAT(cat_->CreateNamespace("s"), IsOk());
+  auto a = *cat_->CreateTable({"s", "a"}, SimpleSchema(), PartitionSpec(), {});
+  auto b = *cat_->CreateTable({"s", "b"}, SimpleSchema(), PartitionSpec(), {});
+  std::string na = NextMetadataLocation(a.metadata->location, a.metadata_location);
+  std::string nb = NextMetadataLocation(b.metadata->location, b.metadata_location);
+  ASSERT_THAT(cat_->io().WriteNewFile(na, TableMetadataToJson(*a.metadata)), IsOk());
+  ASSERT_THAT(cat_->io().WriteNewFile(nb, TableMetadataToJson(*b.metadata)), IsOk());
+  // b's base is wrong: nothing may change, not even a.
+  auto bad = cat_->Commit({TableCommit{{"s", "a"}, a.metadata_location, na, 1, "append"},
+                           TableCommit{{"s", "b"}, "wrong", nb, 2, "append"}});
+  EXPECT_THAT(bad, IsError(ErrorKind::kCommitConflict));
+  EXPECT_EQ(cat_->LoadTable({"s", "a"})->metadata_location, a.metadata_location);
+  EXPECT_EQ(cat_->CommitsSince(0)->size(), 2u);  // the two creates only
+  auto good = cat_->Commit({TableCommit{{"s", "a"}, a.metadata_location, na, 1, "append"},
+                            TableCommit{{"s", "b"}, b.metadata_location, nb, 2, "append"}});
+  ASSERT_THAT(good, IsOk());
+  ASSERT_EQ(good->size(), 2u);
+  EXPECT_LT((*good)[0], (*good)[1]);
+  EXPECT_EQ(cat_->LoadTable({"s", "b"})->metadata_location, nb);
+}
+
+TEST_F(CatalogTest, ListenersHearCommitsAfterDurability) {
+  struct Capture : CommitListener {
+    std::vector<CommitEvent> events;
+    void OnCommit(const CommitEvent& e) override { events.push_back(e); }
+  } capture;
+  cat_->AddListener(&capture);
+  ASSERT_THAT(cat_->CreateNamespace("s"), IsOk());
+  auto t = *cat_->CreateTable({"s", "t"}, SimpleSchema(), PartitionSpec(), {});
+  std::string next = NextMetadataLocation(t.metadata->location, t.metadata_location);
+  ASSERT_THAT(cat_->io().WriteNewFile(next, TableMetadataToJson(*t.metadata)), IsOk());
+  auto seqs = *cat_->Commit({TableCommit{{"s", "t"}, t.metadata_location, next, 7, "append"}});
+  ASSERT_EQ(capture.events.size(), 1u);
+  EXPECT_EQ(capture.events[0].commit_seq, seqs[0]);
+  EXPECT_EQ(capture.events[0].snapshot_id, 7);
+  cat_->RemoveListener(&capture);
+}
+
+TEST_F(CatalogTest, CommitsOfOtherEnginesAreLoggedByTrigger) {
+  ASSERT_THAT(cat_->CreateNamespace("s"), IsOk());
+  auto t = *cat_->CreateTable({"s", "t"}, SimpleSchema(), PartitionSpec(), {});
+  // Another engine swaps the pointer with plain SQL, as PyIceberg's SqlCatalog does.
+  TableMetadata m = *t.metadata;
+  Snapshot snap;
+  snap.snapshot_id = 99;
+  snap.sequence_number = 1;
+  snap.timestamp_ms = NowMs();
+  snap.manifest_list = m.location + "/metadata/snap.avro";
+  snap.summary["operation"] = "append";
+  m.snapshots.push_back(snap);
+  m.current_snapshot_id = 99;
+  std::string next = NextMetadataLocation(m.location, t.metadata_location);
+  ASSERT_THAT(cat_->io().WriteNewFile(next, TableMetadataToJson(m)), IsOk());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_.path() + "/catalog.db").c_str(), &db), SQLITE_OK);
+  std::string sql = "UPDATE iceberg_tables SET metadata_location='" + next +
+                    "', previous_metadata_location='" + t.metadata_location + "' WHERE table_name='t'";
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto log = *cat_->CommitsSince(0);
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[1].engine, "external");
+  EXPECT_EQ(log[1].snapshot_id, 99);
+  EXPECT_EQ(log[1].operation, "append");
+}
+
+TEST_F(CatalogTest, CorruptMetadataNamesTheFile) {
+  ASSERT_THAT(cat_->CreateNamespace("s"), IsOk());
+  auto t = *cat_->CreateTable({"s", "t"}, SimpleSchema(), PartitionSpec(), {});
+  std::string path = LocalPath(t.metadata_location);
+  ASSERT_THAT(cat_->io().DeleteFile(path), IsOk());
+  ASSERT_THAT(cat_->io().WriteNewFile(path, "{\"format-version\": 2, \"table-uu"), IsOk());
+  auto loaded = cat_->LoadTable({"s", "t"});
+  ASSERT_THAT(loaded, IsError(ErrorKind::kCorrupt));
+  EXPECT_THAT(loaded.error().message, ::testing::HasSubstr(path));
+}
+
+TEST(TableIdentTest, Parse) {
+  EXPECT_EQ(TableIdent::Parse("a.b")->ns, "a");
+  EXPECT_EQ(TableIdent::Parse("a.b.c")->ns, "a.b");
+  EXPECT_THAT(TableIdent::Parse("nodot"), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(TableIdent::Parse("a."), IsError(ErrorKind::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace skade

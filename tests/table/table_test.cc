@@ -1,0 +1,280 @@
+#include "skade/table/table.h"
+
+#include <arrow/api.h>
+#include <arrow/json/from_string.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "skade/io/file_io.h"
+#include "skade/table/data_writer.h"
+#include "skade/table/scan.h"
+#include "testing/matchers.h"
+#include "testing/random_data.h"
+#include "testing/row_eval.h"
+#include "testing/temp_dir.h"
+
+namespace skade {
+namespace {
+
+using testing::IsError;
+using testing::IsOk;
+using testing::Row;
+
+std::shared_ptr<arrow::Array> Arr(const std::shared_ptr<arrow::DataType>& t, const std::string& json) {
+  return arrow::json::ArrayFromJSONString(t, json).ValueOrDie();
+}
+
+std::vector<std::string> Sorted(const std::vector<Row>& rows, const std::vector<NestedField>& fields) {
+  std::vector<std::string> out;
+  for (const auto& r : rows) out.push_back(testing::RowToString(r, fields));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class TableTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cat_ = std::move(*Catalog::Open(dir_.path()));
+    ASSERT_THAT(cat_->CreateNamespace("t"), IsOk());
+  }
+  std::unique_ptr<Table> Create(const std::string& name, const Schema& schema, const std::string& partition = "",
+                                std::map<std::string, std::string> props = {}) {
+    PartitionSpec spec;
+    if (!partition.empty()) {
+      auto s = ParsePartitionSpec(partition, schema);
+      EXPECT_THAT(s, IsOk());
+      spec = *s;
+    }
+    auto created = cat_->CreateTable({"t", name}, schema, spec, props);
+    EXPECT_THAT(created, IsOk());
+    return std::move(*Table::Load(*cat_, {"t", name}));
+  }
+  std::vector<Row> ScanAll(Table& t, TableScan scan) {
+    auto table = scan.ToTable();
+    EXPECT_THAT(table, IsOk());
+    auto plan = scan.Plan();
+    std::vector<NestedField> fields;
+    for (int id : plan->projected_ids) fields.push_back(*plan->schema->FindField(id));
+    return testing::FromArrow(**table, fields);
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<Catalog> cat_;
+};
+
+TEST_F(TableTest, EveryTypeRoundTrips) {
+  testing::RandomData data(7);
+  for (int round = 0; round < 5; ++round) {
+    Schema schema = data.RandomSchema(12, /*nested=*/true);
+    auto t = Create("all" + std::to_string(round), schema);
+    std::vector<Row> rows;
+    for (int i = 0; i < 300; ++i) rows.push_back(data.RandomRow(schema, 0.2));
+    ASSERT_THAT(t->Append(testing::ToArrow(schema, rows)), IsOk());
+    auto got = ScanAll(*t, t->NewScan());
+    EXPECT_EQ(Sorted(got, schema.fields()), Sorted(rows, schema.fields())) << "schema " << Type::Struct(schema.fields())->ToString();
+  }
+}
+
+TEST_F(TableTest, EachTransformPartitionsAndPrunes) {
+  Schema schema = *ParseSchemaSpec(
+      "id:long!, name:string, ts:timestamptz, d:date, country:string, amount:decimal(9,2), n:int");
+  // Each spec with a filter on its source column that selects a few partitions.
+  std::pair<const char*, const char*> specs[] = {
+      {"country", "country = 'SE'"},
+      {"bucket(8,id)", "id = 1000003"},
+      {"truncate(2,name)", "name = 'ab'"},
+      {"year(ts)", "ts < '2023-06-01T00:00:00Z'"},
+      {"month(ts)", "ts >= '2024-01-01T00:00:00Z'"},
+      {"day(d)", "d = '2022-01-14'"},
+      {"hour(ts)", "ts > '2024-02-01T00:00:00Z'"},
+      {"truncate(10,n)", "n <= -20"},
+      {"truncate(100,amount)", "amount > 5"},
+      {"day(ts), bucket(4,id), country", "id = 1000003 and country = 'SE'"}};
+  testing::RandomData data(11);
+  int k = 0;
+  for (auto [spec, filter] : specs) {
+    auto t = Create("p" + std::to_string(k++), schema, spec);
+    std::vector<Row> rows;
+    for (int i = 0; i < 400; ++i) rows.push_back(data.RandomRow(schema, 0.1));
+    ASSERT_THAT(t->Append(testing::ToArrow(schema, rows)), IsOk()) << spec;
+    EXPECT_EQ(Sorted(ScanAll(*t, t->NewScan()), schema.fields()), Sorted(rows, schema.fields())) << spec;
+    // An equality filter on the partition source prunes files for identity, bucket, truncate.
+    TableScan scan = t->NewScan().Filter(filter);
+    auto plan = scan.Plan();
+    ASSERT_THAT(plan, IsOk());
+    auto want = ScanAll(*t, std::move(t->NewScan().Filter(filter)));
+    std::vector<Row> expected;
+    auto bound = plan->filter;
+    for (const auto& r : rows)
+      if (auto keep = testing::EvalRow(*bound, schema, r); keep && *keep) expected.push_back(r);
+    EXPECT_EQ(Sorted(want, schema.fields()), Sorted(expected, schema.fields())) << spec << " " << filter;
+    EXPECT_GT(plan->stats->files_total, 1) << spec;
+    EXPECT_LT(plan->stats->files_planned, plan->stats->files_total) << spec;
+  }
+}
+
+TEST_F(TableTest, TargetFileSizeRollsFiles) {
+  Schema schema = *ParseSchemaSpec("id:long!, payload:string");
+  auto t = Create("big", schema, "", {{"write.target-file-size-bytes", "65536"}});
+  std::vector<Row> rows;
+  testing::RandomData data(3);
+  for (int i = 0; i < 20000; ++i) {
+    Row r(2);
+    r[0].value = Value{static_cast<int64_t>(i)};
+    std::string payload(40, ' ');
+    for (auto& ch : payload) ch = "0123456789abcdef"[data.Uniform(0, 15)];  // incompressible
+    r[1].value = Value{payload};
+    rows.push_back(r);
+  }
+  auto res = t->Append(testing::ToArrow(schema, rows));
+  ASSERT_THAT(res, IsOk());
+  EXPECT_GE(res->added_files.size(), 4u);
+  int64_t total = 0;
+  for (const auto& f : res->added_files) {
+    total += f.record_count;
+    EXPECT_LT(f.file_size_in_bytes, 65536 * 3);
+  }
+  EXPECT_EQ(total, 20000);
+  EXPECT_EQ(ScanAll(*t, t->NewScan()).size(), 20000u);
+}
+
+TEST_F(TableTest, RowGroupStatisticsPrune) {
+  Schema schema = *ParseSchemaSpec("id:long!, v:string");
+  auto t = Create("rg", schema, "", {{"write.parquet.row-group-limit", "1000"}});
+  std::vector<Row> rows;
+  for (int i = 0; i < 10000; ++i) {
+    Row r(2);
+    r[0].value = Value{static_cast<int64_t>(i)};
+    r[1].value = Value{std::to_string(i)};
+    rows.push_back(r);
+  }
+  ASSERT_THAT(t->Append(testing::ToArrow(schema, rows)), IsOk());
+  TableScan scan = t->NewScan().Filter("id >= 4000 and id < 4010");
+  auto plan = scan.Plan();
+  ASSERT_THAT(plan, IsOk());
+  auto reader = TableScan::Read(*plan, &cat_->io());
+  auto table = (*reader)->ToTable();
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ((*table)->num_rows(), 10);
+  EXPECT_EQ(plan->stats->row_groups_total, 10);
+  EXPECT_EQ(plan->stats->row_groups_skipped, 9);
+  EXPECT_EQ(plan->stats->rows_read, 1000);
+}
+
+TEST_F(TableTest, TimeTravelBySnapshotTimeAndRef) {
+  Schema schema = *ParseSchemaSpec("id:long!");
+  auto t = Create("tt", schema);
+  std::vector<int64_t> snaps;
+  std::vector<int64_t> times;
+  for (int i = 0; i < 3; ++i) {
+    Row r(1);
+    r[0].value = Value{static_cast<int64_t>(i)};
+    auto res = t->Append(testing::ToArrow(schema, {r}));
+    ASSERT_THAT(res, IsOk());
+    snaps.push_back(res->snapshot_id);
+    times.push_back(t->metadata()->SnapshotById(res->snapshot_id)->timestamp_ms);
+  }
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(ScanAll(*t, std::move(t->NewScan().UseSnapshot(snaps[i]))).size(), static_cast<size_t>(i + 1));
+    EXPECT_EQ(ScanAll(*t, std::move(t->NewScan().AsOfTime(times[i]))).size(), static_cast<size_t>(i + 1));
+  }
+  EXPECT_EQ(ScanAll(*t, std::move(t->NewScan().UseRef("main"))).size(), 3u);
+  EXPECT_THAT(t->NewScan().UseSnapshot(12345).Plan(), IsError(ErrorKind::kNotFound));
+  EXPECT_THAT(t->NewScan().UseRef("nope").Plan(), IsError(ErrorKind::kNotFound));
+  EXPECT_THAT(t->NewScan().AsOfTime(times[0] - 100000).Plan(), IsError(ErrorKind::kNotFound));
+}
+
+TEST_F(TableTest, ProjectionAndLimit) {
+  Schema schema = *ParseSchemaSpec("a:long!, b:string, c:double");
+  auto t = Create("proj", schema);
+  testing::RandomData data(5);
+  std::vector<Row> rows;
+  for (int i = 0; i < 100; ++i) rows.push_back(data.RandomRow(schema, 0.1));
+  ASSERT_THAT(t->Append(testing::ToArrow(schema, rows)), IsOk());
+  auto table = t->NewScan().Select({"c", "a"}).Limit(7).ToTable();
+  ASSERT_THAT(table, IsOk());
+  EXPECT_EQ((*table)->num_rows(), 7);
+  EXPECT_EQ((*table)->schema()->field(0)->name(), "c");
+  EXPECT_EQ((*table)->schema()->field(1)->name(), "a");
+  auto bad = t->NewScan().Select({"a", "zzz"}).Filter("nope = 1").Plan();
+  ASSERT_THAT(bad, IsError(ErrorKind::kInvalidArgument));
+  // Both problems at once, and the columns that exist.
+  EXPECT_THAT(bad.error().message, ::testing::HasSubstr("zzz"));
+  EXPECT_THAT(bad.error().message, ::testing::HasSubstr("nope"));
+  EXPECT_THAT(bad.error().message, ::testing::HasSubstr("a, b, c"));
+}
+
+TEST_F(TableTest, ConformNamesColumnAndRow) {
+  Schema schema = *ParseSchemaSpec("id:long!, n:int");
+  auto input = arrow::Table::Make(
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("n", arrow::int64())}),
+      {Arr(arrow::int64(), "[1, 2, 3]"),
+       Arr(arrow::int64(), "[1, 2, 9999999999]")});
+  auto t = Create("conform", schema);
+  auto res = t->Append(input);
+  ASSERT_THAT(res, IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(res.error().message, ::testing::HasSubstr("column 'n' row 3"));
+  auto missing = arrow::Table::Make(arrow::schema({arrow::field("n", arrow::int32())}),
+                                    {Arr(arrow::int32(), "[1]")});
+  EXPECT_THAT(t->Append(missing), testing::IsErrorWith(ErrorKind::kInvalidArgument, "required column 'id'"));
+  auto nulls = arrow::Table::Make(arrow::schema({arrow::field("id", arrow::int64())}),
+                                  {Arr(arrow::int64(), "[1, null]")});
+  EXPECT_THAT(t->Append(nulls), testing::IsErrorWith(ErrorKind::kInvalidArgument, "row 2 is null"));
+  auto extra = arrow::Table::Make(arrow::schema({arrow::field("id", arrow::int64()), arrow::field("x", arrow::int64())}),
+                                  {Arr(arrow::int64(), "[1]"),
+                                   Arr(arrow::int64(), "[1]")});
+  EXPECT_THAT(t->Append(extra), testing::IsErrorWith(ErrorKind::kInvalidArgument, "'x' is not in the table"));
+  // Nothing was committed by any of the failures.
+  ASSERT_THAT(t->Refresh(), IsOk());
+  EXPECT_TRUE(t->metadata()->snapshots.empty());
+}
+
+TEST_F(TableTest, MultiTableAppendCommitsAtomically) {
+  Schema schema = *ParseSchemaSpec("id:long!");
+  auto a = Create("ra", schema);
+  auto b = Create("rb", schema);
+  Row r(1);
+  r[0].value = Value{int64_t{1}};
+  auto sa = a->StageAppend(testing::ToArrow(schema, {r}));
+  auto sb = b->StageAppend(testing::ToArrow(schema, {r, r}));
+  ASSERT_THAT(sa, IsOk());
+  ASSERT_THAT(sb, IsOk());
+  // Someone else commits to b meanwhile: the release retries and still lands both.
+  auto other = Table::Load(*cat_, {"t", "rb"});
+  ASSERT_THAT((*other)->Append(testing::ToArrow(schema, {r})), IsOk());
+  std::vector<std::pair<Table*, StagedAppend>> release{{a.get(), *sa}, {b.get(), *sb}};
+  auto res = CommitAppends(release);
+  ASSERT_THAT(res, IsOk());
+  EXPECT_EQ((*res)[1].attempts, 2);
+  EXPECT_EQ((*res)[0].commit_seq + 1, (*res)[1].commit_seq);
+  EXPECT_EQ(ScanAll(*a, a->NewScan()).size(), 1u);
+  EXPECT_EQ(ScanAll(*b, b->NewScan()).size(), 3u);
+}
+
+TEST_F(TableTest, ConcurrentWritersInOneProcessLoseNothing) {
+  Schema schema = *ParseSchemaSpec("id:long!");
+  Create("race", schema);
+  auto writer = [&](int base) {
+    auto cat = Catalog::Open(dir_.path());
+    auto t = Table::Load(**cat, {"t", "race"});
+    for (int i = 0; i < 15; ++i) {
+      Row r(1);
+      r[0].value = Value{static_cast<int64_t>(base + i)};
+      auto res = (*t)->Append(testing::ToArrow(schema, {r}));
+      EXPECT_THAT(res, IsOk());
+    }
+  };
+  std::thread w1(writer, 0), w2(writer, 1000);
+  w1.join();
+  w2.join();
+  auto t = Table::Load(*cat_, {"t", "race"});
+  EXPECT_EQ((*t)->metadata()->snapshots.size(), 30u);
+  EXPECT_EQ(ScanAll(**t, (*t)->NewScan()).size(), 30u);
+  auto log = *cat_->CommitsSince(0, TableIdent{"t", "race"});
+  for (size_t i = 1; i < log.size(); ++i) EXPECT_LT(log[i - 1].commit_seq, log[i].commit_seq);
+}
+
+}  // namespace
+}  // namespace skade
