@@ -19,9 +19,9 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// Types the CSV/JSON parsers read directly; the rest come in as text and are
-// converted (with row-precise errors) when the batch is conformed to the table.
-bool ParsesDirectly(const Type& t, bool json) {
+// Types the JSON parser reads directly; the rest come in as text and are converted
+// (with row-precise errors) when the batch is conformed to the table.
+bool ParsesDirectly(const Type& t) {
   switch (t.id) {
     case TypeId::kBoolean:
     case TypeId::kInt:
@@ -29,10 +29,6 @@ bool ParsesDirectly(const Type& t, bool json) {
     case TypeId::kFloat:
     case TypeId::kDouble:
     case TypeId::kString: return true;
-    case TypeId::kDate:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kDecimal: return !json;
     default: return false;
   }
 }
@@ -71,10 +67,9 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     auto read = arrow::csv::ReadOptions::Defaults();
     auto parse = arrow::csv::ParseOptions::Defaults();
     auto convert = arrow::csv::ConvertOptions::Defaults();
-    for (const auto& f : schema.fields()) {
-      convert.column_types[f.name] =
-          ParsesDirectly(*f.type, false) ? ToArrowType(*f.type) : arrow::utf8();
-    }
+    // Everything arrives as text and is converted when conformed to the table, so a
+    // value that does not fit is reported with its column and row.
+    for (const auto& f : schema.fields()) convert.column_types[f.name] = arrow::utf8();
     convert.strings_can_be_null = true;
     SKADE_ARROW_ASSIGN(auto reader,
                        arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), file, read, parse, convert),
@@ -86,7 +81,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     auto parse = arrow::json::ParseOptions::Defaults();
     arrow::FieldVector fields;
     for (const auto& f : schema.fields())
-      if (ParsesDirectly(*f.type, true)) fields.push_back(arrow::field(f.name, ToArrowType(*f.type)));
+      if (ParsesDirectly(*f.type)) fields.push_back(arrow::field(f.name, ToArrowType(*f.type)));
       else if (f.type->is_primitive()) fields.push_back(arrow::field(f.name, arrow::utf8()));
     parse.explicit_schema = arrow::schema(fields);
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
