@@ -229,6 +229,7 @@ def machine_info(build_dir: Path) -> dict:
         "skade_commit": git("rev-parse", "--short", "HEAD"),
         "skade_worktree_dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
         "skade_build_type": build_type,
+        "loadavg_1_5_15_at_end": list(os.getloadavg()),
     }
 
 
@@ -248,6 +249,7 @@ def fmt_rate(r: float) -> str:
 # ---------------------------------------------------------------- scan
 
 def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
+    load_start = list(os.getloadavg())
     wh = data_dir / "scan-warehouse"
     shutil.rmtree(wh, ignore_errors=True)
     table_name = "bench.scan"
@@ -347,7 +349,7 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         print(f"  target {k}: {'MET' if ok else 'NOT MET'}")
     return {
         "benchmark": "scan",
-        "machine": machine_info(build_dir),
+        "machine": {**machine_info(build_dir), "loadavg_1_5_15_at_start": load_start},
         "protocol": {"rounds": a.rounds, "warmup": 1, "cache": "warm", "interleaved": True,
                      "threads": "defaults: skade parquet use_threads (Arrow CPU pool), PyIceberg default "
                                 "executor, pyarrow use_threads=True",
@@ -370,6 +372,7 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
 # ---------------------------------------------------------------- append
 
 def bench_append(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
+    load_start = list(os.getloadavg())
     data = pq.read_table(src)
     rows = data.num_rows
     sk_wh = data_dir / "append-skade"
@@ -459,7 +462,7 @@ def bench_append(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         print(f"  target {k}: {'MET' if ok else 'NOT MET'}")
     return {
         "benchmark": "append",
-        "machine": machine_info(build_dir),
+        "machine": {**machine_info(build_dir), "loadavg_1_5_15_at_start": load_start},
         "protocol": {"rounds": a.rounds, "warmup_rounds": 1, "interleaved": True,
                      "catalog": "SQLite SQL catalog on both sides: skade's <wh>/catalog.db; PyIceberg "
                                 "SqlCatalog on a fresh sqlite file",

@@ -231,7 +231,16 @@ Status CmdLog(Context& ctx, int64_t from, const std::string& table, Format forma
 
 int Report(const Status& st) {
   if (st) return 0;
-  std::fprintf(stderr, "skade: error: %s\n", st.error().message.c_str());
+  // One printable line, whatever a dependency put in the message.
+  std::string msg;
+  for (unsigned char c : st.error().message) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    if (c < 0x20 || c == 0x7f) continue;
+    if (c == ' ' && !msg.empty() && msg.back() == ' ') continue;
+    msg += static_cast<char>(c);
+  }
+  while (!msg.empty() && msg.back() == ' ') msg.pop_back();
+  std::fprintf(stderr, "skade: error: %s\n", msg.c_str());
   return 2;  // usage errors exit 1 from the argument parser; everything else is data/validation
 }
 

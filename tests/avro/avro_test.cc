@@ -1,17 +1,17 @@
 #include "skade/avro/avro.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "skade/avro/avro_internal.h"
 
@@ -113,7 +113,8 @@ TEST(AvroDatumTest, ZigZagKnownAnswers) {
 
 TEST(AvroDatumTest, VarintOverflowIsCorrupt) {
   // Eleven continuation bytes, and a 10th byte carrying more than bit 63.
-  EXPECT_THAT(DecodeAll("\"long\"", std::string(10, '\xff') + '\x01'), IsError(ErrorKind::kCorrupt));
+  EXPECT_THAT(DecodeAll("\"long\"", std::string(10, '\xff') + '\x01'),
+              IsError(ErrorKind::kCorrupt));
   EXPECT_THAT(DecodeAll("\"long\"", std::string(9, '\xff') + '\x02'), IsError(ErrorKind::kCorrupt));
   EXPECT_THAT(DecodeAll("\"long\"", Bytes({0x80})), IsError(ErrorKind::kCorrupt));
   EXPECT_THAT(DecodeAll("\"long\"", ""), IsError(ErrorKind::kCorrupt));
@@ -146,8 +147,9 @@ TEST(AvroDatumTest, InvalidPrimitiveBytesAreCorrupt) {
   EXPECT_THAT(DecodeAll("\"string\"", Bytes({0x06, 'a'})), IsError(ErrorKind::kCorrupt));
   EXPECT_THAT(DecodeAll("\"string\"", Bytes({0x01})), IsError(ErrorKind::kCorrupt));
   // A length of 2^62 must fail before anything is allocated.
-  EXPECT_THAT(DecodeAll("\"bytes\"", Bytes({0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01})),
-              IsError(ErrorKind::kCorrupt));
+  EXPECT_THAT(
+      DecodeAll("\"bytes\"", Bytes({0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01})),
+      IsError(ErrorKind::kCorrupt));
 }
 
 TEST(AvroDatumTest, DecodeStartsAtPosAndAdvances) {
@@ -164,10 +166,12 @@ TEST(AvroDatumTest, DecodeStartsAtPosAndAdvances) {
 
 TEST(AvroDatumTest, EncodeRejectsMismatchedValues) {
   std::string out;
-  EXPECT_THAT(Encode(*MustParse("\"int\""), Value::Long(1), &out), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(Encode(*MustParse("\"int\""), Value::Long(1), &out),
+              IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(Encode(*MustParse("\"string\""), Value::Int(1), &out),
               IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(Encode(*MustParse("\"null\""), Value::Int(1), &out), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(Encode(*MustParse("\"null\""), Value::Int(1), &out),
+              IsError(ErrorKind::kInvalidArgument));
   auto rec = MustParse(R"({"type":"record","name":"r","fields":[{"name":"a","type":"int"}]})");
   EXPECT_THAT(Encode(*rec, Value::Record({}), &out), IsError(ErrorKind::kInvalidArgument));
   auto err = Encode(*rec, Value::Record({Value::Bytes("x")}), &out);
@@ -208,7 +212,8 @@ TEST(AvroDatumTest, ArraysWithNegativeCountsAndManyBlocks) {
   // Block of -3 items (byte size 3), block of 1 item, end.
   auto v = DecodeAll(schema, Bytes({0x05, 0x06, 0x02, 0x04, 0x06, 0x02, 0x08, 0x00}));
   ASSERT_THAT(v, IsOk());
-  EXPECT_THAT(*v, SameAs(Value::Array({Value::Int(1), Value::Int(2), Value::Int(3), Value::Int(4)})));
+  EXPECT_THAT(*v,
+              SameAs(Value::Array({Value::Int(1), Value::Int(2), Value::Int(3), Value::Int(4)})));
   // A negative count without its byte size is truncated.
   EXPECT_THAT(DecodeAll(schema, Bytes({0x05})), IsError(ErrorKind::kCorrupt));
   // A byte size larger than what is left.
@@ -245,8 +250,9 @@ TEST(AvroDatumTest, HostileCountsFailFast) {
   internal::WriteLong(int64_t{1} << 60, &nulls);
   nulls.push_back('\0');
   EXPECT_THAT(DecodeAll(R"({"type":"array","items":"null"})", nulls), IsError(ErrorKind::kCorrupt));
-  EXPECT_THAT(DecodeAll(R"({"type":"array","items":{"type":"record","name":"e","fields":[]}})", nulls),
-              IsError(ErrorKind::kCorrupt));
+  EXPECT_THAT(
+      DecodeAll(R"({"type":"array","items":{"type":"record","name":"e","fields":[]}})", nulls),
+      IsError(ErrorKind::kCorrupt));
   // INT64_MIN as a block count.
   EXPECT_THAT(DecodeAll(R"({"type":"array","items":"int"})", std::string(9, '\xff') + '\x01'),
               IsError(ErrorKind::kCorrupt));
@@ -307,7 +313,8 @@ TEST(AvroDatumTest, FixedAndEnum) {
 // ---- Schemas ----------------------------------------------------------------------------
 
 TEST(AvroSchemaTest, PrimitivesAsStringsOrObjects) {
-  for (const char* name : {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}) {
+  for (const char* name :
+       {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}) {
     auto a = ParseSchema(std::string("\"") + name + "\"");
     auto b = ParseSchema(std::string("{\"type\":\"") + name + "\"}");
     ASSERT_THAT(a, IsOk());
@@ -339,18 +346,19 @@ TEST(AvroSchemaTest, NamedTypesResolveByShortAndFullName) {
 }
 
 TEST(AvroSchemaTest, MalformedSchemasAreCorrupt) {
-  for (const char* bad : {
-           "", "{", "42", "\"nope\"", "{\"type\":\"record\",\"name\":\"r\"}",
-           R"({"type":"record","name":"r","fields":[{"name":"a"}]})",
-           R"({"type":"record","name":"r","fields":[{"name":"a","type":"int"},{"name":"a","type":"int"}]})",
-           R"({"type":"record","name":"r","fields":[{"name":"a","type":"r"}]})",
-           R"({"type":"record","name":"r","fields":[{"name":"a","type":"int","field-id":"x"}]})",
-           R"({"type":"record","name":"r","fields":[{"name":"a","type":"int","field-id":4294967296}]})",
-           R"({"type":"fixed","name":"f"})", R"({"type":"fixed","name":"f","size":-1})",
-           R"({"type":"enum","name":"e","symbols":[1]})", R"({"type":"array"})",
-           R"({"type":"map"})", R"([["int"]])", R"({"type":{"type":"int"}})",
-           R"([{"type":"fixed","name":"f","size":1},{"type":"fixed","name":"f","size":2}])",
-           "{\"type\":\"string\",\"logicalType\":\"\xff\"}"}) {
+  for (
+      const char* bad :
+      {"", "{", "42", "\"nope\"", "{\"type\":\"record\",\"name\":\"r\"}",
+       R"({"type":"record","name":"r","fields":[{"name":"a"}]})",
+       R"({"type":"record","name":"r","fields":[{"name":"a","type":"int"},{"name":"a","type":"int"}]})",
+       R"({"type":"record","name":"r","fields":[{"name":"a","type":"r"}]})",
+       R"({"type":"record","name":"r","fields":[{"name":"a","type":"int","field-id":"x"}]})",
+       R"({"type":"record","name":"r","fields":[{"name":"a","type":"int","field-id":4294967296}]})",
+       R"({"type":"fixed","name":"f"})", R"({"type":"fixed","name":"f","size":-1})",
+       R"({"type":"enum","name":"e","symbols":[1]})", R"({"type":"array"})", R"({"type":"map"})",
+       R"([["int"]])", R"({"type":{"type":"int"}})",
+       R"([{"type":"fixed","name":"f","size":1},{"type":"fixed","name":"f","size":2}])",
+       "{\"type\":\"string\",\"logicalType\":\"\xff\"}"}) {
     EXPECT_THAT(ParseSchema(bad), IsError(ErrorKind::kCorrupt)) << bad;
   }
   std::string deep = "\"int\"";
@@ -448,10 +456,11 @@ std::vector<Value> TestRecords(int n) {
   for (int i = 0; i < n; ++i) {
     Value::List tags;
     for (int t = 0; t < i % 4; ++t) tags.push_back(Value::Bytes("t" + std::to_string(t)));
-    out.push_back(Value::Record(
-        {Value::Long(i * 7919LL - 100),
-         i % 3 == 0 ? Value::Union(0, Value::Null()) : Value::Union(1, Value::Bytes("n" + std::to_string(i))),
-         Value::Array(std::move(tags))}));
+    out.push_back(
+        Value::Record({Value::Long(i * 7919LL - 100),
+                       i % 3 == 0 ? Value::Union(0, Value::Null())
+                                  : Value::Union(1, Value::Bytes("n" + std::to_string(i))),
+                       Value::Array(std::move(tags))}));
   }
   return out;
 }
@@ -466,8 +475,8 @@ class ContainerCodecTest : public ::testing::TestWithParam<Codec> {};
 TEST_P(ContainerCodecTest, RoundTripKeepsRecordsAndMetadata) {
   NodePtr schema = TestRecordSchema();
   const auto records = TestRecords(1000);
-  const std::map<std::string, std::string> meta{{"schema", "{}"}, {"format-version", "2"},
-                                                {"binary", std::string("\0\1", 2)}};
+  const std::map<std::string, std::string> meta{
+      {"schema", "{}"}, {"format-version", "2"}, {"binary", std::string("\0\1", 2)}};
   auto bytes = WriteContainer(*schema, meta, records, GetParam(), 128);
   ASSERT_THAT(bytes, IsOk());
   EXPECT_EQ(bytes->substr(0, 4), std::string("Obj\x01", 4));
@@ -517,7 +526,9 @@ TEST_P(ContainerCodecTest, TruncationAndGarblingNeverCrash) {
   }
   for (int i = 0; i < 2000; ++i) {
     std::string noise = good.substr(0, rng() % good.size());
-    for (int k = 0; k < 4 && !noise.empty(); ++k) noise[rng() % noise.size()] = static_cast<char>(rng());
+    for (int k = 0; k < 4 && !noise.empty(); ++k) {
+      noise[rng() % noise.size()] = static_cast<char>(rng());
+    }
     auto file = ReadContainer(noise);
     if (!file) {
       EXPECT_EQ(file.error().kind, ErrorKind::kCorrupt);
@@ -548,9 +559,12 @@ TEST(AvroContainerTest, SyncMarkersAreRandom) {
 
 TEST(AvroContainerTest, WriteRejectsBadInput) {
   NodePtr schema = MustParse("\"int\"");
-  EXPECT_THAT(WriteContainer(*schema, {{"avro.codec", "x"}}, {}), IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(WriteContainer(*schema, {}, {Value::Bytes("x")}), IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(WriteContainer(*schema, {}, {}, Codec::kNull, 0), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(WriteContainer(*schema, {{"avro.codec", "x"}}, {}),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(WriteContainer(*schema, {}, {Value::Bytes("x")}),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(WriteContainer(*schema, {}, {}, Codec::kNull, 0),
+              IsError(ErrorKind::kInvalidArgument));
 }
 
 std::string Patch(std::string bytes, std::string_view from, std::string_view to) {
@@ -662,8 +676,9 @@ TEST_P(FastavroFileTest, ReadsKitchenSink) {
     EXPECT_THAT(f[4], SameAs(Value::Double(i / 4.0)));
     EXPECT_THAT(f[5], SameAs(Value::Bytes("row-" + std::to_string(i))));
     EXPECT_THAT(f[6], SameAs(Value::Bytes(std::string{static_cast<char>(i), '\0', '\xff'})));
-    EXPECT_THAT(f[7], SameAs(i % 3 == 0 ? Value::Union(0, Value::Null())
-                                         : Value::Union(1, Value::Bytes("opt" + std::to_string(i)))));
+    EXPECT_THAT(f[7],
+                SameAs(i % 3 == 0 ? Value::Union(0, Value::Null())
+                                  : Value::Union(1, Value::Bytes("opt" + std::to_string(i)))));
     EXPECT_THAT(f[8], SameAs(Value::Bytes(std::string("\0\1\2", 3) + static_cast<char>(i))));
     EXPECT_THAT(f[9], SameAs(Value::Int(i % 3)));
     EXPECT_EQ(f[10].list().size(), static_cast<size_t>(i));

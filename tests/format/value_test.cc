@@ -28,6 +28,12 @@ std::string Bytes(std::initializer_list<int> b) {
 
 constexpr int64_t kMicrosPerDay = 86400LL * 1000000;
 
+unsigned __int128 Pow10To38() {
+  unsigned __int128 r = 1;
+  for (int i = 0; i < 38; ++i) r *= 10;
+  return r;
+}
+
 // --- binary single-value serialization ------------------------------------------------
 
 TEST(SerializeValue, KnownBytes) {
@@ -249,6 +255,25 @@ TEST(ParseValue, OtherTypes) {
   EXPECT_THAT(ParseValue(*T(TypeId::kBinary), "0xabc"), IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(ParseValue(*Type::Fixed(2), "0x0001"), IsOk());
   EXPECT_THAT(ParseValue(*Type::Fixed(2), "0x000102"), IsErrorWith(ErrorKind::kInvalidArgument, "2 bytes"));
+}
+
+TEST(ParseValue, ExtremesRoundTrip) {
+  auto check = [](const TypePtr& type, const Value& v) {
+    std::string text = FormatValue(*type, v);
+    auto back = ParseValue(*type, text);
+    ASSERT_THAT(back, IsOk()) << text;
+    EXPECT_EQ(CompareValues(v, *back), 0) << text;
+  };
+  for (int32_t d : {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), 1439382382})
+    check(T(TypeId::kDate), Value(d));
+  for (auto type : {T(TypeId::kTimestamp), T(TypeId::kTimestampTz)}) {
+    check(type, Value(std::numeric_limits<int64_t>::min()));
+    check(type, Value(std::numeric_limits<int64_t>::max()));
+  }
+  EXPECT_EQ(FormatValue(*T(TypeId::kDate), Value(std::numeric_limits<int32_t>::max())), "+5881580-07-11");
+  EXPECT_THAT(ParseValue(*T(TypeId::kDate), "+5881580-07-12"), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(ParseValue(*T(TypeId::kTimestamp), "+294247-01-11"), IsError(ErrorKind::kInvalidArgument));
+  check(Type::Decimal(38, 0), Value(Decimal{-(static_cast<__int128>(Pow10To38()) - 1)}));
 }
 
 TEST(ParseValue, RoundTripsFormatValue) {

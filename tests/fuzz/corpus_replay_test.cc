@@ -1,5 +1,7 @@
 // Replays every checked-in fuzz corpus through its fuzz target, so the seeds (and any
 // crashers added after a fix) run with the unit tests.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -7,8 +9,6 @@
 #include <iterator>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "fuzz_targets.h"
 
@@ -23,13 +23,14 @@ struct Corpus {
 // One line per fuzz target.
 constexpr Corpus kCorpora[] = {
     {"avro_container", FuzzAvroContainer},
+    {"expression_parser", FuzzExpressionParser},
 };
 
 class CorpusReplayTest : public ::testing::TestWithParam<Corpus> {};
 
 TEST_P(CorpusReplayTest, EveryFileRunsClean) {
-  const auto dir = std::filesystem::path(SKADE_SOURCE_DIR) / "tests/fuzz/corpus" /
-                   GetParam().directory;
+  const auto dir =
+      std::filesystem::path(SKADE_SOURCE_DIR) / "tests/fuzz/corpus" / GetParam().directory;
   ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {

@@ -9,6 +9,8 @@
 
 #include "skade/avro/avro.h"
 #include "skade/avro/avro_internal.h"
+#include "skade/expr/expression.h"
+#include "skade/format/partition_spec.h"
 
 namespace skade::fuzz {
 namespace {
@@ -25,7 +27,9 @@ int FuzzAvroContainer(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   auto file = avro::ReadContainer(bytes);
   if (!file) {
-    if (file.error().kind != ErrorKind::kCorrupt) Fail("non-kCorrupt error", file.error().ToString());
+    if (file.error().kind != ErrorKind::kCorrupt) {
+      Fail("non-kCorrupt error", file.error().ToString());
+    }
     return 0;
   }
   std::map<std::string, std::string> user_meta;
@@ -60,6 +64,63 @@ int FuzzAvroContainer(const uint8_t* data, size_t size) {
       Fail("record changed", std::to_string(i));
     }
   }
+  return 0;
+}
+
+}  // namespace skade::fuzz
+
+namespace skade::fuzz {
+
+int FuzzExpressionParser(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto parsed = expr::Parse(text);
+  if (!parsed) {
+    if (parsed.error().kind != ErrorKind::kInvalidArgument)
+      Fail("Parse: non-kInvalidArgument error", parsed.error().ToString());
+    return 0;
+  }
+  const std::string printed = expr::ToString(**parsed);
+  auto reparsed = expr::Parse(printed);
+  if (!reparsed) Fail("printed filter does not parse", printed + " : " + reparsed.error().message);
+  if (expr::ToString(**reparsed) != printed) Fail("ToString is not stable", printed);
+
+  static const Schema schema = *ParseSchemaSpec(
+      "a:int, b:long, c:string, d:date, ts:timestamp, tz:timestamptz, x:double, f:float, "
+      "p:decimal(9,2), u:uuid, bin:binary, fx:fixed(4), t:time, flag:boolean, "
+      "s:struct<n:int,m:string>, l:list<int>");
+  auto bound = expr::Bind(*parsed, schema);
+  if (!bound) {
+    if (bound.error().kind != ErrorKind::kInvalidArgument)
+      Fail("Bind: non-kInvalidArgument error", bound.error().ToString());
+    return 0;
+  }
+  // A bound filter prints as text that binds to the same filter.
+  const std::string bound_text = expr::ToString(**bound);
+  auto rebound_parsed = expr::Parse(bound_text);
+  if (!rebound_parsed) Fail("printed bound filter does not parse", bound_text);
+  auto rebound = expr::Bind(*rebound_parsed, schema);
+  if (!rebound) Fail("printed bound filter does not bind", bound_text + " : " + rebound.error().message);
+  if (expr::ToString(**rebound) != bound_text) Fail("bound ToString is not stable", bound_text);
+
+  // Binding folds constants away, so unknown statistics prune only a filter that is
+  // false outright.
+  expr::ColumnStats unknown;
+  if (!expr::MightMatch(**bound, unknown) && (*bound)->op != expr::Op::kFalse)
+    Fail("unknown stats pruned a filter", bound_text);
+  static const PartitionSpec spec = *ParsePartitionSpec(
+      "a, bucket(4, b), truncate(2, c), day(ts), hour(tz), month(d), truncate(100, p), "
+      "bucket(3, u), truncate(2, bin), s.n",
+      schema);
+  auto projected = expr::ProjectToPartition(**bound, spec, schema);
+  if (!projected) Fail("ProjectToPartition failed", projected.error().ToString());
+  std::vector<Value> nulls(spec.fields().size());
+  (void)expr::EvaluatePartition(**projected, spec, nulls);
+  auto ptype = spec.PartitionType(schema);
+  if (!ptype) Fail("PartitionType failed", ptype.error().ToString());
+  std::vector<TypePtr> types;
+  for (const auto& f : (*ptype)->fields) types.push_back(f.type);
+  std::vector<expr::PartitionFieldSummary> summaries(types.size());
+  (void)expr::ManifestMightMatch(**projected, spec, types, summaries);
   return 0;
 }
 

@@ -11,4 +11,9 @@ namespace skade::fuzz {
 /// and checks that they read back identical.
 int FuzzAvroContainer(const uint8_t* data, size_t size);
 
+/// Parses a row filter; if it parses, checks that ToString re-parses to the same text,
+/// binds it against a fixed schema and runs the evaluators (metrics, projection,
+/// partition and manifest evaluation) on it. Only kInvalidArgument errors are allowed.
+int FuzzExpressionParser(const uint8_t* data, size_t size);
+
 }  // namespace skade::fuzz

@@ -2,10 +2,10 @@
 // command line through LLVMFuzzerTestOneInput (build with -DSKADE_LIBFUZZER to omit).
 #ifndef SKADE_LIBFUZZER
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>

@@ -39,8 +39,10 @@ class Skade:
 
     def __call__(self, *args, timeout: float = 120, env=None):
         cmd = [self.binary, "--warehouse", str(self.warehouse), *[str(a) for a in args]]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-        return p.returncode, p.stdout, p.stderr
+        p = subprocess.run(cmd, capture_output=True, timeout=timeout, env=env)
+        # undecodable bytes stay visible (as \xNN) instead of failing the test in the runner
+        return (p.returncode, p.stdout.decode("utf-8", "backslashreplace"),
+                p.stderr.decode("utf-8", "backslashreplace"))
 
     def ok(self, *args, **kw) -> str:
         """Runs and asserts exit 0 with nothing on stderr; returns stdout."""

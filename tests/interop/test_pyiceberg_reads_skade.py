@@ -6,7 +6,6 @@ with nulls in every optional column); skade's rows come out through `scan --form
 from __future__ import annotations
 
 import datetime as dt
-import json
 import random
 import struct
 import uuid
@@ -183,11 +182,6 @@ def test_required_nested_fields(skade, catalog, tmp_path):
     assert_same_rows(skade.rows(TABLE), data, what="skade")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="skade bug: appending a file that lacks an optional struct column whose struct has "
-    "a required field fails with \"Column 'zip' is declared non-nullable but contains nulls\"",
-)
 def test_missing_optional_struct_with_required_child(skade, catalog, tmp_path):
     _create(skade, "id:long!, addr:struct<city:string,zip:int!>")
     data = pa.table({"id": pa.array([1, 2], pa.int64())})

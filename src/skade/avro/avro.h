@@ -81,7 +81,9 @@ struct Value {
   static Value Record(List fields) { return Value{std::move(fields)}; }
   static Value Array(List items) { return Value{std::move(items)}; }
   static Value Union(int branch, Value v) {
-    Value u{List{std::move(v)}};
+    List l;
+    l.push_back(std::move(v));  // an initializer list would deep-copy v
+    Value u{std::move(l)};
     u.branch = branch;
     return u;
   }

@@ -1,14 +1,14 @@
 // The container codecs: null, deflate (raw RFC 1951), snappy (+CRC-32), zstandard.
 // zlib, snappy and zstd are translated to skade errors here and nowhere else.
-#include <algorithm>
-#include <climits>
-#include <memory>
-#include <string>
-
 #include <snappy.h>
 #include <zlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
+
+#include <algorithm>
+#include <climits>
+#include <memory>
+#include <string>
 
 #include "skade/avro/avro.h"
 #include "skade/avro/avro_codec_internal.h"
@@ -131,7 +131,8 @@ Status ZstdDecompress(std::string_view in, size_t max_out, std::string* out) {
     // The frame states its size: decompress in one shot into an exact buffer.
     if (known > max_out) return TooLarge(max_out);
     out->resize(static_cast<size_t>(known));
-    const size_t n = ZSTD_decompressDCtx(dctx.get(), out->data(), out->size(), in.data(), in.size());
+    const size_t n =
+        ZSTD_decompressDCtx(dctx.get(), out->data(), out->size(), in.data(), in.size());
     if (!ZSTD_isError(n)) {
       if (n != known) return Corrupt("zstd: frame content size mismatch");
       return {};
@@ -168,10 +169,15 @@ Status ZstdDecompress(std::string_view in, size_t max_out, std::string* out) {
 
 Status Compress(Codec codec, std::string_view in, std::string* out) {
   switch (codec) {
-    case Codec::kNull: out->assign(in); return {};
-    case Codec::kDeflate: return DeflateCompress(in, out);
-    case Codec::kSnappy: return SnappyCompress(in, out);
-    case Codec::kZstandard: return ZstdCompress(in, out);
+    case Codec::kNull:
+      out->assign(in);
+      return {};
+    case Codec::kDeflate:
+      return DeflateCompress(in, out);
+    case Codec::kSnappy:
+      return SnappyCompress(in, out);
+    case Codec::kZstandard:
+      return ZstdCompress(in, out);
   }
   return InvalidArgument("unknown codec");
 }
@@ -182,9 +188,12 @@ Status Decompress(Codec codec, std::string_view in, size_t max_out, std::string*
       if (in.size() > max_out) return TooLarge(max_out);
       out->assign(in);
       return {};
-    case Codec::kDeflate: return DeflateDecompress(in, max_out, out);
-    case Codec::kSnappy: return SnappyDecompress(in, max_out, out);
-    case Codec::kZstandard: return ZstdDecompress(in, max_out, out);
+    case Codec::kDeflate:
+      return DeflateDecompress(in, max_out, out);
+    case Codec::kSnappy:
+      return SnappyDecompress(in, max_out, out);
+    case Codec::kZstandard:
+      return ZstdDecompress(in, max_out, out);
   }
   return Corrupt("unknown codec");
 }
@@ -201,10 +210,14 @@ Result<Codec> ParseCodec(std::string_view name) {
 
 std::string_view CodecName(Codec codec) {
   switch (codec) {
-    case Codec::kNull: return "null";
-    case Codec::kDeflate: return "deflate";
-    case Codec::kSnappy: return "snappy";
-    case Codec::kZstandard: return "zstandard";
+    case Codec::kNull:
+      return "null";
+    case Codec::kDeflate:
+      return "deflate";
+    case Codec::kSnappy:
+      return "snappy";
+    case Codec::kZstandard:
+      return "zstandard";
   }
   return "null";
 }

@@ -136,8 +136,8 @@ Result<ContainerFile> ReadContainerImpl(std::string_view bytes) {
       file.records.push_back(std::move(*value));
     }
     if (!block_reader.at_end()) {
-      return block_ctx(Error{ErrorKind::kCorrupt,
-                             std::to_string(block_reader.remaining()) + " stray bytes after records"});
+      return block_ctx(Error{ErrorKind::kCorrupt, std::to_string(block_reader.remaining()) +
+                                                      " stray bytes after records"});
     }
   }
   return file;

@@ -112,7 +112,9 @@ Status EncodeImpl(const Node& schema, const Value& value, std::string* out) {
       if (!items) return Mismatch(schema, "array");
       if (!items->empty()) {
         WriteLong(static_cast<int64_t>(items->size()), out);
-        for (const Value& item : *items) SKADE_RETURN_IF_ERROR(EncodeImpl(*schema.items, item, out));
+        for (const Value& item : *items) {
+          SKADE_RETURN_IF_ERROR(EncodeImpl(*schema.items, item, out));
+        }
       }
       out->push_back('\0');
       return {};
@@ -193,14 +195,17 @@ namespace internal {
 
 bool IsZeroWidth(const Node& schema) {
   switch (schema.kind) {
-    case NodeKind::kNull: return true;
-    case NodeKind::kFixed: return schema.fixed_size == 0;
+    case NodeKind::kNull:
+      return true;
+    case NodeKind::kFixed:
+      return schema.fixed_size == 0;
     case NodeKind::kRecord:
       for (const auto& f : schema.fields) {
         if (!IsZeroWidth(*f.type)) return false;
       }
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 

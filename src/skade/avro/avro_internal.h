@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "skade/avro/avro.h"
 #include "skade/common/result.h"
@@ -22,8 +23,8 @@ inline constexpr uint64_t kValuesPerByte = 4;
 
 /// Shared state of one decode (one datum, or one whole container file).
 struct DecodeContext {
-  uint64_t values = 0;       // Values created so far
-  uint64_t bytes_seen = 0;   // bytes handed to the decoder so far
+  uint64_t values = 0;      // Values created so far
+  uint64_t bytes_seen = 0;  // bytes handed to the decoder so far
 
   /// Counts one created Value; fails once the budget for the bytes seen is spent.
   Status Charge(uint64_t n = 1) {
@@ -70,8 +71,8 @@ class Reader {
     SKADE_ASSIGN_OR_RETURN(int64_t n, ReadLong());
     if (n < 0) return Corrupt(At("negative " + std::string(what) + " length"));
     if (static_cast<uint64_t>(n) > remaining()) {
-      return Corrupt(At(std::string(what) + " length " + std::to_string(n) +
-                        " exceeds remaining " + std::to_string(remaining()) + " bytes"));
+      return Corrupt(At(std::string(what) + " length " + std::to_string(n) + " exceeds remaining " +
+                        std::to_string(remaining()) + " bytes"));
     }
     return static_cast<size_t>(n);
   }

@@ -2,10 +2,9 @@
 #include <charconv>
 #include <exception>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "skade/avro/avro.h"
 #include "skade/avro/avro_internal.h"

@@ -1,8 +1,7 @@
 // Node tree → Avro schema JSON that fastavro, PyIceberg and Java accept.
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "skade/avro/avro.h"
 
@@ -13,20 +12,34 @@ using ojson = nlohmann::ordered_json;
 
 const char* KindName(NodeKind kind) {
   switch (kind) {
-    case NodeKind::kNull: return "null";
-    case NodeKind::kBoolean: return "boolean";
-    case NodeKind::kInt: return "int";
-    case NodeKind::kLong: return "long";
-    case NodeKind::kFloat: return "float";
-    case NodeKind::kDouble: return "double";
-    case NodeKind::kBytes: return "bytes";
-    case NodeKind::kString: return "string";
-    case NodeKind::kRecord: return "record";
-    case NodeKind::kEnum: return "enum";
-    case NodeKind::kArray: return "array";
-    case NodeKind::kMap: return "map";
-    case NodeKind::kUnion: return "union";
-    case NodeKind::kFixed: return "fixed";
+    case NodeKind::kNull:
+      return "null";
+    case NodeKind::kBoolean:
+      return "boolean";
+    case NodeKind::kInt:
+      return "int";
+    case NodeKind::kLong:
+      return "long";
+    case NodeKind::kFloat:
+      return "float";
+    case NodeKind::kDouble:
+      return "double";
+    case NodeKind::kBytes:
+      return "bytes";
+    case NodeKind::kString:
+      return "string";
+    case NodeKind::kRecord:
+      return "record";
+    case NodeKind::kEnum:
+      return "enum";
+    case NodeKind::kArray:
+      return "array";
+    case NodeKind::kMap:
+      return "map";
+    case NodeKind::kUnion:
+      return "union";
+    case NodeKind::kFixed:
+      return "fixed";
   }
   return "null";
 }
@@ -50,8 +63,8 @@ class SchemaWriter {
       default:
         break;
     }
-    const bool plain = node.logical_type.empty() && node.precision == 0 && node.scale == 0 &&
-                       !node.adjust_to_utc;
+    const bool plain =
+        node.logical_type.empty() && node.precision == 0 && node.scale == 0 && !node.adjust_to_utc;
     if (node.kind <= NodeKind::kString && plain) return KindName(node.kind);
 
     ojson out = ojson::object();
@@ -126,7 +139,8 @@ std::string SchemaToJson(const Node& node) {
   SchemaWriter writer;
   // Names and symbols come from parsed JSON or from code; replace rather than throw on
   // invalid UTF-8.
-  return writer.Write(node, "").dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return writer.Write(node, "").dump(-1, ' ', false,
+                                     nlohmann::ordered_json::error_handler_t::replace);
 }
 
 }  // namespace skade::avro

@@ -33,7 +33,9 @@ bool SameValue(const Value& a, const Value& b) {
     }
     return true;
   }
-  if (const auto* sa = std::get_if<std::string>(&a.data)) return *sa == std::get<std::string>(b.data);
+  if (const auto* sa = std::get_if<std::string>(&a.data)) {
+    return *sa == std::get<std::string>(b.data);
+  }
   if (const auto* ia = std::get_if<int32_t>(&a.data)) return *ia == std::get<int32_t>(b.data);
   if (const auto* la = std::get_if<int64_t>(&a.data)) return *la == std::get<int64_t>(b.data);
   if (const auto* ba = std::get_if<bool>(&a.data)) return *ba == std::get<bool>(b.data);

@@ -106,13 +106,19 @@ using internal::AsInt64;
 // ---------------------------------------------------------------------------------------
 // Calendar (Howard Hinnant's civil-days algorithms, proleptic Gregorian).
 
-int32_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+namespace internal {
+int64_t DaysFromCivil64(int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
   const int64_t era = (y >= 0 ? y : y - 399) / 400;
   const auto yoe = static_cast<unsigned>(y - era * 400);
   const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return static_cast<int32_t>(era * 146097 + static_cast<int64_t>(doe) - 719468);
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+}  // namespace internal
+
+int32_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  return static_cast<int32_t>(internal::DaysFromCivil64(y, m, d));
 }
 
 void CivilFromDays(int64_t z, int64_t* year, unsigned* month, unsigned* day) {

@@ -20,6 +20,9 @@ inline int64_t FloorDiv(int64_t a, int64_t b) {
   return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
+/// DaysFromCivil without the 32-bit narrowing (years beyond ±5.8 million).
+int64_t DaysFromCivil64(int64_t year, unsigned month, unsigned day);
+
 /// 10^n for 0 <= n <= 38.
 unsigned __int128 Pow10(int n);
 

@@ -148,11 +148,16 @@ struct Cursor {
     ++pos;
     return true;
   }
-  // Exactly `min..max` digits.
+  // Between `min` and `max` digits; the value only counts the first 18 (callers that
+  // allow more read the text itself).
   std::optional<int64_t> Digits(int min, int max, int* count = nullptr) {
     int64_t v = 0;
     int n = 0;
-    while (n < max && IsDigit(Peek())) v = v * 10 + (s[pos++] - '0'), ++n;
+    while (n < max && IsDigit(Peek())) {
+      int digit = s[pos++] - '0';
+      if (n < 18) v = v * 10 + digit;
+      ++n;
+    }
     if (count) *count = n;
     if (n < min) return std::nullopt;
     return v;
@@ -165,11 +170,11 @@ unsigned DaysInMonth(int64_t y, unsigned m) {
   return m == 2 && leap ? 29 : kDays[m - 1];
 }
 
-// [+-]YYYY[YY]-MM-DD → days.
+// [+-]YYYY[YYY]-MM-DD → days (7 digits cover every date an int32 day count can hold).
 std::optional<int64_t> ReadDate(Cursor& c) {
   bool neg = false;
   if (c.Peek() == '-' || c.Peek() == '+') neg = c.s[c.pos++] == '-';
-  auto y = c.Digits(4, 6);
+  auto y = c.Digits(4, 7);
   if (!y || !c.Eat('-')) return std::nullopt;
   auto m = c.Digits(2, 2);
   if (!m || !c.Eat('-')) return std::nullopt;
@@ -178,7 +183,7 @@ std::optional<int64_t> ReadDate(Cursor& c) {
   int64_t year = neg ? -*y : *y;
   if (*m < 1 || *m > 12 || *d < 1 || *d > DaysInMonth(year, static_cast<unsigned>(*m)))
     return std::nullopt;
-  return DaysFromCivil(year, static_cast<unsigned>(*m), static_cast<unsigned>(*d));
+  return internal::DaysFromCivil64(year, static_cast<unsigned>(*m), static_cast<unsigned>(*d));
 }
 
 // HH:MM[:SS[.fraction]] → µs of the day. More than 6 fraction digits must be zeros.
@@ -330,13 +335,13 @@ Result<Value> ParseTemporal(const Type& type, std::string_view text) {
     }
     offset = *o;
   }
-  int64_t micros;
-  if (__builtin_mul_overflow(*days, kMicrosPerDay, &micros) ||
-      __builtin_add_overflow(micros, tod - offset, &micros)) {
+  // In 128 bits: the day's start may lie below INT64_MIN while the instant does not.
+  __int128 micros = static_cast<__int128>(*days) * kMicrosPerDay + tod - offset;
+  if (micros < std::numeric_limits<int64_t>::min() || micros > std::numeric_limits<int64_t>::max()) {
     why = "out of range";
     return bad();
   }
-  return Value(micros);
+  return Value(static_cast<int64_t>(micros));
 }
 
 std::optional<std::string> ParseUuid(std::string_view s) {

@@ -8,6 +8,7 @@
 #include <parquet/properties.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cctype>
 #include <unordered_map>
 
@@ -39,7 +40,27 @@ void InitCompute() {
   (void)once;
 }
 
-// Strings that Arrow's cast cannot parse (uuid text, times) are converted here.
+// Binary and fixed values in text inputs are hex (as scans print them), "0x" optional.
+Result<Value> HexValue(std::string_view text) {
+  if (text.starts_with("0x") || text.starts_with("0X")) text.remove_prefix(2);
+  if (text.size() % 2 != 0) return InvalidArgument("binary values are written as hex digits, got an odd count");
+  std::string out;
+  out.reserve(text.size() / 2);
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < text.size(); i += 2) {
+    int hi = nibble(text[i]), lo = nibble(text[i + 1]);
+    if (hi < 0 || lo < 0) return InvalidArgument("binary values are written as hex digits, got '" + std::string(text) + "'");
+    out += static_cast<char>(hi * 16 + lo);
+  }
+  return Value{out};
+}
+
+// Strings that Arrow's cast cannot parse (uuid text, times, hex bytes) are converted here.
 Result<std::shared_ptr<arrow::Array>> ParseStrings(const arrow::Array& in, const Type& type,
                                                    const std::string& column, int64_t first_row) {
   auto target = ToArrowType(type);
@@ -53,11 +74,18 @@ Result<std::shared_ptr<arrow::Array>> ParseStrings(const arrow::Array& in, const
     std::string_view text = in.type_id() == arrow::Type::LARGE_STRING
                                 ? static_cast<const arrow::LargeStringArray&>(in).GetView(i)
                                 : static_cast<const arrow::StringArray&>(in).GetView(i);
-    auto v = ParseValue(type, text);
+    Result<Value> v = (type.id == TypeId::kBinary || type.id == TypeId::kFixed) ? HexValue(text)
+                                                                                : ParseValue(type, text);
     if (!v)
       return InvalidArgument("column '" + column + "' row " + std::to_string(first_row + i) +
                              ": " + v.error().message);
-    if (type.id == TypeId::kTime) {
+    if (type.id == TypeId::kFixed && std::get<std::string>(*v).size() != static_cast<size_t>(type.length))
+      return InvalidArgument("column '" + column + "' row " + std::to_string(first_row + i) + ": " +
+                             std::to_string(std::get<std::string>(*v).size()) + " bytes do not fit " +
+                             type.ToString());
+    if (type.id == TypeId::kBinary) {
+      SKADE_ARROW_RETURN(static_cast<arrow::BinaryBuilder&>(*builder).Append(std::get<std::string>(*v)), column);
+    } else if (type.id == TypeId::kTime) {
       SKADE_ARROW_RETURN(static_cast<arrow::Time64Builder&>(*builder).Append(std::get<int64_t>(*v)), column);
     } else {
       const std::string& b = std::get<std::string>(*v);
@@ -67,6 +95,68 @@ Result<std::shared_ptr<arrow::Array>> ParseStrings(const arrow::Array& in, const
   std::shared_ptr<arrow::Array> out;
   SKADE_ARROW_RETURN(builder->Finish(&out), column);
   return out;
+}
+
+// JSON objects arrive as structs (one field per key seen); a map column takes the
+// keys whose value is present in each row.
+Result<std::shared_ptr<arrow::Array>> StructToMap(const arrow::StructArray& in, const Type& type,
+                                                  const std::string& column) {
+  if (type.key().type->id != TypeId::kString)
+    return InvalidArgument("column '" + column + "': JSON objects only fill maps with string keys");
+  auto value_type = in.num_fields() > 0 ? in.field(0)->type() : arrow::null();
+  for (int k = 1; k < in.num_fields(); ++k)
+    if (!in.field(k)->type()->Equals(*value_type))
+      return InvalidArgument("column '" + column + "': the values of a map object must share one type");
+  auto map_type = arrow::map(arrow::utf8(), value_type);
+  SKADE_ARROW_ASSIGN(auto builder, arrow::MakeBuilder(map_type), column);
+  auto& mb = static_cast<arrow::MapBuilder&>(*builder);
+  auto& kb = static_cast<arrow::StringBuilder&>(*mb.key_builder());
+  for (int64_t r = 0; r < in.length(); ++r) {
+    if (in.IsNull(r)) {
+      SKADE_ARROW_RETURN(mb.AppendNull(), column);
+      continue;
+    }
+    SKADE_ARROW_RETURN(mb.Append(), column);
+    for (int k = 0; k < in.num_fields(); ++k) {
+      const auto& child = *in.field(k);
+      if (child.IsNull(r)) continue;
+      SKADE_ARROW_RETURN(kb.Append(in.struct_type()->field(k)->name()), column);
+      SKADE_ARROW_ASSIGN(auto scalar, child.GetScalar(r), column);
+      SKADE_ARROW_RETURN(mb.item_builder()->AppendScalar(*scalar), column);
+    }
+  }
+  std::shared_ptr<arrow::Array> out;
+  SKADE_ARROW_RETURN(mb.Finish(&out), column);
+  return out;
+}
+
+// A struct's required children may hold anything under a null parent, but Parquet
+// refuses nulls in a required column: mark them valid. A null under a present
+// parent is an error naming the field and row.
+Result<std::shared_ptr<arrow::Array>> FixRequiredChildren(const std::shared_ptr<arrow::Array>& arr,
+                                                          const NestedField& field, const std::string& path,
+                                                          int64_t first_row) {
+  if (field.type->id != TypeId::kStruct || arr->type_id() != arrow::Type::STRUCT) return arr;
+  auto data = arr->data()->Copy();
+  const auto& sa = static_cast<const arrow::StructArray&>(*arr);
+  for (size_t k = 0; k < field.type->fields.size() && static_cast<int>(k) < sa.num_fields(); ++k) {
+    const NestedField& child_field = field.type->fields[k];
+    std::shared_ptr<arrow::Array> child = arrow::MakeArray(data->child_data[k]);
+    std::string child_path = path + "." + child_field.name;
+    if (child_field.required && child->null_count() > 0) {
+      for (int64_t r = 0; r < child->length(); ++r)
+        if (child->IsNull(r) && r >= data->offset && r - data->offset < arr->length() && arr->IsValid(r - data->offset))
+          return InvalidArgument("field '" + child_path + "' is required but row " +
+                                 std::to_string(first_row + r - data->offset) + " is null");
+      auto cd = child->data()->Copy();
+      cd->buffers[0] = nullptr;
+      cd->null_count = 0;
+      child = arrow::MakeArray(cd);
+    }
+    SKADE_ASSIGN_OR_RETURN(child, FixRequiredChildren(child, child_field, child_path, first_row));
+    data->child_data[k] = child->data();
+  }
+  return arrow::MakeArray(data);
 }
 
 // Finds the first row whose cast fails, by bisection over slices.
@@ -86,11 +176,19 @@ Result<std::shared_ptr<arrow::Array>> ConvertColumn(const std::shared_ptr<arrow:
   auto target = ToArrowType(*field.type);
   std::shared_ptr<arrow::Array> out = in;
   bool is_text = in->type_id() == arrow::Type::STRING || in->type_id() == arrow::Type::LARGE_STRING;
-  if (is_text && (field.type->id == TypeId::kUuid || field.type->id == TypeId::kTime)) {
+  TypeId tid = field.type->id;
+  if (is_text && (tid == TypeId::kUuid || tid == TypeId::kTime || tid == TypeId::kBinary || tid == TypeId::kFixed)) {
     SKADE_ASSIGN_OR_RETURN(out, ParseStrings(*in, *field.type, field.name, first_row));
   } else if (!in->type()->Equals(*target, /*check_metadata=*/false)) {
     InitCompute();
+    if (in->type_id() == arrow::Type::STRUCT && target->id() == arrow::Type::MAP) {
+      SKADE_ASSIGN_OR_RETURN(out, StructToMap(static_cast<const arrow::StructArray&>(*in), *field.type, field.name));
+      return ConvertColumn(out, field, first_row);
+    }
     auto cast = arrow::compute::Cast(*in, target, arrow::compute::CastOptions::Safe());
+    if (!cast.ok() && cast.status().IsNotImplemented())
+      return InvalidArgument("column '" + field.name + "': values of type " + in->type()->ToString() +
+                             " cannot be converted to " + field.type->ToString());
     if (!cast.ok()) {
       int64_t row = FirstBadRow(in, target);
       return InvalidArgument("column '" + field.name + "' row " + std::to_string(first_row + row) +
@@ -102,6 +200,7 @@ Result<std::shared_ptr<arrow::Array>> ConvertColumn(const std::shared_ptr<arrow:
   // Same layout, but with the target type (its nested fields carry field ids).
   auto view = out->View(target);
   if (view.ok()) out = *view;
+  SKADE_ASSIGN_OR_RETURN(out, FixRequiredChildren(out, field, field.name, first_row));
   if (field.required && out->null_count() > 0) {
     int64_t row = 0;
     while (row < out->length() && !out->IsNull(row)) ++row;
@@ -166,6 +265,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
         return InvalidArgument("required column '" + field.name + "' is missing from the input");
       SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(ToArrowType(*field.type), batch->num_rows()),
                          field.name);
+      SKADE_ASSIGN_OR_RETURN(nulls, FixRequiredChildren(nulls, field, field.name, first_row));
       columns.push_back(nulls);
       continue;
     }
@@ -363,6 +463,17 @@ Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
   }
   d.row_group_rows = saved;
   return st;
+}
+
+void DataWriter::Abort() {
+  for (auto& [k, f] : impl_->open) {
+    (void)f.writer->Close();
+    (void)f.sink->Close();
+    std::remove(f.path.c_str());
+  }
+  impl_->open.clear();
+  for (const auto& f : impl_->done) std::remove(LocalPath(f.file_path).c_str());
+  impl_->done.clear();
 }
 
 Result<std::vector<DataFile>> DataWriter::Finish() {

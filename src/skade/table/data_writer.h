@@ -31,6 +31,8 @@ class DataWriter {
   static Result<std::unique_ptr<DataWriter>> Make(const TableMetadata& metadata);
   /// Writes one batch (already conformed to the schema).
   Status Write(const std::shared_ptr<arrow::RecordBatch>& batch);
+  /// Deletes every file written so far (they were never referenced).
+  void Abort();
   /// Closes all open files; returns what was written.
   Result<std::vector<DataFile>> Finish();
   int64_t rows_written() const;

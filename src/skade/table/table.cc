@@ -205,15 +205,26 @@ Result<StagedAppend> Table::StageAppend(arrow::RecordBatchReader& reader, const 
   int64_t row = 1;
   while (true) {
     std::shared_ptr<arrow::RecordBatch> batch;
-    SKADE_ARROW_RETURN(reader.ReadNext(&batch), "reading input");
+    if (auto st = reader.ReadNext(&batch); !st.ok()) {
+      writer->Abort();
+      return std::unexpected(FromArrow(st, "reading input"));
+    }
     if (!batch) break;
-    SKADE_ASSIGN_OR_RETURN(auto conformed, ConformToSchema(batch, *loaded_.metadata->schema(), row));
-    SKADE_RETURN_IF_ERROR(writer->Write(conformed));
+    auto conformed = ConformToSchema(batch, *loaded_.metadata->schema(), row);
+    Status written = conformed ? writer->Write(*conformed) : Status(std::unexpected(conformed.error()));
+    if (!written) {
+      writer->Abort();
+      return std::unexpected(written.error());
+    }
     row += batch->num_rows();
     if (options.progress) options.progress(writer->rows_written(), -1);
   }
-  SKADE_ASSIGN_OR_RETURN(auto files, writer->Finish());
-  return StagedAppend{std::move(files), options.snapshot_properties};
+  auto files = writer->Finish();
+  if (!files) {
+    writer->Abort();
+    return std::unexpected(files.error());
+  }
+  return StagedAppend{std::move(*files), options.snapshot_properties};
 }
 
 Result<StagedAppend> Table::StageAppend(const std::shared_ptr<arrow::Table>& data,

@@ -1,0 +1,385 @@
+"""The skade CLI end to end: catalog commands, listing formats, scan options, time travel,
+file rolling by target size, and the demo."""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import re
+import time
+
+import fastavro
+import pyarrow as pa
+import pytest
+
+from skade_util import (
+    all_types_table,
+    assert_same_rows,
+    catalog_row,
+    current_metadata,
+    local_path,
+    open_catalog,
+    write_parquet,
+)
+
+
+def _csv(text):
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def _stats(out):
+    m = re.search(r"files (\d+) -> (\d+) \(partition pruned (\d+), metrics pruned (\d+)\)", out)
+    assert m, f"no plan statistics in {out!r}"
+    return tuple(int(x) for x in m.groups())
+
+
+@pytest.fixture
+def orders(skade, tmp_path):
+    """shop.orders partitioned by country with three appends (one per country)."""
+    skade.ok("create-namespace", "shop")
+    skade.ok("create", "shop.orders", "--schema", "id:long!, country:string, amount:decimal(9,2), ts:timestamptz",
+             "--partition", "country")
+    rows = []
+    for k, country in enumerate(["SE", "NO", "DK"]):
+        f = tmp_path / f"orders-{country}.csv"
+        lines = ["id,country,amount,ts"]
+        for j in range(10):
+            i = k * 100 + j
+            lines.append(f"{i},{country},{j}.50,2024-0{k + 1}-0{j % 9 + 1}T10:00:00Z")
+            rows.append({"id": i, "country": country})
+        f.write_text("\n".join(lines) + "\n")
+        skade.ok("append", "shop.orders", f)
+    return rows
+
+
+# --- catalog commands ------------------------------------------------------------------------
+
+
+def test_namespace_and_table_lifecycle(skade, warehouse, catalog, orders):
+    assert skade.jsonl("namespaces") == [{"namespace": "shop"}]
+    skade.ok("create-namespace", "other")
+    assert sorted(r["namespace"] for r in _csv(skade.ok("namespaces", "--format", "csv"))) == ["other", "shop"]
+    table_text = skade.ok("namespaces")
+    assert "shop" in table_text and "other" in table_text
+
+    # drop-namespace refuses a non-empty namespace and names its tables
+    skade.ok("create", "shop.customers", "--schema", "id:long!, name:string")
+    rc, out, err = skade("drop-namespace", "shop")
+    assert rc == 2
+    assert "shop.customers" in err and "shop.orders" in err, err
+    assert len(err.strip().splitlines()) == 1
+    assert {"namespace": "shop"} in skade.jsonl("namespaces")
+
+    # tables, per namespace and all
+    assert skade.jsonl("tables", "shop") == [{"table": "shop.customers"}, {"table": "shop.orders"}]
+    assert skade.jsonl("tables", "other") == []
+    # rename within and across namespaces: data follows, PyIceberg agrees
+    before = skade.rows("shop.orders")
+    skade.ok("rename", "shop.orders", "shop.sales")
+    assert_same_rows(skade.rows("shop.sales"), before, what="renamed")
+    rc, _, err = skade("scan", "shop.orders")
+    assert rc == 2 and "shop.orders" in err
+    skade.ok("rename", "shop.sales", "other.sales")
+    assert_same_rows(catalog().load_table("other.sales").scan().to_arrow(), before, what="PyIceberg renamed")
+    assert skade.jsonl("tables") == [{"table": "other.sales"}, {"table": "shop.customers"}]
+    rc, _, err = skade("rename", "other.sales", "nope.sales")
+    assert rc == 2 and "nope" in err
+    rc, _, err = skade("rename", "other.sales", "shop.customers")
+    assert rc == 2 and "shop.customers" in err
+
+    # drop: gone from the catalog, its files stay; the name can be used again
+    location = local_path(json.loads(local_path(catalog_row(warehouse, "other.sales")[0]).read_text())["location"])
+    skade.ok("drop", "other.sales")
+    assert skade.jsonl("tables", "other") == []
+    assert any(location.rglob("*.parquet")), "drop removed the data files"
+    rc, _, err = skade("describe", "other.sales")
+    assert rc == 2 and "other.sales" in err
+    assert not catalog().table_exists("other.sales")
+    skade.ok("create", "other.sales", "--schema", "x:int")
+    skade.ok("drop", "other.sales")
+    skade.ok("drop-namespace", "other")
+    assert skade.jsonl("namespaces") == [{"namespace": "shop"}]
+    # the log recorded it all, in order
+    actions = [(r["table"], r["action"]) for r in skade.log()]
+    assert ("shop.sales", "rename") in actions and ("other.sales", "drop") in actions
+    seqs = [r["commit_seq"] for r in skade.log()]
+    assert seqs == list(range(1, len(seqs) + 1))
+
+
+def test_listing_formats_agree(skade, warehouse, orders):
+    for args in (["namespaces"], ["tables"], ["tables", "shop"], ["describe", "shop.orders"],
+                 ["snapshots", "shop.orders"], ["log"], ["log", "--table", "shop.orders"], ["log", "--from", "3"]):
+        as_json = skade.jsonl(*args)
+        as_csv = _csv(skade.ok(*args, "--format", "csv"))
+        assert as_json, args
+        assert len(as_csv) == len(as_json), args
+        for j, c in zip(as_json, as_csv):
+            assert list(c) == list(j), args
+            assert c == {k: "" if v is None else str(v) for k, v in j.items()}, args
+        text = skade.ok(*args)  # the default table format shows the same header
+        assert any(all(k in line.split() for k in as_json[0]) for line in text.splitlines()), (args, text)
+
+    described = skade.jsonl("describe", "shop.orders")
+    assert [(r["id"], r["name"], r["type"], r["required"]) for r in described] == [
+        (1, "id", "long", "yes"), (2, "country", "string", "no"), (3, "amount", "decimal(9,2)", "no"),
+        (4, "ts", "timestamptz", "no")]
+    snaps = skade.snapshots("shop.orders")
+    _, meta = current_metadata(warehouse, "shop.orders")
+    assert [s["snapshot_id"] for s in snaps] == [s["snapshot-id"] for s in meta["snapshots"]]
+    assert [s["total_records"] for s in snaps] == [10, 20, 30]
+    assert [bool(s["current"]) for s in snaps] == [False, False, True]
+    log = skade.log("--from", "3")
+    assert log and all(r["commit_seq"] >= 3 for r in log)
+    assert [r["snapshot_id"] for r in skade.log("--table", "shop.orders") if r["snapshot_id"]] == [s["snapshot_id"] for s in snaps]
+    rc, _, err = skade("tables", "--format", "xml")
+    assert rc in (1, 2) and "xml" in err
+
+
+# --- scan options ----------------------------------------------------------------------------
+
+
+def test_scan_limit_formats_and_output(skade, tmp_path, orders):
+    all_ids = {r["id"] for r in orders}
+    got = skade.jsonl("scan", "shop.orders", "--limit", "7")
+    assert len(got) == 7 and {r["id"] for r in got} <= all_ids
+    assert skade.jsonl("scan", "shop.orders", "--limit", "0") == []
+    assert len(skade.jsonl("scan", "shop.orders", "--limit", "1000")) == 30
+    got = skade.jsonl("scan", "shop.orders", "--where", "country = 'NO'", "--limit", "4", "--columns", "id,country")
+    assert len(got) == 4 and all(r["country"] == "NO" and list(r) == ["id", "country"] for r in got)
+
+    # --format none prints only the row count
+    out = skade.ok("scan", "shop.orders", "--format", "none")
+    assert out.strip() == "30 rows"
+    out = skade.ok("scan", "shop.orders", "--format", "none", "--where", "country = 'SE' and amount >= 5")
+    assert out.strip() == "5 rows"
+
+    # csv and jsonl and table carry the same rows
+    js = skade.jsonl("scan", "shop.orders")
+    cs = _csv(skade.ok("scan", "shop.orders", "--format", "csv"))
+    assert sorted(int(r["id"]) for r in cs) == sorted(r["id"] for r in js)
+    assert {(int(r["id"]), r["amount"]) for r in cs} == {(r["id"], str(r["amount"])) for r in js}
+    text = skade.ok("scan", "shop.orders", "--format", "table")
+    assert "(30 rows)" in text and "country" in text.splitlines()[0]
+
+    # --output writes the file and nothing to stdout
+    out_csv = tmp_path / "o.csv"
+    assert skade.ok("scan", "shop.orders", "--format", "csv", "--output", out_csv).strip() == ""
+    assert _csv(out_csv.read_text()) == cs
+    out_pq = tmp_path / "o.parquet"
+    skade.ok("scan", "shop.orders", "--format", "parquet", "--output", out_pq, "--limit", "3")
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(out_pq).num_rows == 3
+
+
+def test_stats_show_pruning(skade, orders):
+    out = skade.ok("scan", "shop.orders", "--stats", "--format", "none")
+    assert _stats(out)[:2] == (3, 3)
+    assert "30 rows" in out
+
+    out = skade.ok("scan", "shop.orders", "--where", "country = 'DK'", "--stats", "--format", "none")
+    total, planned, part_pruned, _ = _stats(out)
+    assert (total, planned) == (3, 1) and part_pruned == 2
+    assert "10 rows" in out
+    m = re.search(r"rows (\d+) -> (\d+) planned", out)
+    assert m and (int(m.group(1)), int(m.group(2))) == (30, 10)
+
+    # column bounds prune too: ids of DK are 200..209
+    out = skade.ok("scan", "shop.orders", "--where", "id >= 205", "--stats", "--format", "none")
+    total, planned, _, metrics_pruned = _stats(out)
+    assert (total, planned, metrics_pruned) == (3, 1, 2)
+    assert "5 rows" in out
+    # stats come with a normal scan too, on stderr so that the rows stay clean CSV
+    rc, out, err = skade("scan", "shop.orders", "--where", "country = 'SE'", "--stats", "--format", "csv")
+    assert rc == 0
+    assert _stats(out + err)[:2] == (3, 1)
+    rows = _csv(out)
+    assert len(rows) == 10 and {r["country"] for r in rows} == {"SE"}
+
+
+def test_as_of_iso_timestamps(skade, tmp_path):
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.t", "--schema", "id:long!")
+    for k in range(3):
+        f = tmp_path / f"{k}.csv"
+        f.write_text("id\n" + "".join(f"{k * 10 + j}\n" for j in range(2)))
+        skade.ok("append", "db.t", f)
+        time.sleep(0.02)
+    snaps = skade.snapshots("db.t")
+    stamps = [dt.datetime.fromisoformat(s["timestamp"]) for s in snaps]
+    assert stamps == sorted(stamps) and len(set(stamps)) == 3
+
+    def ids(*args):
+        return sorted(r["id"] for r in skade.jsonl("scan", "db.t", *args))
+
+    for k, ts in enumerate(stamps):
+        want = sorted(i * 10 + j for i in range(k + 1) for j in range(2))
+        utc = ts.astimezone(dt.timezone.utc)
+        assert ids("--as-of", utc.isoformat()) == want
+        assert ids("--as-of", utc.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z") == want
+        plus2 = utc.astimezone(dt.timezone(dt.timedelta(hours=2)))
+        assert ids("--as-of", plus2.isoformat()) == want
+        # a moment later (before the next snapshot) still sees the same snapshot
+        if k + 1 < len(stamps):
+            mid = utc + (stamps[k + 1] - ts) / 2
+            assert ids("--as-of", mid.isoformat()) == want
+        assert ids("--snapshot", snaps[k]["snapshot_id"]) == want
+    assert ids("--as-of", "2999-01-01T00:00:00Z") == ids()
+    rc, _, err = skade("scan", "db.t", "--as-of", (stamps[0] - dt.timedelta(seconds=5)).isoformat())
+    assert rc == 2 and err.strip()
+
+
+def test_target_file_size_rolls_files(skade, warehouse, tmp_path, catalog):
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.big", "--schema", "id:long!, s:string, d:double",
+             "--property", "write.target-file-size-bytes=65536")
+    assert "write.target-file-size-bytes=65536" in skade.ok("describe", "db.big")
+    assert catalog().load_table("db.big").properties["write.target-file-size-bytes"] == "65536"
+    n = 60000
+    import random
+
+    rng = random.Random(3)
+    data = pa.table({"id": pa.array(range(n), pa.int64()),
+                     "s": ["".join(rng.choice("abcdefghij") for _ in range(12)) for _ in range(n)],
+                     "d": [rng.random() for _ in range(n)]})
+    out = skade.ok("append", "db.big", write_parquet(data, tmp_path / "big.parquet"))
+    m = re.search(r"appended (\d+) rows in (\d+) files", out)
+    assert m and int(m.group(1)) == n
+    nfiles = int(m.group(2))
+    assert nfiles >= 4, out
+
+    # the manifests say the same
+    _, meta = current_metadata(warehouse, "db.big")
+    snap = meta["snapshots"][-1]
+    assert int(snap["summary"]["added-data-files"]) == nfiles
+    with open(local_path(snap["manifest-list"]), "rb") as fh:
+        manifests = list(fastavro.reader(fh))
+    entries = []
+    for mf in manifests:
+        with open(local_path(mf["manifest_path"]), "rb") as fh:
+            entries += list(fastavro.reader(fh))
+    assert len(entries) == nfiles
+    assert sum(e["data_file"]["record_count"] for e in entries) == n
+    sizes = [e["data_file"]["file_size_in_bytes"] for e in entries]
+    assert max(sizes) < 4 * 65536, sizes
+    # and the plan statistics
+    total, planned, _, _ = _stats(skade.ok("scan", "db.big", "--stats", "--format", "none"))
+    assert total == planned == nfiles
+    # files are cut by size, so a narrow filter plans few of them (ids are ascending)
+    total, planned, _, _ = _stats(skade.ok("scan", "db.big", "--where", "id < 100", "--stats", "--format", "none"))
+    assert planned == 1 < total
+    assert_same_rows(skade.rows("db.big", "--columns", "id"), data.select(["id"]), what="rows")
+
+
+def test_demo_runs_and_prints_scans(skade, warehouse):
+    rc, out, err = skade("demo")
+    assert rc == 0, err
+    assert "Traceback" not in err and "error" not in err.lower()
+    assert out.count("== scan") >= 1 or out.count("==") >= 3
+    assert re.search(r"\(\d+ rows\)", out)
+    assert "time travel" in out.lower()
+    assert "commit" in out.lower()
+    # the tables it made are real Iceberg tables PyIceberg reads, same rows as skade
+    cat = open_catalog(warehouse)
+    tables = skade.jsonl("tables")
+    assert len(tables) >= 3
+    for t in tables:
+        name = t["table"]
+        assert_same_rows(cat.load_table(name).scan().to_arrow(), skade.rows(name), what=name)
+    # and it runs again on the same warehouse
+    rc, out2, err = skade("demo")
+    assert rc == 0, err
+
+
+# --- JSON lines and CSV input ----------------------------------------------------------------
+
+
+def test_csv_and_jsonl_input_types_converted(skade, catalog, tmp_path):
+    skade.ok("create-namespace", "db")
+    spec = ("id:long!, ok:boolean, i:int, f:float, price:decimal(8,3), d:date, t:time, ts:timestamp, "
+            "tz:timestamptz, s:string, u:uuid, tags:list<string>, addr:struct<city:string,zip:int>")
+    skade.ok("create", "db.t", "--schema", spec)
+    f = tmp_path / "in.jsonl"
+    rows = [
+        {"id": 1, "ok": True, "i": -5, "f": 1.5, "price": "12.345", "d": "2024-02-29", "t": "12:34:56.789",
+         "ts": "2024-01-01T00:00:01", "tz": "2024-01-01T02:00:00+02:00", "s": "hé", "u": "f79c3e09-677c-4bbd-a479-3f349cb785e7",
+         "tags": ["a", None], "addr": {"city": "Oslo", "zip": 150}},
+        {"id": 2, "ok": None, "i": None, "f": None, "price": None, "d": None, "t": None, "ts": None, "tz": None,
+         "s": None, "u": None, "tags": None, "addr": None},
+    ]
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    skade.ok("append", "db.t", f)
+    c = tmp_path / "in.csv"
+    c.write_text("s,id,ok,i,price,d,ts,tz\nx,3,false,7,-0.5,1969-12-31,1970-01-01T00:00:00,1970-01-01T00:00:00Z\n")
+    skade.ok("append", "db.t", c)
+    import uuid
+    from decimal import Decimal
+
+    want = [
+        {"id": 1, "ok": True, "i": -5, "f": 1.5, "price": Decimal("12.345"), "d": dt.date(2024, 2, 29),
+         "t": dt.time(12, 34, 56, 789000), "ts": dt.datetime(2024, 1, 1, 0, 0, 1),
+         "tz": dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc), "s": "hé",
+         "u": uuid.UUID("f79c3e09-677c-4bbd-a479-3f349cb785e7"), "tags": ["a", None], "addr": {"city": "Oslo", "zip": 150}},
+        {k: (2 if k == "id" else None) for k in rows[0]},
+        {"id": 3, "ok": False, "i": 7, "f": None, "price": Decimal("-0.500"), "d": dt.date(1969, 12, 31), "t": None,
+         "ts": dt.datetime(1970, 1, 1), "tz": dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc), "s": "x", "u": None,
+         "tags": None, "addr": None},
+    ]
+    assert_same_rows(skade.rows("db.t"), want, what="skade")
+    assert_same_rows(catalog().load_table("db.t").scan().to_arrow(), want, what="PyIceberg")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="skade bug: a JSON object for a map column is refused on append (\"column 'm' row 1: value "
+    "null does not fit type map<string,long> (Unsupported cast from struct<k: int64> to map ...)\"), "
+    "so skade's own `scan --format jsonl` output of a map column cannot be appended back",
+)
+def test_jsonl_map_column_round_trip(skade, tmp_path):
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.m", "--schema", "id:long!, m:map<string,long>")
+    data = pa.table({"id": pa.array([1, 2, 3], pa.int64()),
+                     "m": pa.array([[("k", 5)], None, [("a", 1), ("b", None)]], pa.map_(pa.string(), pa.int64()))})
+    skade.ok("append", "db.m", write_parquet(data, tmp_path / "m.parquet"))
+    out = tmp_path / "m.jsonl"
+    skade.ok("scan", "db.m", "--format", "jsonl", "--output", out)
+    skade.ok("create", "db.m2", "--schema", "id:long!, m:map<string,long>")
+    rc, _, err = skade("append", "db.m2", out)
+    assert rc == 0, err
+    assert_same_rows(skade.rows("db.m2"), data, what="round trip")
+
+
+def test_jsonl_binary_round_trip(skade, tmp_path):
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.b", "--schema", "id:long!, bin:binary, fx:fixed(2)")
+    data = pa.table({"id": pa.array([1, 2], pa.int64()),
+                     "bin": pa.array([b"\x00\x01", None], pa.binary()),
+                     "fx": pa.array([b"\xff\x00", None], pa.binary(2))})
+    skade.ok("append", "db.b", write_parquet(data, tmp_path / "b.parquet"))
+    out = tmp_path / "b.jsonl"
+    skade.ok("scan", "db.b", "--format", "jsonl", "--output", out)
+    skade.ok("create", "db.b2", "--schema", "id:long!, bin:binary, fx:fixed(2)")
+    rc, _, err = skade("append", "db.b2", out)
+    assert rc == 0, err
+    assert_same_rows(skade.rows("db.b2"), data, what="round trip")
+
+
+def test_jsonl_round_trip_of_other_types(skade, tmp_path):
+    """Everything but binary, fixed and maps survives scan --format jsonl -> append."""
+    skade.ok("create-namespace", "db")
+    spec = ("id:long!, b:boolean, i:int, l:long, f:float, d:double, dec:decimal(10,2), dt:date, tm:time, "
+            "ts:timestamp, tstz:timestamptz, s:string, req:string!, u:uuid, tags:list<string>, "
+            "addr:struct<city:string,zip:int>")
+    cols = [c.split(":")[0].strip() for c in spec.split(", ")]
+    skade.ok("create", "db.a", "--schema", spec)
+    skade.ok("create", "db.b", "--schema", spec)
+    data = all_types_table(50, seed=77).select(cols)
+    # NaN has no JSON form
+    f = pa.array([None if (v is not None and v != v) else v for v in data.column("f").to_pylist()], pa.float32())
+    data = data.set_column(cols.index("f"), "f", f)
+    skade.ok("append", "db.a", write_parquet(data, tmp_path / "a.parquet"))
+    out = tmp_path / "a.jsonl"
+    skade.ok("scan", "db.a", "--format", "jsonl", "--output", out)
+    skade.ok("append", "db.b", out)
+    assert_same_rows(skade.rows("db.b"), skade.rows("db.a"), what="jsonl round trip")
