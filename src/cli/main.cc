@@ -172,7 +172,9 @@ Status CmdScan(Context& ctx, const std::string& name, const ScanArgs& a, bool sn
     out = std::fopen(a.output.c_str(), "w");
     if (!out) return IoError("cannot write " + a.output);
   }
-  auto rows = WriteScan(*reader, *plan.schema, format, out, a.output);
+  // Progress only where it cannot mix with rows printed on the same terminal.
+  bool progress = ctx.progress && (out != stdout || format == Format::kNone || format == Format::kParquet);
+  auto rows = WriteScan(*reader, *plan.schema, format, out, a.output, progress);
   if (out != stdout) std::fclose(out);
   if (!rows) return std::unexpected(rows.error());
   if (format == Format::kNone) std::printf("%lld rows\n", static_cast<long long>(*rows));

@@ -204,7 +204,7 @@ std::string RowToJson(const arrow::RecordBatch& batch, int64_t row, const Schema
 }
 
 Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema, Format format,
-                          std::FILE* out, const std::string& output_path) {
+                          std::FILE* out, const std::string& output_path, bool progress) {
   int64_t rows = 0;
   std::shared_ptr<arrow::io::FileOutputStream> sink;
   std::unique_ptr<parquet::arrow::FileWriter> pq;
@@ -223,6 +223,7 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
     if (!st.ok()) return std::unexpected(ErrorFromReader(st));
     if (!batch) break;
     rows += batch->num_rows();
+    if (progress) std::fprintf(stderr, "\r%lld rows read", static_cast<long long>(rows));
     switch (format) {
       case Format::kNone: break;
       case Format::kParquet:
@@ -258,6 +259,7 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
         break;
     }
   }
+  if (progress) std::fprintf(stderr, "\n");
   if (format == Format::kTable) {
     PrintListing(table_out, Format::kTable, out);
     std::fprintf(out, "(%lld rows)\n", static_cast<long long>(rows));

@@ -29,8 +29,9 @@ struct Listing {
 void PrintListing(const Listing& listing, Format format, std::FILE* out);
 
 /// Streams a scan to `out` (or to `output_path` for parquet). Returns rows written.
+/// With `progress`, a running row count goes to stderr (for terminals).
 Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema, Format format,
-                          std::FILE* out, const std::string& output_path);
+                          std::FILE* out, const std::string& output_path, bool progress = false);
 
 /// JSON text of row `row` of `batch` (one object), typed through the schema.
 std::string RowToJson(const arrow::RecordBatch& batch, int64_t row, const Schema& schema);
