@@ -1,0 +1,356 @@
+#include "skade/table/snapshot_producer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "skade/io/file_io.h"
+
+namespace skade {
+namespace {
+
+int64_t NewSnapshotId() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  int64_t id = 0;
+  while (id == 0) id = static_cast<int64_t>(rng() & 0x7fffffffffffffffULL);
+  return id;
+}
+
+int64_t SummaryInt(const Snapshot* s, const char* key) {
+  if (!s) return 0;
+  auto it = s->summary.find(key);
+  if (it == s->summary.end()) return 0;
+  try {
+    return std::stoll(it->second);
+  } catch (...) {
+    return 0;
+  }
+}
+
+// A text key for a partition tuple, for counting distinct partitions.
+std::string TupleKey(const std::vector<Value>& tuple) {
+  std::string key;
+  for (const auto& v : tuple) {
+    key += std::visit(
+        [](const auto& x) -> std::string {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, std::monostate>) return "null";
+          else if constexpr (std::is_same_v<T, std::string>) return "s" + x;
+          else if constexpr (std::is_same_v<T, Decimal>)
+            return "d" + std::to_string(static_cast<int64_t>(x.unscaled >> 64)) + ":" +
+                   std::to_string(static_cast<uint64_t>(x.unscaled));
+          else return "n" + std::to_string(x);
+        },
+        v);
+    key += '\x1f';
+  }
+  return key;
+}
+
+std::string AvroCodec(const TableMetadata& m) {
+  std::string c = m.Property("write.avro.compression-codec", "deflate");
+  if (c == "gzip") return "deflate";
+  if (c == "zstd") return "zstandard";
+  if (c == "uncompressed") return "null";
+  return c;
+}
+
+Result<std::vector<TypePtr>> PartitionTypes(const PartitionSpec& spec, const Schema& schema) {
+  SKADE_ASSIGN_OR_RETURN(TypePtr ptype, spec.PartitionType(schema));
+  std::vector<TypePtr> out;
+  for (const auto& f : ptype->fields) out.push_back(f.type);
+  return out;
+}
+
+// Per-content totals for the summary.
+struct Counts {
+  int64_t data_files = 0, delete_files = 0, records = 0, size = 0, pos_deletes = 0, eq_deletes = 0;
+  int64_t pos_delete_files = 0, eq_delete_files = 0;
+  void Add(const DataFile& f) {
+    size += f.file_size_in_bytes;
+    switch (f.content) {
+      case FileContent::kData:
+        ++data_files;
+        records += f.record_count;
+        break;
+      case FileContent::kPositionDeletes:
+        ++delete_files;
+        ++pos_delete_files;
+        pos_deletes += f.record_count;
+        break;
+      case FileContent::kEqualityDeletes:
+        ++delete_files;
+        ++eq_delete_files;
+        eq_deletes += f.record_count;
+        break;
+    }
+  }
+};
+
+void Backoff(int attempt) {
+  static thread_local std::mt19937 rng{std::random_device{}()};
+  int cap = std::min(1000, 5 << std::min(attempt, 8));
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(1, cap)(rng)));
+}
+
+}  // namespace
+
+SnapshotProducer::SnapshotProducer(FileIO& io, FileChange change)
+    : io_(io), change_(std::move(change)), snapshot_id_(NewSnapshotId()), commit_uuid_(NewUuid()) {}
+
+Status SnapshotProducer::WriteAddedManifests(const TableMetadata& m) {
+  // One manifest per (content kind, spec): a manifest holds data or deletes of one spec.
+  std::map<std::pair<int, int>, std::vector<ManifestEntry>> groups;
+  for (const auto& f : change_.added) {
+    ManifestEntry e;
+    e.status = EntryStatus::kAdded;
+    e.snapshot_id = snapshot_id_;
+    e.data_file = f;
+    groups[{f.content == FileContent::kData ? 0 : 1, f.spec_id}].push_back(std::move(e));
+  }
+  int n = 0;
+  for (auto& [key, entries] : groups) {
+    const PartitionSpec* spec = m.SpecById(key.second);
+    if (!spec) return Internal("files written for unknown partition spec " + std::to_string(key.second));
+    ManifestWriteContext ctx{m.schema().get(), spec, key.first, AvroCodec(m)};
+    SKADE_ASSIGN_OR_RETURN(std::string bytes, WriteManifest(ctx, entries));
+    std::string path = m.location + "/metadata/" + commit_uuid_ + "-m" + std::to_string(n++) + ".avro";
+    SKADE_RETURN_IF_ERROR(io_.WriteNewFile(path, bytes));
+    SKADE_ASSIGN_OR_RETURN(auto ptypes, PartitionTypes(*spec, *m.schema()));
+    ManifestFile mf;
+    mf.manifest_path = path;
+    mf.manifest_length = static_cast<int64_t>(bytes.size());
+    mf.partition_spec_id = spec->spec_id();
+    mf.content = key.first;
+    mf.added_snapshot_id = snapshot_id_;
+    mf.added_files_count = static_cast<int>(entries.size());
+    for (const auto& e : entries) mf.added_rows_count += e.data_file.record_count;
+    mf.partitions = SummarizePartitions(ptypes, entries);
+    added_manifests_.push_back(std::move(mf));
+  }
+  return {};
+}
+
+Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attempt) {
+  attempt_files_.clear();
+  const TableMetadata& b = *base.metadata;
+  int64_t seq = b.last_sequence_number + 1;
+  const Snapshot* parent = nullptr;
+  if (auto it = b.refs.find(change_.branch); it != b.refs.end()) {
+    parent = b.SnapshotById(it->second.snapshot_id);
+    if (it->second.type != "branch")
+      return InvalidArgument("'" + change_.branch + "' is a tag; only branches can be written to");
+  } else if (change_.branch == "main") {
+    parent = b.CurrentSnapshot();
+  }
+
+  std::vector<ManifestFile> list = added_manifests_;
+  for (auto& mf : list) {
+    mf.sequence_number = seq;
+    mf.min_sequence_number = seq;
+  }
+  Counts added, removed;
+  for (const auto& f : change_.added) added.Add(f);
+  std::set<std::string> changed_partitions;
+  for (const auto& f : change_.added) changed_partitions.insert(std::to_string(f.spec_id) + TupleKey(f.partition));
+
+  if (parent) {
+    SKADE_ASSIGN_OR_RETURN(std::string bytes, io_.ReadFile(parent->manifest_list));
+    auto old = ReadManifestList(bytes);
+    if (!old) return std::unexpected(std::move(old).error().WithContext(LocalPath(parent->manifest_list)));
+    std::set<std::string> found;
+    int rewritten = 0;
+    for (const auto& mf : *old) {
+      bool may_hold = !change_.removed.empty() && (mf.added_files_count + mf.existing_files_count > 0);
+      if (!may_hold) {
+        list.push_back(mf);
+        continue;
+      }
+      const PartitionSpec* spec = b.SpecById(mf.partition_spec_id);
+      if (!spec) return Corrupt("manifest " + mf.manifest_path + " names unknown spec");
+      SKADE_ASSIGN_OR_RETURN(std::string mbytes, io_.ReadFile(mf.manifest_path));
+      auto entries = ReadManifest(mbytes, mf, *b.schema(), *spec);
+      if (!entries) return std::unexpected(std::move(entries).error().WithContext(LocalPath(mf.manifest_path)));
+      bool touched = false;
+      for (const auto& e : *entries)
+        if (e.status != EntryStatus::kDeleted && change_.removed.contains(e.data_file.file_path)) touched = true;
+      if (!touched) {
+        list.push_back(mf);
+        continue;
+      }
+      // Rewrite: removed files become DELETED, the rest EXISTING; old DELETED entries go.
+      std::vector<ManifestEntry> out;
+      ManifestFile nm;
+      nm.partition_spec_id = mf.partition_spec_id;
+      nm.content = mf.content;
+      nm.added_snapshot_id = snapshot_id_;
+      nm.sequence_number = seq;
+      nm.min_sequence_number = seq;
+      bool any_live = false;
+      for (auto e : *entries) {
+        if (e.status == EntryStatus::kDeleted) continue;
+        if (change_.removed.contains(e.data_file.file_path)) {
+          found.insert(e.data_file.file_path);
+          removed.Add(e.data_file);
+          changed_partitions.insert(std::to_string(e.data_file.spec_id) + TupleKey(e.data_file.partition));
+          e.status = EntryStatus::kDeleted;
+          e.snapshot_id = snapshot_id_;
+          ++nm.deleted_files_count;
+          nm.deleted_rows_count += e.data_file.record_count;
+        } else {
+          e.status = EntryStatus::kExisting;
+          ++nm.existing_files_count;
+          nm.existing_rows_count += e.data_file.record_count;
+          nm.min_sequence_number = std::min(nm.min_sequence_number, e.sequence_number.value_or(0));
+          any_live = true;
+        }
+        out.push_back(std::move(e));
+      }
+      if (!any_live) nm.min_sequence_number = seq;
+      ManifestWriteContext ctx{b.schema().get(), spec, mf.content, AvroCodec(b)};
+      SKADE_ASSIGN_OR_RETURN(std::string nbytes, WriteManifest(ctx, out));
+      nm.manifest_path = b.location + "/metadata/" + commit_uuid_ + "-r" + std::to_string(attempt) + "-" +
+                         std::to_string(rewritten++) + ".avro";
+      nm.manifest_length = static_cast<int64_t>(nbytes.size());
+      SKADE_ASSIGN_OR_RETURN(auto ptypes, PartitionTypes(*spec, *b.schema()));
+      std::vector<ManifestEntry> live;
+      for (const auto& e : out)
+        if (e.status != EntryStatus::kDeleted) live.push_back(e);
+      nm.partitions = SummarizePartitions(ptypes, live);
+      SKADE_RETURN_IF_ERROR(io_.WriteNewFile(nm.manifest_path, nbytes));
+      attempt_files_.push_back(nm.manifest_path);
+      list.push_back(std::move(nm));
+    }
+    if (found.size() != change_.removed.size()) {
+      retryable_ = false;
+      for (const auto& p : change_.removed)
+        if (!found.contains(p))
+          return MakeError(ErrorKind::kCommitConflict,
+                           "file " + LocalPath(p) + " was removed by a concurrent commit; redo the operation");
+    }
+  } else if (!change_.removed.empty()) {
+    retryable_ = false;
+    return MakeError(ErrorKind::kCommitConflict, "the table has no snapshot to remove files from");
+  }
+
+  std::string list_path = b.location + "/metadata/snap-" + std::to_string(snapshot_id_) + "-" +
+                          std::to_string(attempt) + "-" + commit_uuid_ + ".avro";
+  std::optional<int64_t> parent_id;
+  if (parent) parent_id = parent->snapshot_id;
+  SKADE_ASSIGN_OR_RETURN(std::string list_bytes, WriteManifestList(snapshot_id_, parent_id, seq, list, AvroCodec(b)));
+  SKADE_RETURN_IF_ERROR(io_.WriteNewFile(list_path, list_bytes));
+  attempt_files_.push_back(list_path);
+
+  auto m = std::make_shared<TableMetadata>(b);
+  int64_t now = std::max(NowMs(), b.last_updated_ms);
+  Snapshot s;
+  s.snapshot_id = snapshot_id_;
+  s.parent_snapshot_id = parent_id;
+  s.sequence_number = seq;
+  s.timestamp_ms = now;
+  s.manifest_list = list_path;
+  s.schema_id = b.current_schema_id;
+  s.summary = change_.properties;
+  s.summary["operation"] = change_.operation;
+  auto put = [&](const char* k, int64_t v) {
+    if (v) s.summary[k] = std::to_string(v);
+  };
+  put("added-data-files", added.data_files);
+  put("deleted-data-files", removed.data_files);
+  put("added-delete-files", added.delete_files);
+  put("removed-delete-files", removed.delete_files);
+  put("added-position-delete-files", added.pos_delete_files);
+  put("removed-position-delete-files", removed.pos_delete_files);
+  put("added-equality-delete-files", added.eq_delete_files);
+  put("removed-equality-delete-files", removed.eq_delete_files);
+  put("added-records", added.records);
+  put("deleted-records", removed.records);
+  put("added-files-size", added.size);
+  put("removed-files-size", removed.size);
+  put("added-position-deletes", added.pos_deletes);
+  put("removed-position-deletes", removed.pos_deletes);
+  put("added-equality-deletes", added.eq_deletes);
+  put("removed-equality-deletes", removed.eq_deletes);
+  s.summary["changed-partition-count"] = std::to_string(changed_partitions.size());
+  auto total = [&](const char* k, int64_t plus, int64_t minus) {
+    s.summary[k] = std::to_string(SummaryInt(parent, k) + plus - minus);
+  };
+  total("total-records", added.records, removed.records);
+  total("total-files-size", added.size, removed.size);
+  total("total-data-files", added.data_files, removed.data_files);
+  total("total-delete-files", added.delete_files, removed.delete_files);
+  total("total-position-deletes", added.pos_deletes, removed.pos_deletes);
+  total("total-equality-deletes", added.eq_deletes, removed.eq_deletes);
+  s.summary["engine-name"] = "skade";
+  m->snapshots.push_back(s);
+  m->last_sequence_number = seq;
+  m->last_updated_ms = now;
+  m->refs[change_.branch] = SnapshotRef{s.snapshot_id, "branch", {}, {}, {}};
+  if (auto it = b.refs.find(change_.branch); it != b.refs.end()) {
+    m->refs[change_.branch].min_snapshots_to_keep = it->second.min_snapshots_to_keep;
+    m->refs[change_.branch].max_snapshot_age_ms = it->second.max_snapshot_age_ms;
+    m->refs[change_.branch].max_ref_age_ms = it->second.max_ref_age_ms;
+  }
+  if (change_.branch == "main") {
+    m->current_snapshot_id = s.snapshot_id;
+    m->snapshot_log.push_back({now, s.snapshot_id});
+  }
+  m->metadata_log.push_back({b.last_updated_ms, base.metadata_location});
+  size_t keep = static_cast<size_t>(std::max<int64_t>(1, b.PropertyInt("write.metadata.previous-versions-max", 100)));
+  if (m->metadata_log.size() > keep) m->metadata_log.erase(m->metadata_log.begin(), m->metadata_log.end() - keep);
+
+  std::string location = NextMetadataLocation(b.location, base.metadata_location);
+  SKADE_RETURN_IF_ERROR(io_.WriteNewFile(location, TableMetadataToJson(*m)));
+  attempt_files_.push_back(location);
+  prepared_ = m;
+  return TableCommit{base.ident, base.metadata_location, location, s.snapshot_id, change_.operation};
+}
+
+Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
+                                                    std::vector<std::pair<LoadedTable, FileChange>> changes) {
+  if (changes.empty()) return InvalidArgument("nothing to commit");
+  std::vector<std::unique_ptr<SnapshotProducer>> producers;
+  std::vector<LoadedTable> bases;
+  for (auto& [base, change] : changes) {
+    producers.push_back(std::make_unique<SnapshotProducer>(catalog.io(), std::move(change)));
+    SKADE_RETURN_IF_ERROR(producers.back()->WriteAddedManifests(*base.metadata));
+    bases.push_back(base);
+  }
+  int max_attempts = static_cast<int>(
+      std::max<int64_t>(1, bases[0].metadata->PropertyInt("commit.retry.num-retries", 30) + 1));
+  for (int attempt = 1;; ++attempt) {
+    std::vector<TableCommit> commits;
+    for (size_t i = 0; i < producers.size(); ++i) {
+      auto c = producers[i]->Prepare(bases[i], attempt);
+      if (!c) {
+        for (auto& p : producers)
+          for (const auto& f : p->attempt_files()) (void)catalog.io().DeleteFile(f);
+        return std::unexpected(c.error());
+      }
+      commits.push_back(*c);
+    }
+    auto seqs = catalog.Commit(commits);
+    if (seqs) {
+      std::vector<ProducedSnapshot> out;
+      for (size_t i = 0; i < producers.size(); ++i)
+        out.push_back(ProducedSnapshot{producers[i]->snapshot_id(), (*seqs)[i], attempt,
+                                       LoadedTable{bases[i].ident, commits[i].new_location,
+                                                   producers[i]->prepared_metadata()}});
+      return out;
+    }
+    if (seqs.error().kind != ErrorKind::kCommitConflict) return std::unexpected(seqs.error());
+    // Lost the race: this attempt's files are unreferenced; reload and try again.
+    for (auto& p : producers)
+      for (const auto& f : p->attempt_files()) (void)catalog.io().DeleteFile(f);
+    if (attempt >= max_attempts)
+      return MakeError(ErrorKind::kCommitConflict,
+                       seqs.error().message + " (gave up after " + std::to_string(attempt) + " attempts)");
+    Backoff(attempt);
+    for (auto& b : bases) {
+      SKADE_ASSIGN_OR_RETURN(b, catalog.LoadTable(b.ident));
+    }
+  }
+}
+
+}  // namespace skade

@@ -1,0 +1,69 @@
+// Turns a change of a table's files into a new snapshot and commits it through the
+// catalog's chokepoint, retrying on conflicts. Every write path ends here.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "skade/catalog/catalog.h"
+#include "skade/format/manifest.h"
+#include "skade/format/table_metadata.h"
+
+namespace skade {
+
+class FileIO;
+
+/// What one snapshot does to a branch's files.
+struct FileChange {
+  std::string operation = "append";  // append | overwrite | delete | replace
+  std::vector<DataFile> added;       // data files and delete files (by content)
+  std::set<std::string> removed;     // paths of live files (data or delete) to drop
+  std::map<std::string, std::string> properties;  // extra summary entries
+  std::string branch = "main";
+};
+
+/// The outcome for one table.
+struct ProducedSnapshot {
+  int64_t snapshot_id = 0;
+  int64_t commit_seq = 0;
+  int attempts = 1;
+  LoadedTable table;  // the table as committed
+};
+
+/// One table's change, prepared against successive bases until it lands.
+class SnapshotProducer {
+ public:
+  SnapshotProducer(FileIO& io, FileChange change);
+
+  /// Writes manifests of the added files (once; reused by every attempt).
+  Status WriteAddedManifests(const TableMetadata& base);
+  /// Builds and writes the next metadata of `base`. Errors: kCommitConflict when a
+  /// removed file is no longer live (retrying cannot help: `retryable()` is false).
+  Result<TableCommit> Prepare(const LoadedTable& base, int attempt);
+  /// Files written by the last Prepare (deleted when its commit loses the race).
+  const std::vector<std::string>& attempt_files() const { return attempt_files_; }
+  const TableMetadataPtr& prepared_metadata() const { return prepared_; }
+  int64_t snapshot_id() const { return snapshot_id_; }
+  bool retryable() const { return retryable_; }
+
+ private:
+  FileIO& io_;
+  FileChange change_;
+  int64_t snapshot_id_;
+  std::string commit_uuid_;
+  std::vector<ManifestFile> added_manifests_;
+  std::vector<std::string> attempt_files_;
+  TableMetadataPtr prepared_;
+  bool retryable_ = true;
+};
+
+/// Commits changes to one or more tables in one catalog transaction (all or nothing),
+/// reloading and re-preparing on conflicts up to `commit.retry.num-retries` times.
+Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
+                                                    std::vector<std::pair<LoadedTable, FileChange>> changes);
+
+}  // namespace skade
