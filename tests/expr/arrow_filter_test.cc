@@ -12,13 +12,13 @@
 namespace skade::expr {
 namespace {
 
-using ::skade::testing::AllTypesSchema;
-using ::skade::testing::ExprGen;
-using ::skade::testing::IsErrorWith;
-using ::skade::testing::IsOk;
-using ::skade::testing::Leaves;
-using ::skade::testing::RefEval;
-using ::skade::testing::Row;
+using ::skade::expr_test::AllTypesSchema;
+using ::skade::expr_test::ExprGen;
+using ::skade::expr_test::IsErrorWith;
+using ::skade::expr_test::IsOk;
+using ::skade::expr_test::Leaves;
+using ::skade::expr_test::RefEval;
+using ::skade::expr_test::Row;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
@@ -256,7 +256,7 @@ TEST(FilterBatch, EveryTypeEqualityAndRange) {
     for (Op op : {Op::kEq, Op::kLt, Op::kGtEq, Op::kIn}) {
       std::vector<Value> lits = {gen.Literal(leaf, rows)};
       if (op == Op::kIn) lits.push_back(gen.Literal(leaf, rows));
-      ExprPtr e = testing::BoundPredicate(op, leaf, lits);
+      ExprPtr e = expr_test::BoundPredicate(op, leaf, lits);
       auto out = FilterBatch(*e, schema, batch);
       ASSERT_THAT(out, IsOk()) << ToString(*e);
       std::vector<int64_t> expected;

@@ -12,7 +12,14 @@
 #include "format/format_test_util.h"
 #include "skade/expr/expression.h"
 
-namespace skade::testing {
+namespace skade::expr_test {
+
+using ::skade::format_test::AllPrimitiveTypes;
+using ::skade::format_test::IsError;
+using ::skade::format_test::IsErrorWith;
+using ::skade::format_test::IsOk;
+using ::skade::format_test::T;
+using ::skade::format_test::ValueGen;
 
 /// Field ids: 1 bo, 2 i, 3 l, 4 f, 5 d, 6 dec, 7 dt, 8 t, 9 ts, 10 tz, 11 s, 12 u, 13 b,
 /// 14 fx, 15 st (struct), 16 st.a, 17 st.c.
@@ -184,4 +191,4 @@ class ExprGen {
   std::vector<Leaf> leaves_;
 };
 
-}  // namespace skade::testing
+}  // namespace skade::expr_test

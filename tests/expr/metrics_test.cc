@@ -8,14 +8,14 @@
 namespace skade::expr {
 namespace {
 
-using ::skade::testing::AllTypesSchema;
-using ::skade::testing::ExprGen;
-using ::skade::testing::IsOk;
-using ::skade::testing::Leaf;
-using ::skade::testing::Leaves;
-using ::skade::testing::RefEval;
-using ::skade::testing::Row;
-using ::skade::testing::ValueGen;
+using ::skade::expr_test::AllTypesSchema;
+using ::skade::expr_test::ExprGen;
+using ::skade::expr_test::IsOk;
+using ::skade::expr_test::Leaf;
+using ::skade::expr_test::Leaves;
+using ::skade::expr_test::RefEval;
+using ::skade::expr_test::Row;
+using ::skade::expr_test::ValueGen;
 
 Schema MetricsSchema() {
   return *ParseSchemaSpec(

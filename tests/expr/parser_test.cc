@@ -8,12 +8,12 @@
 namespace skade::expr {
 namespace {
 
-using ::skade::testing::AllTypesSchema;
-using ::skade::testing::ExprGen;
-using ::skade::testing::IsError;
-using ::skade::testing::IsErrorWith;
-using ::skade::testing::IsOk;
-using ::skade::testing::Leaves;
+using ::skade::expr_test::AllTypesSchema;
+using ::skade::expr_test::ExprGen;
+using ::skade::expr_test::IsError;
+using ::skade::expr_test::IsErrorWith;
+using ::skade::expr_test::IsOk;
+using ::skade::expr_test::Leaves;
 using ::testing::HasSubstr;
 
 ExprPtr P(std::string_view text) {
@@ -220,9 +220,9 @@ TEST(Bind, ToStringOfBoundReparsesToTheSameExpression) {
 }
 
 TEST(Bind, RandomBoundExpressionsRoundTripThroughText) {
-  Schema schema = testing::AllTypesSchema();
+  Schema schema = expr_test::AllTypesSchema();
   ExprGen gen(11, Leaves(schema));
-  std::vector<testing::Row> rows;
+  std::vector<expr_test::Row> rows;
   for (int i = 0; i < 5; ++i) rows.push_back(gen.RandomRow(0.1));
   for (int i = 0; i < 500; ++i) {
     ExprPtr e = gen.RandomExpr(rows, 3);
@@ -233,7 +233,7 @@ TEST(Bind, RandomBoundExpressionsRoundTripThroughText) {
     ASSERT_THAT(bound, IsOk()) << printed;
     // Binding folds and de-duplicates, so compare semantics on the sample rows.
     for (const auto& row : rows) {
-      EXPECT_EQ(testing::RefEval(*e, row), testing::RefEval(**bound, row)) << printed;
+      EXPECT_EQ(expr_test::RefEval(*e, row), expr_test::RefEval(**bound, row)) << printed;
     }
   }
 }

@@ -14,7 +14,7 @@
 #include "skade/format/types.h"
 #include "skade/format/value.h"
 
-namespace skade::testing {
+namespace skade::format_test {
 
 MATCHER(IsOk, "") {
   if (arg.has_value()) return true;
@@ -139,4 +139,4 @@ class ValueGen {
   std::mt19937_64 rng_;
 };
 
-}  // namespace skade::testing
+}  // namespace skade::format_test

@@ -8,9 +8,9 @@
 namespace skade {
 namespace {
 
-using ::skade::testing::IsError;
-using ::skade::testing::IsErrorWith;
-using ::skade::testing::IsOk;
+using ::skade::format_test::IsError;
+using ::skade::format_test::IsErrorWith;
+using ::skade::format_test::IsOk;
 using ::testing::HasSubstr;
 
 Schema TestSchema() {

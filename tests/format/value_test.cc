@@ -12,12 +12,12 @@
 namespace skade {
 namespace {
 
-using ::skade::testing::AllPrimitiveTypes;
-using ::skade::testing::IsError;
-using ::skade::testing::IsErrorWith;
-using ::skade::testing::IsOk;
-using ::skade::testing::T;
-using ::skade::testing::ValueGen;
+using ::skade::format_test::AllPrimitiveTypes;
+using ::skade::format_test::IsError;
+using ::skade::format_test::IsErrorWith;
+using ::skade::format_test::IsOk;
+using ::skade::format_test::T;
+using ::skade::format_test::ValueGen;
 using ::testing::HasSubstr;
 
 std::string Bytes(std::initializer_list<int> b) {

@@ -45,8 +45,9 @@ std::string FormatTimeOfDay(int64_t micros) {
 }
 
 std::string FormatTimestamp(int64_t micros) {
-  int64_t days = internal::FloorDiv(micros, kMicrosPerDay);
-  return FormatDate(days) + "T" + FormatTimeOfDay(micros - days * kMicrosPerDay);
+  int64_t tod = micros % kMicrosPerDay;  // floor modulo; days * µs/day may not fit near INT64_MIN
+  if (tod < 0) tod += kMicrosPerDay;
+  return FormatDate(internal::FloorDiv(micros, kMicrosPerDay)) + "T" + FormatTimeOfDay(tod);
 }
 
 std::string FormatUuid(const std::string& b) {

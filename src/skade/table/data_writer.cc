@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <cctype>
 #include <unordered_map>
 
@@ -280,6 +281,46 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
   return arrow::RecordBatch::Make(ToArrowSchema(schema), batch->num_rows(), std::move(columns));
 }
 
+namespace {
+
+std::shared_ptr<parquet::WriterProperties> WriterProps(const TableMetadata& metadata, int64_t row_group_rows) {
+  parquet::WriterProperties::Builder b;
+  auto codec = CodecFromProperty(metadata.Property("write.parquet.compression-codec", "zstd"));
+  b.compression(codec);
+  if (codec == parquet::Compression::ZSTD)
+    b.compression_level(static_cast<int>(metadata.PropertyInt("write.parquet.compression-level", 1)));
+  b.max_row_group_length(row_group_rows);
+  b.enable_statistics();
+  return b.build();
+}
+
+}  // namespace
+
+Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::string& location,
+                                  const std::shared_ptr<arrow::RecordBatch>& batch, const Schema& schema) {
+  std::string path = LocalPath(location);
+  SKADE_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path().string()));
+  SKADE_ARROW_ASSIGN(auto sink, arrow::io::FileOutputStream::Open(path), path);
+  auto props = WriterProps(metadata, metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20));
+  SKADE_ARROW_ASSIGN(auto writer,
+                     parquet::arrow::FileWriter::Open(*batch->schema(), arrow::default_memory_pool(), sink, props,
+                                                      parquet::ArrowWriterProperties::Builder().build()),
+                     path);
+  SKADE_ARROW_RETURN(writer->WriteRecordBatch(*batch), path);
+  SKADE_ARROW_RETURN(writer->Close(), path);
+  SKADE_ARROW_ASSIGN(int64_t size, sink->Tell(), path);
+  SKADE_ARROW_RETURN(sink->Close(), path);
+  FileMetrics m = ComputeFileMetrics(*writer->metadata(), schema);
+  DataFile df;
+  df.file_path = FileUri(path);
+  df.record_count = batch->num_rows();
+  df.file_size_in_bytes = size;
+  df.column_sizes = std::move(m.column_sizes);
+  df.stats = std::move(m.stats);
+  df.split_offsets = std::move(m.split_offsets);
+  return df;
+}
+
 struct DataWriter::Impl {
   const TableMetadata* metadata = nullptr;
   SchemaPtr schema;
@@ -398,14 +439,7 @@ Result<std::unique_ptr<DataWriter>> DataWriter::Make(const TableMetadata& metada
   if (impl->target_file_bytes <= 0) return InvalidArgument("write.target-file-size-bytes must be positive");
   impl->row_group_rows = metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20);
   if (impl->row_group_rows <= 0) return InvalidArgument("write.parquet.row-group-limit must be positive");
-  parquet::WriterProperties::Builder b;
-  auto codec = CodecFromProperty(metadata.Property("write.parquet.compression-codec", "zstd"));
-  b.compression(codec);
-  if (codec == parquet::Compression::ZSTD)
-    b.compression_level(static_cast<int>(metadata.PropertyInt("write.parquet.compression-level", 1)));
-  b.max_row_group_length(impl->row_group_rows);
-  b.enable_statistics();
-  impl->props = b.build();
+  impl->props = WriterProps(metadata, impl->row_group_rows);
   impl->arrow_props = parquet::ArrowWriterProperties::Builder().build();
   return std::unique_ptr<DataWriter>(new DataWriter(std::move(impl)));
 }

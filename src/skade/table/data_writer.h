@@ -24,6 +24,11 @@ namespace skade {
 Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
     const std::shared_ptr<arrow::RecordBatch>& batch, const Schema& schema, int64_t first_row);
 
+/// Writes one Parquet file of `batch` (whose fields carry the ids of `schema`) at
+/// `location` and describes it; used for delete files.
+Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::string& location,
+                                  const std::shared_ptr<arrow::RecordBatch>& batch, const Schema& schema);
+
 class DataWriter {
  public:
   ~DataWriter();

@@ -16,6 +16,7 @@
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
+#include "skade/table/arrow_values.h"
 #include "skade/table/parquet_stats.h"
 
 namespace skade {
@@ -58,9 +59,23 @@ class ScanReader final : public arrow::RecordBatchReader {
         if (top >= 0 && std::find(read_ids.begin(), read_ids.end(), top) == read_ids.end())
           read_ids.push_back(top);
       }
+    for (const auto& t : plan_.tasks)
+      for (const auto& d : t.deletes)
+        for (int id : d.file.equality_ids) {
+          int top = TopLevelOf(id);
+          if (top >= 0 && std::find(read_ids.begin(), read_ids.end(), top) == read_ids.end())
+            read_ids.push_back(top);
+        }
     read_ids_ = read_ids;
+    loader_ = std::make_unique<DeleteLoader>(io_, plan_.schema);
     read_schema_ = ToArrowSchema(*plan_.schema, read_ids_);
+    conform_schema_ = read_schema_;
     out_schema_ = ToArrowSchema(*plan_.schema, plan_.projected_ids);
+    if (plan_.emit_positions) {
+      auto pos = arrow::field("_pos", arrow::int64(), false);
+      read_schema_ = *read_schema_->AddField(read_schema_->num_fields(), pos);
+      out_schema_ = *out_schema_->AddField(out_schema_->num_fields(), pos);
+    }
   }
 
   std::shared_ptr<arrow::Schema> schema() const override { return out_schema_; }
@@ -70,23 +85,53 @@ class ScanReader final : public arrow::RecordBatchReader {
     while (true) {
       if (plan_.limit >= 0 && plan_.stats->rows_returned >= plan_.limit) return arrow::Status::OK();
       if (!batches_) {
-        if (next_task_ >= plan_.tasks.size()) return arrow::Status::OK();
-        auto st = OpenFile(plan_.tasks[next_task_++]);
-        if (!st) return ToArrowStatus(st.error());
-        if (!batches_) continue;  // every row group pruned
+        if (!file_reader_) {
+          if (next_task_ >= plan_.tasks.size()) return arrow::Status::OK();
+          auto st = OpenFile(plan_.tasks[next_task_++]);
+          if (!st) return ToArrowStatus(st.error());
+          if (!file_reader_) continue;  // every row group pruned
+        }
+        if (row_groups_.empty()) {
+          file_reader_.reset();
+          continue;
+        }
+        // One row group at a time, so row positions are known for position deletes.
+        auto [rg, first_row] = row_groups_.front();
+        row_groups_.erase(row_groups_.begin());
+        row_pos_ = first_row;
+        auto br = file_reader_->GetRecordBatchReader({rg}, leaves_);
+        if (!br.ok()) return arrow::Status::Invalid("Corrupt: ", current_path_, ": ", br.status().message());
+        batches_ = std::move(*br);
       }
       std::shared_ptr<arrow::RecordBatch> raw;
       auto rst = batches_->ReadNext(&raw);
-      if (!rst.ok()) return arrow::Status::IOError(current_path_, ": ", rst.message());
+      if (!rst.ok()) return arrow::Status::Invalid("Corrupt: ", current_path_, ": ", rst.message());
       if (!raw) {
         batches_.reset();
-        file_reader_.reset();
         continue;
       }
       plan_.stats->rows_read += raw->num_rows();
       auto conformed = Conform(raw);
       if (!conformed) return ToArrowStatus(conformed.error());
       std::shared_ptr<arrow::RecordBatch> batch = *conformed;
+      int64_t first_pos = row_pos_;
+      row_pos_ += raw->num_rows();
+      if (plan_.emit_positions) {
+        arrow::Int64Builder pb;
+        (void)pb.Reserve(batch->num_rows());
+        for (int64_t r = 0; r < batch->num_rows(); ++r) pb.UnsafeAppend(first_pos + r);
+        std::shared_ptr<arrow::Array> pos;
+        (void)pb.Finish(&pos);
+        auto cols = batch->columns();
+        cols.push_back(pos);
+        batch = arrow::RecordBatch::Make(read_schema_, batch->num_rows(), cols);
+      }
+      if (!deleted_.empty()) {
+        auto kept = ApplyDeletes(batch, first_pos);
+        if (!kept) return ToArrowStatus(kept.error().WithContext(current_path_));
+        plan_.stats->rows_deleted += batch->num_rows() - (*kept)->num_rows();
+        batch = *kept;
+      }
       if (plan_.filter) {
         auto filtered = expr::FilterBatch(*plan_.filter, *plan_.schema, batch);
         if (!filtered) return ToArrowStatus(filtered.error().WithContext(current_path_));
@@ -97,6 +142,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       if (read_ids_.size() != plan_.projected_ids.size()) {
         arrow::ArrayVector cols(batch->columns().begin(),
                                 batch->columns().begin() + static_cast<long>(plan_.projected_ids.size()));
+        if (plan_.emit_positions) cols.push_back(batch->columns().back());
         batch = arrow::RecordBatch::Make(out_schema_, batch->num_rows(), cols);
       }
       if (plan_.limit >= 0) {
@@ -152,6 +198,20 @@ class ScanReader final : public arrow::RecordBatchReader {
       file_reader_.reset();
       return {};
     }
+    row_groups_.clear();
+    int64_t first = 0;
+    for (int rg = 0, k = 0; rg < md->num_row_groups(); ++rg) {
+      if (k < static_cast<int>(row_groups.size()) && row_groups[k] == rg) {
+        row_groups_.emplace_back(rg, first);
+        ++k;
+      }
+      first += md->RowGroup(rg)->num_rows();
+    }
+    deleted_ = DeletedRows();
+    if (!task.deletes.empty()) {
+      SKADE_ASSIGN_OR_RETURN(deleted_, loader_->Load(task.file.file_path, task.deletes));
+      plan_.stats->delete_files += static_cast<int64_t>(task.deletes.size());
+    }
     // Top-level Parquet fields holding the columns we need (by id, else by name).
     const auto& fields = file_reader_->manifest().schema_fields;
     std::vector<int> leaves;
@@ -168,15 +228,49 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     std::sort(leaves.begin(), leaves.end());
     leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
-    SKADE_ARROW_ASSIGN(batches_, file_reader_->GetRecordBatchReader(row_groups, leaves), current_path_);
+    leaves_ = std::move(leaves);
     return {};
+  }
+
+  // Drops rows removed by position or equality deletes.
+  Result<std::shared_ptr<arrow::RecordBatch>> ApplyDeletes(const std::shared_ptr<arrow::RecordBatch>& batch,
+                                                           int64_t first_pos) {
+    std::vector<std::pair<std::vector<std::shared_ptr<arrow::Array>>, std::vector<TypePtr>>> eq_cols;
+    for (const auto& [ids, keys] : deleted_.equality()) {
+      std::vector<std::shared_ptr<arrow::Array>> cols;
+      std::vector<TypePtr> types;
+      for (int id : ids) {
+        auto col = ColumnForFieldId(*batch, *plan_.schema, id);
+        const NestedField* f = plan_.schema->FindField(id);
+        if (!col || !f) return Corrupt("equality delete column " + std::to_string(id) + " not readable");
+        cols.push_back(col);
+        types.push_back(f->type);
+      }
+      eq_cols.emplace_back(std::move(cols), std::move(types));
+    }
+    arrow::BooleanBuilder keep;
+    SKADE_ARROW_RETURN(keep.Reserve(batch->num_rows()), "deletes");
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      bool gone = deleted_.PositionDeleted(first_pos + r);
+      for (size_t k = 0; !gone && k < eq_cols.size(); ++k) {
+        SKADE_ASSIGN_OR_RETURN(std::string key, EqualityKey(eq_cols[k].first, eq_cols[k].second, r));
+        gone = deleted_.equality()[k].second.contains(key);
+      }
+      keep.UnsafeAppend(!gone);
+    }
+    std::shared_ptr<arrow::Array> mask;
+    SKADE_ARROW_RETURN(keep.Finish(&mask), "deletes");
+    static bool init = arrow::compute::Initialize().ok();
+    (void)init;
+    SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(batch, mask), "deletes");
+    return filtered.record_batch();
   }
 
   Result<std::shared_ptr<arrow::RecordBatch>> Conform(const std::shared_ptr<arrow::RecordBatch>& raw) {
     arrow::ArrayVector cols;
     const auto& rs = *raw->schema();
-    for (int i = 0; i < read_schema_->num_fields(); ++i) {
-      const auto& target = read_schema_->field(i);
+    for (int i = 0; i < static_cast<int>(read_ids_.size()); ++i) {
+      const auto& target = conform_schema_->field(i);
       int id = read_ids_[i];
       int idx = -1;
       for (int k = 0; k < rs.num_fields(); ++k)
@@ -201,17 +295,22 @@ class ScanReader final : public arrow::RecordBatchReader {
       if (view.ok()) col = *view;
       cols.push_back(col);
     }
-    return arrow::RecordBatch::Make(read_schema_, raw->num_rows(), std::move(cols));
+    return arrow::RecordBatch::Make(conform_schema_, raw->num_rows(), std::move(cols));
   }
 
   ScanPlan plan_;
   FileIO* io_;
   std::vector<int> read_ids_;
-  std::shared_ptr<arrow::Schema> read_schema_, out_schema_;
+  std::shared_ptr<arrow::Schema> read_schema_, out_schema_, conform_schema_;
   size_t next_task_ = 0;
   std::string current_path_;
   std::unique_ptr<parquet::arrow::FileReader> file_reader_;
   std::unique_ptr<arrow::RecordBatchReader> batches_;
+  std::vector<std::pair<int, int64_t>> row_groups_;  // selected: index, first row position
+  std::vector<int> leaves_;
+  int64_t row_pos_ = 0;
+  std::unique_ptr<DeleteLoader> loader_;
+  DeletedRows deleted_;
 };
 
 }  // namespace
@@ -253,7 +352,7 @@ Result<std::vector<FileScanTask>> LiveDataFiles(const TableMetadata& m, const Sn
     SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, m, *m.schema(), io));
     for (auto& e : entries)
       if (e.status != EntryStatus::kDeleted)
-        out.push_back(FileScanTask{std::move(e.data_file), e.sequence_number.value_or(0)});
+        out.push_back(FileScanTask{std::move(e.data_file), e.sequence_number.value_or(0), {}});
   }
   return out;
 }
@@ -314,13 +413,16 @@ Result<ScanPlan> TableScan::Plan() const {
   SKADE_ASSIGN_OR_RETURN(auto list, LoadManifestList(*plan.snapshot, *io_));
   std::map<int, expr::ExprPtr> projected;  // per spec
   std::map<int, std::vector<TypePtr>> ptypes;
+  DeleteIndex deletes;
   for (const auto& mf : list) {
-    if (mf.content != 0) {
-      if (mf.added_files_count + mf.existing_files_count > 0)
-        return Unsupported("snapshot " + std::to_string(plan.snapshot->snapshot_id) +
-                           " has delete files; reading row-level deletes is not supported yet");
-      continue;
-    }
+    if (mf.content == 0) continue;
+    SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, m, schema, *io_));
+    for (auto& e : entries)
+      if (e.status != EntryStatus::kDeleted)
+        deletes.Add(DeleteFileEntry{std::move(e.data_file), e.sequence_number.value_or(0)});
+  }
+  for (const auto& mf : list) {
+    if (mf.content != 0) continue;
     ++plan.stats->manifests_total;
     const PartitionSpec* spec = m.SpecById(mf.partition_spec_id);
     if (!spec) return Corrupt("manifest " + LocalPath(mf.manifest_path) + " names unknown partition spec");
@@ -355,7 +457,9 @@ Result<ScanPlan> TableScan::Plan() const {
       }
       ++plan.stats->files_planned;
       plan.stats->rows_planned += e.data_file.record_count;
-      plan.tasks.push_back(FileScanTask{std::move(e.data_file), e.sequence_number.value_or(0)});
+      int64_t seq = e.sequence_number.value_or(0);
+      auto applicable = deletes.empty() ? std::vector<DeleteFileEntry>{} : deletes.For(e.data_file, seq, m);
+      plan.tasks.push_back(FileScanTask{std::move(e.data_file), seq, std::move(applicable)});
     }
   }
   return plan;

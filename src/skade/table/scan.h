@@ -12,6 +12,7 @@
 #include "skade/expr/expression.h"
 #include "skade/format/manifest.h"
 #include "skade/format/table_metadata.h"
+#include "skade/table/delete_index.h"
 
 namespace arrow {
 class RecordBatchReader;
@@ -38,11 +39,14 @@ struct ScanStats {
   int64_t row_groups_skipped = 0;
   int64_t rows_read = 0;      // rows decoded from Parquet
   int64_t rows_returned = 0;  // rows after the exact filter and limit
+  int64_t delete_files = 0;   // delete files applied
+  int64_t rows_deleted = 0;   // rows removed by delete files
 };
 
 struct FileScanTask {
   DataFile file;
   int64_t data_sequence_number = 0;
+  std::vector<DeleteFileEntry> deletes;  // delete files that apply to `file`
 };
 
 /// A planned scan: immutable once built.
@@ -55,6 +59,8 @@ struct ScanPlan {
   std::vector<FileScanTask> tasks;
   std::shared_ptr<ScanStats> stats;    // updated while reading
   int64_t limit = -1;
+  /// Adds a last column `_pos` (int64): each row's position in its data file.
+  bool emit_positions = false;
 };
 
 /// Builder of a scan. Errors are reported by Plan() (all at once where possible).

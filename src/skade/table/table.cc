@@ -48,7 +48,7 @@ Result<StagedAppend> Table::StageAppend(arrow::RecordBatchReader& reader, const 
     writer->Abort();
     return std::unexpected(files.error());
   }
-  return StagedAppend{std::move(*files), options.snapshot_properties};
+  return StagedAppend{std::move(*files), options.snapshot_properties, options.branch};
 }
 
 Result<StagedAppend> Table::StageAppend(const std::shared_ptr<arrow::Table>& data,
@@ -82,6 +82,7 @@ Result<std::vector<CommitResult>> CommitAppends(std::vector<std::pair<Table*, St
     change.operation = "append";
     change.added = staged.files;
     change.properties = staged.snapshot_properties;
+    change.branch = staged.branch;
     changes.emplace_back(t->loaded_, std::move(change));
   }
   SKADE_ASSIGN_OR_RETURN(auto produced, CommitChanges(appends[0].first->catalog(), std::move(changes)));

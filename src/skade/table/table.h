@@ -22,25 +22,33 @@ class RecordBatchReader;
 namespace skade {
 
 class TableScan;
+struct FileChange;
 
-/// Options of one append.
+/// Options of one write (append, delete, upsert, overwrite).
 struct AppendOptions {
   std::map<std::string, std::string> snapshot_properties;  // extra summary entries
+  std::string branch = "main";
   /// Called with rows written so far (for progress on a terminal).
   std::function<void(int64_t rows_done, int64_t rows_total)> progress;
 };
+
+using WriteOptions = AppendOptions;
 
 struct CommitResult {
   int64_t snapshot_id = 0;
   int64_t commit_seq = 0;
   int attempts = 1;
   std::vector<DataFile> added_files;
+  int64_t rows_added = 0;
+  int64_t rows_deleted = 0;  // for equality deletes: the number of keys
+  bool committed = true;     // false when there was nothing to change
 };
 
 /// Files a writer produced, ready to commit (written, never yet referenced).
 struct StagedAppend {
   std::vector<DataFile> files;
   std::map<std::string, std::string> snapshot_properties;
+  std::string branch = "main";
 };
 
 class Table {
@@ -72,10 +80,27 @@ class Table {
   /// Commits staged files as one append snapshot (with retries).
   Result<CommitResult> CommitAppend(const StagedAppend& staged);
 
+  /// Deletes the rows matching `filter`. Files wholly matched are dropped in metadata
+  /// only; others get position deletes (`write.delete.mode` = merge-on-read, the
+  /// default) or are rewritten (copy-on-write). Errors: kInvalidArgument for a bad filter.
+  Result<CommitResult> Delete(const std::string& filter, const WriteOptions& options = {});
+  /// Deletes the rows whose identifier columns equal a key row (equality deletes where
+  /// the key determines the partition, position deletes otherwise).
+  /// Errors: kInvalidArgument when the table has no identifier fields or the keys lack one.
+  Result<CommitResult> DeleteKeys(const std::shared_ptr<arrow::Table>& keys, const WriteOptions& options = {});
+  /// Inserts or replaces rows by the identifier fields, in one snapshot; duplicate keys
+  /// within `rows` resolve last-row-wins.
+  Result<CommitResult> Upsert(const std::shared_ptr<arrow::Table>& rows, const WriteOptions& options = {});
+  /// Replaces the rows matching `filter` with `rows` in one snapshot; without a filter,
+  /// replaces the partitions `rows` touch (dynamic overwrite; all rows if unpartitioned).
+  Result<CommitResult> Overwrite(const std::shared_ptr<arrow::Table>& rows, const std::optional<std::string>& filter,
+                                 const WriteOptions& options = {});
+
   /// A scan of this table (see scan.h).
   TableScan NewScan() const;
 
  private:
+  Result<CommitResult> CommitFileChange(FileChange change, int64_t rows_added, int64_t rows_deleted);
   friend Result<std::vector<CommitResult>> CommitAppends(
       std::vector<std::pair<Table*, StagedAppend>>& appends);
   Catalog* catalog_;

@@ -1,0 +1,100 @@
+// Which delete files apply to which data files (spec "Scan Planning"), and the
+// deleted rows they describe, loaded once per scan.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "skade/common/result.h"
+#include "skade/format/manifest.h"
+#include "skade/format/table_metadata.h"
+
+namespace arrow {
+class Array;
+class RecordBatch;
+}  // namespace arrow
+
+namespace skade {
+
+class FileIO;
+
+/// Reserved field ids of position delete files.
+inline constexpr int kDeleteFilePathId = 2147483546;
+inline constexpr int kDeletePosId = 2147483545;
+
+struct DeleteFileEntry {
+  DataFile file;
+  int64_t data_sequence_number = 0;
+};
+
+/// Indexes a snapshot's live delete files for lookup by data file.
+class DeleteIndex {
+ public:
+  void Add(DeleteFileEntry entry);
+  bool empty() const { return count_ == 0; }
+  /// Deletes that apply to a data file with the given data sequence number:
+  /// position deletes with seq >= data seq, equality deletes with seq > data seq, in
+  /// the same partition (or from an unpartitioned spec, which applies everywhere).
+  std::vector<DeleteFileEntry> For(const DataFile& data_file, int64_t data_sequence_number,
+                                   const TableMetadata& metadata) const;
+
+ private:
+  std::map<std::string, std::vector<DeleteFileEntry>> by_partition_;  // spec id + tuple key
+  std::vector<DeleteFileEntry> global_;
+  size_t count_ = 0;
+};
+
+/// Key of a partition tuple within a spec (for grouping files).
+std::string PartitionTupleKey(int spec_id, const std::vector<Value>& tuple);
+
+/// Deleted rows of one data file: positions, and equality keys by field-id set.
+class DeletedRows {
+ public:
+  bool empty() const { return positions_.empty() && equality_.empty(); }
+  bool PositionDeleted(int64_t pos) const { return positions_.contains(pos); }
+  /// Field-id sets whose keys must be checked, with their key sets.
+  const std::vector<std::pair<std::vector<int>, std::unordered_set<std::string>>>& equality() const {
+    return equality_;
+  }
+  /// Field ids the reader must read to check equality deletes.
+  std::vector<int> EqualityFieldIds() const;
+
+  std::unordered_set<int64_t>& positions() { return positions_; }
+  std::unordered_set<std::string>& EqualityKeys(const std::vector<int>& ids);
+
+ private:
+  std::unordered_set<int64_t> positions_;
+  std::vector<std::pair<std::vector<int>, std::unordered_set<std::string>>> equality_;
+};
+
+/// Loads delete files (cached by path for the life of the loader).
+class DeleteLoader {
+ public:
+  DeleteLoader(FileIO* io, SchemaPtr schema) : io_(io), schema_(std::move(schema)) {}
+  /// The rows `deletes` remove from `data_file_path`. Errors: kCorrupt naming the file.
+  Result<DeletedRows> Load(const std::string& data_file_path, const std::vector<DeleteFileEntry>& deletes);
+
+ private:
+  struct PositionFile {
+    std::unordered_map<std::string, std::vector<int64_t>> by_path;
+  };
+  Result<const PositionFile*> LoadPositions(const DataFile& f);
+  Result<const std::unordered_set<std::string>*> LoadEquality(const DataFile& f);
+
+  FileIO* io_;
+  SchemaPtr schema_;
+  std::unordered_map<std::string, std::unique_ptr<PositionFile>> positions_;
+  std::unordered_map<std::string, std::unique_ptr<std::unordered_set<std::string>>> equality_;
+};
+
+/// The equality key of row `row` over the given columns (same encoding for data
+/// and delete files; nulls match nulls).
+Result<std::string> EqualityKey(const std::vector<std::shared_ptr<arrow::Array>>& columns,
+                                const std::vector<TypePtr>& types, int64_t row);
+
+}  // namespace skade

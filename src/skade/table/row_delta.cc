@@ -1,0 +1,413 @@
+// Row-level writes: delete by filter, delete by key, upsert, overwrite. Each one
+// becomes a single FileChange committed through the SnapshotProducer.
+#include <arrow/api.h>
+#include <arrow/compute/api.h>
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "skade/expr/arrow_filter.h"
+#include "skade/io/file_io.h"
+#include "skade/table/arrow_internal.h"
+#include "skade/table/arrow_schema.h"
+#include "skade/table/arrow_values.h"
+#include "skade/table/data_writer.h"
+#include "skade/table/delete_index.h"
+#include "skade/table/scan.h"
+#include "skade/table/snapshot_producer.h"
+#include "skade/table/table.h"
+
+namespace skade {
+namespace {
+
+void InitCompute() {
+  static bool once = arrow::compute::Initialize().ok();
+  (void)once;
+}
+
+std::string DeleteFileLocation(const TableMetadata& m) {
+  return m.location + "/data/deletes/" + NewUuid() + ".parquet";
+}
+
+// The schema of position delete files (spec "Position Delete Files").
+const Schema& PositionDeleteSchema() {
+  static const Schema s(0, {NestedField{kDeleteFilePathId, "file_path", true, Type::Primitive(TypeId::kString), ""},
+                            NestedField{kDeletePosId, "pos", true, Type::Primitive(TypeId::kLong), ""}});
+  return s;
+}
+
+Result<DataFile> WritePositionDeletes(const TableMetadata& m, const DataFile& target, std::vector<int64_t> positions) {
+  std::sort(positions.begin(), positions.end());
+  arrow::StringBuilder paths;
+  arrow::Int64Builder pos;
+  for (int64_t p : positions) {
+    SKADE_ARROW_RETURN(paths.Append(target.file_path), "position deletes");
+    SKADE_ARROW_RETURN(pos.Append(p), "position deletes");
+  }
+  std::shared_ptr<arrow::Array> a, b;
+  SKADE_ARROW_RETURN(paths.Finish(&a), "position deletes");
+  SKADE_ARROW_RETURN(pos.Finish(&b), "position deletes");
+  auto batch = arrow::RecordBatch::Make(ToArrowSchema(PositionDeleteSchema()), a->length(), {a, b});
+  SKADE_ASSIGN_OR_RETURN(DataFile df, WriteParquetFile(m, DeleteFileLocation(m), batch, PositionDeleteSchema()));
+  df.content = FileContent::kPositionDeletes;
+  df.partition = target.partition;
+  df.spec_id = target.spec_id;
+  df.sort_order_id.reset();
+  return df;
+}
+
+// The snapshot a write on `branch` builds on (null for an empty branch).
+const Snapshot* BranchHead(const TableMetadata& m, const std::string& branch) {
+  auto it = m.refs.find(branch);
+  if (it != m.refs.end()) return m.SnapshotById(it->second.snapshot_id);
+  return branch == "main" ? m.CurrentSnapshot() : nullptr;
+}
+
+// Outcome of matching rows against the live files of a branch.
+struct RowRemoval {
+  std::vector<DataFile> delete_files;
+  std::set<std::string> removed;
+  std::vector<DataFile> rewritten;
+  int64_t rows_deleted = 0;
+};
+
+// Reads the live rows of each candidate file with their positions and asks `match`
+// which to delete; then drops, position-deletes or rewrites per `copy_on_write`.
+using MatchFn = std::function<Result<std::shared_ptr<arrow::Array>>(const std::shared_ptr<arrow::RecordBatch>&)>;
+
+Result<RowRemoval> RemoveRows(const TableMetadataPtr& m, FileIO& io, const ScanPlan& candidates, bool copy_on_write,
+                              const MatchFn& match) {
+  RowRemoval out;
+  std::unique_ptr<DataWriter> rewriter;
+  for (const auto& task : candidates.tasks) {
+    ScanPlan one;
+    one.metadata = m;
+    one.snapshot = candidates.snapshot;
+    one.schema = candidates.schema;
+    for (const auto& f : one.schema->fields()) one.projected_ids.push_back(f.id);
+    one.tasks = {task};
+    one.stats = std::make_shared<ScanStats>();
+    one.emit_positions = true;
+    SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(one, &io));
+    std::vector<int64_t> hit;
+    std::vector<std::shared_ptr<arrow::RecordBatch>> survivors;
+    int64_t live = 0;
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      auto st = reader->ReadNext(&batch);
+      if (!st.ok()) return std::unexpected(ErrorFromReader(st));
+      if (!batch) break;
+      live += batch->num_rows();
+      SKADE_ASSIGN_OR_RETURN(auto mask, match(batch));
+      const auto& bm = static_cast<const arrow::BooleanArray&>(*mask);
+      const auto& pos = static_cast<const arrow::Int64Array&>(*batch->column(batch->num_columns() - 1));
+      arrow::BooleanBuilder keep;
+      for (int64_t r = 0; r < batch->num_rows(); ++r) {
+        bool del = bm.IsValid(r) && bm.Value(r);
+        if (del) hit.push_back(pos.Value(r));
+        SKADE_ARROW_RETURN(keep.Append(!del), "rewrite");
+      }
+      if (copy_on_write) {
+        std::shared_ptr<arrow::Array> km;
+        SKADE_ARROW_RETURN(keep.Finish(&km), "rewrite");
+        auto without_pos = batch->RemoveColumn(batch->num_columns() - 1);
+        if (!without_pos.ok()) return Internal(without_pos.status().message());
+        InitCompute();
+        SKADE_ARROW_ASSIGN(auto kept, arrow::compute::Filter(*without_pos, km), "rewrite");
+        if (kept.record_batch()->num_rows() > 0) survivors.push_back(kept.record_batch());
+      }
+    }
+    if (hit.empty()) continue;
+    out.rows_deleted += static_cast<int64_t>(hit.size());
+    if (static_cast<int64_t>(hit.size()) == live) {
+      out.removed.insert(task.file.file_path);  // every live row goes: metadata only
+      continue;
+    }
+    if (copy_on_write) {
+      if (!rewriter) {
+        SKADE_ASSIGN_OR_RETURN(rewriter, DataWriter::Make(*m));
+      }
+      for (const auto& b : survivors) SKADE_RETURN_IF_ERROR(rewriter->Write(b));
+      out.removed.insert(task.file.file_path);
+    } else {
+      SKADE_ASSIGN_OR_RETURN(DataFile df, WritePositionDeletes(*m, task.file, std::move(hit)));
+      out.delete_files.push_back(std::move(df));
+    }
+  }
+  if (rewriter) {
+    SKADE_ASSIGN_OR_RETURN(out.rewritten, rewriter->Finish());
+  }
+  return out;
+}
+
+Result<ScanPlan> CandidatePlan(const Table& t, const std::optional<std::string>& filter, const std::string& branch) {
+  TableScan scan = t.NewScan();
+  if (filter) scan.Filter(*filter);
+  if (t.metadata()->refs.contains(branch)) scan.UseRef(branch);
+  return scan.Plan();
+}
+
+bool CopyOnWrite(const TableMetadata& m) {
+  return m.Property("write.delete.mode", "merge-on-read") == "copy-on-write";
+}
+
+// The identifier columns of the table, or an error naming what is missing.
+Result<std::vector<const NestedField*>> IdentifierFields(const Schema& schema, const std::string& table) {
+  std::vector<const NestedField*> out;
+  for (int id : schema.identifier_field_ids())
+    if (const NestedField* f = schema.FindField(id)) out.push_back(f);
+  if (out.empty())
+    return InvalidArgument("table " + table + " has no identifier fields (create it with --identifier COLS)");
+  return out;
+}
+
+// Rows of `keys` conformed to the identifier columns; extra columns are ignored.
+Result<std::shared_ptr<arrow::RecordBatch>> KeyBatch(const std::shared_ptr<arrow::Table>& keys,
+                                                     const std::vector<const NestedField*>& ids) {
+  SKADE_ARROW_ASSIGN(auto combined, keys->CombineChunksToBatch(), "keys");
+  std::vector<NestedField> fields;
+  for (const auto* f : ids) fields.push_back(*f);
+  Schema key_schema(0, fields);
+  arrow::FieldVector in_fields;
+  arrow::ArrayVector in_cols;
+  for (const auto* f : ids) {
+    int idx = combined->schema()->GetFieldIndex(f->name);
+    if (idx < 0) {
+      std::string have;
+      for (const auto& x : combined->schema()->fields()) have += (have.empty() ? "" : ", ") + x->name();
+      return InvalidArgument("the keys lack identifier column '" + f->name + "' (they have: " + have + ")");
+    }
+    in_fields.push_back(combined->schema()->field(idx));
+    in_cols.push_back(combined->column(idx));
+  }
+  auto projected = arrow::RecordBatch::Make(arrow::schema(in_fields), combined->num_rows(), in_cols);
+  return ConformToSchema(projected, key_schema, 1);
+}
+
+// The equality key of every row of `batch` over the identifier columns.
+Result<std::vector<std::string>> Keys(const arrow::RecordBatch& batch, const Schema& schema,
+                                      const std::vector<const NestedField*>& ids) {
+  std::vector<std::shared_ptr<arrow::Array>> cols;
+  std::vector<TypePtr> types;
+  for (const auto* f : ids) {
+    auto col = ColumnForFieldId(batch, schema, f->id);
+    if (!col) return Internal("identifier column " + f->name + " missing from batch");
+    cols.push_back(col);
+    types.push_back(f->type);
+  }
+  std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(batch.num_rows()));
+  for (int64_t r = 0; r < batch.num_rows(); ++r) {
+    SKADE_ASSIGN_OR_RETURN(std::string k, EqualityKey(cols, types, r));
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+// Removes rows whose key is in `keys`: equality delete files when every partition
+// source is an identifier column (the key then names its partition), else position
+// deletes found by reading.
+Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io, const std::shared_ptr<arrow::RecordBatch>& key_rows,
+                              const std::vector<const NestedField*>& ids, const std::string& branch) {
+  const TableMetadataPtr& m = t.metadata();
+  const Schema& schema = *m->schema();
+  const PartitionSpec& spec = m->spec();
+  bool key_names_partition = true;
+  for (const auto& pf : spec.fields()) {
+    bool in_key = false;
+    for (const auto* f : ids) in_key = in_key || f->id == pf.source_id;
+    key_names_partition = key_names_partition && in_key;
+  }
+  SKADE_ASSIGN_OR_RETURN(auto keys, Keys(*key_rows, schema, ids));
+  std::unordered_set<std::string> key_set(keys.begin(), keys.end());
+  RowRemoval out;
+  if (key_names_partition && !m->refs.empty()) {
+    // Group key rows by partition and write one equality delete file per partition.
+    std::vector<NestedField> fields;
+    std::vector<int> eq_ids;
+    for (const auto* f : ids) {
+      fields.push_back(*f);
+      eq_ids.push_back(f->id);
+    }
+    Schema key_schema(0, fields);
+    std::map<std::string, std::pair<std::vector<Value>, std::vector<int64_t>>> groups;
+    for (int64_t r = 0; r < key_rows->num_rows(); ++r) {
+      std::vector<Value> tuple;
+      for (const auto& pf : spec.fields()) {
+        const NestedField* src = schema.FindField(pf.source_id);
+        auto col = ColumnForFieldId(*key_rows, schema, pf.source_id);
+        SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(*col, r, *src->type));
+        SKADE_ASSIGN_OR_RETURN(Value p, pf.transform.Apply(*src->type, v));
+        tuple.push_back(std::move(p));
+      }
+      auto& g = groups[PartitionTupleKey(spec.spec_id(), tuple)];
+      g.first = tuple;
+      g.second.push_back(r);
+    }
+    InitCompute();
+    for (auto& [k, g] : groups) {
+      arrow::Int64Builder idx;
+      SKADE_ARROW_RETURN(idx.AppendValues(g.second), "equality deletes");
+      std::shared_ptr<arrow::Array> ia;
+      SKADE_ARROW_RETURN(idx.Finish(&ia), "equality deletes");
+      SKADE_ARROW_ASSIGN(auto part, arrow::compute::Take(key_rows, ia), "equality deletes");
+      SKADE_ASSIGN_OR_RETURN(DataFile df, WriteParquetFile(*m, DeleteFileLocation(*m), part.record_batch(), key_schema));
+      df.content = FileContent::kEqualityDeletes;
+      df.equality_ids = eq_ids;
+      df.partition = g.first;
+      df.spec_id = spec.spec_id();
+      df.sort_order_id.reset();
+      out.delete_files.push_back(std::move(df));
+    }
+    out.rows_deleted = static_cast<int64_t>(key_set.size());
+    return out;
+  }
+  if (!BranchHead(*m, branch)) return out;
+  SKADE_ASSIGN_OR_RETURN(ScanPlan candidates, CandidatePlan(t, std::nullopt, branch));
+  return RemoveRows(m, io, candidates, CopyOnWrite(*m),
+                    [&](const std::shared_ptr<arrow::RecordBatch>& batch) -> Result<std::shared_ptr<arrow::Array>> {
+                      SKADE_ASSIGN_OR_RETURN(auto row_keys, Keys(*batch, schema, ids));
+                      arrow::BooleanBuilder b;
+                      for (const auto& k : row_keys) SKADE_ARROW_RETURN(b.Append(key_set.contains(k)), "keys");
+                      std::shared_ptr<arrow::Array> out_mask;
+                      SKADE_ARROW_RETURN(b.Finish(&out_mask), "keys");
+                      return out_mask;
+                    });
+}
+
+// Keeps the last row of each key (an upsert batch may repeat a key).
+Result<std::shared_ptr<arrow::Table>> LastRowPerKey(const std::shared_ptr<arrow::Table>& rows, const Schema& schema,
+                                                    const std::vector<const NestedField*>& ids) {
+  SKADE_ARROW_ASSIGN(auto batch, rows->CombineChunksToBatch(), "upsert");
+  SKADE_ASSIGN_OR_RETURN(auto conformed, ConformToSchema(batch, schema, 1));
+  SKADE_ASSIGN_OR_RETURN(auto keys, Keys(*conformed, schema, ids));
+  std::unordered_map<std::string, int64_t> last;
+  for (int64_t r = 0; r < static_cast<int64_t>(keys.size()); ++r) last[keys[r]] = r;
+  if (static_cast<int64_t>(last.size()) == conformed->num_rows())
+    return arrow::Table::FromRecordBatches({conformed}).ValueOrDie();
+  arrow::Int64Builder idx;
+  for (int64_t r = 0; r < static_cast<int64_t>(keys.size()); ++r)
+    if (last[keys[r]] == r) SKADE_ARROW_RETURN(idx.Append(r), "upsert");
+  std::shared_ptr<arrow::Array> ia;
+  SKADE_ARROW_RETURN(idx.Finish(&ia), "upsert");
+  InitCompute();
+  SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(conformed, ia), "upsert");
+  return arrow::Table::FromRecordBatches({taken.record_batch()}).ValueOrDie();
+}
+
+}  // namespace
+
+Result<CommitResult> Table::CommitFileChange(FileChange change, int64_t rows_added, int64_t rows_deleted) {
+  if (change.added.empty() && change.removed.empty()) {
+    CommitResult nothing;
+    nothing.committed = false;
+    return nothing;
+  }
+  std::vector<DataFile> added = change.added;
+  std::vector<std::pair<LoadedTable, FileChange>> changes;
+  changes.emplace_back(loaded_, std::move(change));
+  auto produced = CommitChanges(*catalog_, std::move(changes));
+  if (!produced) {
+    // The files this write produced are referenced by nothing: remove them, unless
+    // the commit's outcome is unknown.
+    if (produced.error().kind != ErrorKind::kCommitStateUnknown)
+      for (const auto& f : added) (void)catalog_->io().DeleteFile(f.file_path);
+    return std::unexpected(produced.error());
+  }
+  loaded_ = (*produced)[0].table;
+  CommitResult r{(*produced)[0].snapshot_id, (*produced)[0].commit_seq, (*produced)[0].attempts, added,
+                 rows_added, rows_deleted, true};
+  return r;
+}
+
+Result<CommitResult> Table::Delete(const std::string& filter, const WriteOptions& options) {
+  SKADE_ASSIGN_OR_RETURN(ScanPlan candidates, CandidatePlan(*this, filter, options.branch));
+  const Schema& schema = *candidates.schema;
+  expr::ExprPtr bound = candidates.filter;
+  SKADE_ASSIGN_OR_RETURN(
+      RowRemoval removal,
+      RemoveRows(loaded_.metadata, catalog_->io(), candidates, CopyOnWrite(*loaded_.metadata),
+                 [&](const std::shared_ptr<arrow::RecordBatch>& batch) { return expr::EvaluateBatch(*bound, schema, batch); }));
+  FileChange change;
+  change.operation = removal.rewritten.empty() ? "delete" : "overwrite";
+  change.added = removal.delete_files;
+  change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
+  change.removed = removal.removed;
+  change.properties = options.snapshot_properties;
+  change.branch = options.branch;
+  return CommitFileChange(std::move(change), 0, removal.rows_deleted);
+}
+
+Result<CommitResult> Table::DeleteKeys(const std::shared_ptr<arrow::Table>& keys, const WriteOptions& options) {
+  SKADE_ASSIGN_OR_RETURN(auto ids, IdentifierFields(*loaded_.metadata->schema(), ident().ToString()));
+  SKADE_ASSIGN_OR_RETURN(auto key_rows, KeyBatch(keys, ids));
+  SKADE_ASSIGN_OR_RETURN(RowRemoval removal, RemoveKeys(*this, catalog_->io(), key_rows, ids, options.branch));
+  FileChange change;
+  change.operation = removal.rewritten.empty() ? "delete" : "overwrite";
+  change.added = removal.delete_files;
+  change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
+  change.removed = removal.removed;
+  change.properties = options.snapshot_properties;
+  change.branch = options.branch;
+  return CommitFileChange(std::move(change), 0, removal.rows_deleted);
+}
+
+Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& rows, const WriteOptions& options) {
+  const Schema& schema = *loaded_.metadata->schema();
+  SKADE_ASSIGN_OR_RETURN(auto ids, IdentifierFields(schema, ident().ToString()));
+  SKADE_ASSIGN_OR_RETURN(auto latest, LastRowPerKey(rows, schema, ids));
+  SKADE_ARROW_ASSIGN(auto batch, latest->CombineChunksToBatch(), "upsert");
+  SKADE_ASSIGN_OR_RETURN(RowRemoval removal, RemoveKeys(*this, catalog_->io(), batch, ids, options.branch));
+  SKADE_ASSIGN_OR_RETURN(StagedAppend staged, StageAppend(latest, options));
+  FileChange change;
+  change.operation = "overwrite";
+  change.added = removal.delete_files;
+  change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
+  change.added.insert(change.added.end(), staged.files.begin(), staged.files.end());
+  change.removed = removal.removed;
+  change.properties = options.snapshot_properties;
+  change.branch = options.branch;
+  return CommitFileChange(std::move(change), latest->num_rows(), removal.rows_deleted);
+}
+
+Result<CommitResult> Table::Overwrite(const std::shared_ptr<arrow::Table>& rows, const std::optional<std::string>& filter,
+                                      const WriteOptions& options) {
+  SKADE_ASSIGN_OR_RETURN(StagedAppend staged, StageAppend(rows, options));
+  RowRemoval removal;
+  if (filter) {
+    auto candidates = CandidatePlan(*this, filter, options.branch);
+    if (!candidates) {
+      for (const auto& f : staged.files) (void)catalog_->io().DeleteFile(f.file_path);
+      return std::unexpected(candidates.error());
+    }
+    const Schema& schema = *candidates->schema;
+    expr::ExprPtr bound = candidates->filter;
+    SKADE_ASSIGN_OR_RETURN(removal, RemoveRows(loaded_.metadata, catalog_->io(), *candidates, CopyOnWrite(*loaded_.metadata),
+                                               [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
+                                                 return expr::EvaluateBatch(*bound, schema, batch);
+                                               }));
+  } else if (const Snapshot* head = BranchHead(*loaded_.metadata, options.branch)) {
+    // Dynamic overwrite: every live file in a partition the new rows touch goes.
+    std::set<std::string> touched;
+    for (const auto& f : staged.files) touched.insert(PartitionTupleKey(f.spec_id, f.partition));
+    SKADE_ASSIGN_OR_RETURN(auto live, LiveDataFiles(*loaded_.metadata, *head, catalog_->io()));
+    for (const auto& task : live)
+      if (touched.contains(PartitionTupleKey(task.file.spec_id, task.file.partition))) {
+        removal.removed.insert(task.file.file_path);
+        removal.rows_deleted += task.file.record_count;
+      }
+  }
+  FileChange change;
+  change.operation = "overwrite";
+  change.added = staged.files;
+  change.added.insert(change.added.end(), removal.delete_files.begin(), removal.delete_files.end());
+  change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
+  change.removed = removal.removed;
+  change.properties = options.snapshot_properties;
+  change.branch = options.branch;
+  int64_t added_rows = 0;
+  for (const auto& f : staged.files) added_rows += f.record_count;
+  return CommitFileChange(std::move(change), added_rows, removal.rows_deleted);
+}
+
+}  // namespace skade
