@@ -14,6 +14,8 @@
 #include "skade/format/value.h"
 #include "skade/io/file_io.h"
 #include "skade/table/scan.h"
+#include "skade/table/arrow_schema.h"
+#include "skade/table/data_writer.h"
 #include "skade/table/table.h"
 
 namespace skade::cli {
@@ -131,6 +133,49 @@ Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::s
               static_cast<long long>(rows), res.added_files.size(), name.c_str(),
               static_cast<long long>(res.snapshot_id), static_cast<long long>(res.commit_seq));
   return {};
+}
+
+// Reads input files into one table conformed to the table's schema.
+Result<std::shared_ptr<arrow::Table>> ReadInputs(const std::vector<std::string>& files, const Schema& schema) {
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  for (const auto& path : files) {
+    SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, schema));
+    int64_t row = 1;
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      auto st = reader->ReadNext(&batch);
+      if (!st.ok()) return Corrupt(path + ": " + st.message());
+      if (!batch) break;
+      auto conformed = ConformToSchema(batch, schema, row);
+      if (!conformed) return std::unexpected(std::move(conformed).error().WithContext(path));
+      row += batch->num_rows();
+      batches.push_back(*conformed);
+    }
+  }
+  auto table = arrow::Table::FromRecordBatches(ToArrowSchema(schema), batches);
+  if (!table.ok()) return Internal(table.status().message());
+  return *table;
+}
+
+// Reads key files: only the identifier columns are kept.
+Result<std::shared_ptr<arrow::Table>> ReadKeys(const std::string& path, const Schema& schema) {
+  std::vector<NestedField> fields;
+  for (int id : schema.identifier_field_ids())
+    if (const NestedField* f = schema.FindField(id)) fields.push_back(*f);
+  SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, Schema(0, fields)));
+  auto table = reader->ToTable();
+  if (!table.ok()) return Corrupt(path + ": " + table.status().message());
+  return *table;
+}
+
+void PrintChange(const char* verb, const std::string& table, const CommitResult& r) {
+  if (!r.committed) {
+    std::printf("%s %s: nothing to change, no snapshot committed\n", verb, table.c_str());
+    return;
+  }
+  std::printf("%s %s: %lld rows added, %lld removed: snapshot %lld, commit_seq %lld\n", verb, table.c_str(),
+              static_cast<long long>(r.rows_added), static_cast<long long>(r.rows_deleted),
+              static_cast<long long>(r.snapshot_id), static_cast<long long>(r.commit_seq));
 }
 
 struct ScanArgs {
@@ -357,6 +402,60 @@ int Main(int argc, char** argv) {
   append->add_option("TABLE", table_name)->required();
   append->add_option("FILE", files, "input files")->required();
   append->callback([&] { action = [&] { return CmdAppend(ctx, table_name, files); }; });
+
+  std::string where, keys_file, branch = "main";
+  auto* del = app.add_subcommand("delete", "delete rows by filter or by key");
+  del->add_option("TABLE", table_name)->required();
+  auto* where_opt = del->add_option("--where", where, "rows to delete");
+  auto* keys_opt = del->add_option("--keys", keys_file, "file of identifier values to delete");
+  where_opt->excludes(keys_opt);
+  del->add_option("--branch", branch, "branch to write to");
+  del->callback([&] { action = [&]() -> Status {
+    if (where.empty() && keys_file.empty()) return InvalidArgument("delete needs --where EXPR or --keys FILE");
+    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
+    WriteOptions opts;
+    opts.branch = branch;
+    CommitResult r;
+    if (!keys_file.empty()) {
+      SKADE_ASSIGN_OR_RETURN(auto keys, ReadKeys(keys_file, *table->metadata()->schema()));
+      SKADE_ASSIGN_OR_RETURN(r, table->DeleteKeys(keys, opts));
+    } else {
+      SKADE_ASSIGN_OR_RETURN(r, table->Delete(where, opts));
+    }
+    PrintChange("delete", table_name, r);
+    return {};
+  }; });
+
+  auto* upsert = app.add_subcommand("upsert", "insert or replace rows by the identifier columns");
+  upsert->add_option("TABLE", table_name)->required();
+  upsert->add_option("FILE", files, "input files")->required();
+  upsert->add_option("--branch", branch, "branch to write to");
+  upsert->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
+    SKADE_ASSIGN_OR_RETURN(auto rows, ReadInputs(files, *table->metadata()->schema()));
+    WriteOptions opts;
+    opts.branch = branch;
+    SKADE_ASSIGN_OR_RETURN(auto r, table->Upsert(rows, opts));
+    PrintChange("upsert", table_name, r);
+    return {};
+  }; });
+
+  auto* overwrite = app.add_subcommand("overwrite", "replace rows (matching --where, else the partitions written)");
+  overwrite->add_option("TABLE", table_name)->required();
+  overwrite->add_option("FILE", files, "input files")->required();
+  overwrite->add_option("--where", where, "rows to replace");
+  overwrite->add_option("--branch", branch, "branch to write to");
+  overwrite->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
+    SKADE_ASSIGN_OR_RETURN(auto rows, ReadInputs(files, *table->metadata()->schema()));
+    WriteOptions opts;
+    opts.branch = branch;
+    std::optional<std::string> filter;
+    if (!where.empty()) filter = where;
+    SKADE_ASSIGN_OR_RETURN(auto r, table->Overwrite(rows, filter, opts));
+    PrintChange("overwrite", table_name, r);
+    return {};
+  }; });
 
   ScanArgs sa;
   auto* scan = app.add_subcommand("scan", "read a table");

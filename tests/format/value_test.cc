@@ -109,6 +109,8 @@ TEST(DeserializeValue, WrongLengthsAreCorrupt) {
   EXPECT_THAT(DeserializeValue(*T(TypeId::kInt), Bytes({1, 2})), IsError(ErrorKind::kCorrupt));
   EXPECT_THAT(DeserializeValue(*T(TypeId::kLong), Bytes({1, 2, 3})), IsError(ErrorKind::kCorrupt));
   EXPECT_THAT(DeserializeValue(*T(TypeId::kBoolean), ""), IsError(ErrorKind::kCorrupt));
+  EXPECT_THAT(DeserializeValue(*T(TypeId::kTimestamp), Bytes({0xff, 0xff, 0xff, 0x7f})),
+              IsError(ErrorKind::kCorrupt));  // a promoted date beyond the timestamp range
   EXPECT_THAT(DeserializeValue(*T(TypeId::kUuid), "short"), IsError(ErrorKind::kCorrupt));
   EXPECT_THAT(DeserializeValue(*Type::Fixed(3), "four"), IsError(ErrorKind::kCorrupt));
   EXPECT_THAT(DeserializeValue(*Type::Decimal(9, 2), ""), IsError(ErrorKind::kCorrupt));
@@ -302,6 +304,12 @@ TEST(ConvertValue, NumericConversions) {
   EXPECT_THAT(ConvertValue(Value(1e300), *d, *f), IsError(ErrorKind::kInvalidArgument));
   EXPECT_EQ(std::get<Decimal>(*ConvertValue(Value(int32_t{12}), *i, *Type::Decimal(5, 2))).unscaled, 1200);
   EXPECT_THAT(ConvertValue(Value(int32_t{1000}), *i, *Type::Decimal(5, 2)), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(ConvertValue(Value(std::numeric_limits<int64_t>::min()), *l, *Type::Decimal(38, 30)),
+              IsError(ErrorKind::kInvalidArgument));
+  Value huge(Decimal{static_cast<__int128>(Pow10To38() - 1)});
+  EXPECT_THAT(ConvertValue(huge, *Type::Decimal(38, 0), *Type::Decimal(38, 37)), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(ConvertValue(huge, *Type::Decimal(38, 0), *l), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_EQ(std::get<double>(*ConvertValue(Value(Decimal{-125}), *Type::Decimal(5, 2), *d)), -1.25);
   EXPECT_EQ(std::get<Decimal>(*ConvertValue(Value(0.1), *d, *Type::Decimal(5, 2))).unscaled, 10);
   EXPECT_THAT(ConvertValue(Value(0.125), *d, *Type::Decimal(5, 2)), IsError(ErrorKind::kInvalidArgument));
   EXPECT_EQ(std::get<Decimal>(*ConvertValue(Value(Decimal{125}), *Type::Decimal(5, 2), *Type::Decimal(7, 3))).unscaled, 1250);
@@ -319,6 +327,8 @@ TEST(ConvertValue, TemporalAndText) {
             kMicrosPerDay);
   EXPECT_EQ(std::get<int64_t>(*ConvertValue(Value(int64_t{5}), *T(TypeId::kTimestamp), *T(TypeId::kTimestampTz))), 5);
   EXPECT_THAT(ConvertValue(Value(int64_t{5}), *T(TypeId::kTimestamp), *T(TypeId::kDate)), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(ConvertValue(Value(std::numeric_limits<int32_t>::max()), *T(TypeId::kDate), *T(TypeId::kTimestamp)),
+              IsError(ErrorKind::kInvalidArgument));
   EXPECT_EQ(std::get<int32_t>(*ConvertValue(Value(int64_t{19000}), *T(TypeId::kLong), *T(TypeId::kDate))), 19000);
   EXPECT_THAT(ConvertValue(Value(int64_t{-1}), *T(TypeId::kLong), *T(TypeId::kTime)), IsError(ErrorKind::kInvalidArgument));
   auto uuid = ConvertValue(Value(std::string("f79c3e09-677c-4bbd-a479-3f349cb785e7")), *s, *T(TypeId::kUuid));

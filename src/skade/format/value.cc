@@ -290,9 +290,13 @@ Result<Value> DeserializeValue(const Type& type, std::string_view bytes) {
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
       if (bytes.size() == 8) return Value(ReadLittleEndian<int64_t>(bytes));
-      if (bytes.size() == 4)  // promoted from date
-        return Value(static_cast<int64_t>(ReadLittleEndian<int32_t>(bytes)) *
-                     internal::kMicrosPerDay);
+      if (bytes.size() == 4) {  // promoted from date
+        int64_t micros;
+        if (__builtin_mul_overflow(static_cast<int64_t>(ReadLittleEndian<int32_t>(bytes)),
+                                   internal::kMicrosPerDay, &micros))
+          return bad("date out of timestamp range");
+        return Value(micros);
+      }
       return bad("expected 8 bytes");
     case TypeId::kFloat:
       if (bytes.size() != 4) return bad("expected 4 bytes");
@@ -350,8 +354,10 @@ Result<Value> IntegerTo(int64_t v, const Type& from, const Type& to) {
     case TypeId::kFloat: return Value(static_cast<float>(v));
     case TypeId::kDouble: return Value(static_cast<double>(v));
     case TypeId::kDecimal: {
-      __int128 unscaled = static_cast<__int128>(v) * static_cast<__int128>(internal::Pow10(to.scale));
-      if (!internal::DecimalFitsPrecision(unscaled, to.precision))
+      __int128 unscaled;
+      if (__builtin_mul_overflow(static_cast<__int128>(v),
+                                 static_cast<__int128>(internal::Pow10(to.scale)), &unscaled) ||
+          !internal::DecimalFitsPrecision(unscaled, to.precision))
         return InvalidArgument(std::to_string(v) + " does not fit " + to.ToString());
       return Value(Decimal{unscaled});
     }
@@ -364,7 +370,10 @@ Result<Value> DecimalTo(__int128 unscaled, const Type& from, const Type& to) {
   if (to.id == TypeId::kDecimal) {
     __int128 out = unscaled;
     if (to.scale >= from.scale) {
-      out = unscaled * static_cast<__int128>(internal::Pow10(to.scale - from.scale));
+      if (__builtin_mul_overflow(unscaled,
+                                 static_cast<__int128>(internal::Pow10(to.scale - from.scale)), &out))
+        return InvalidArgument(internal::DecimalToString(unscaled, from.scale) + " does not fit " +
+                               to.ToString());
     } else {
       auto div = static_cast<__int128>(internal::Pow10(from.scale - to.scale));
       if (unscaled % div != 0)
@@ -448,8 +457,12 @@ Result<Value> ConvertValue(const Value& value, const Type& from, const Type& to)
       auto v = AsInt64(value);
       if (!v) return refuse();
       if (to.id == TypeId::kDate) return Value(static_cast<int32_t>(*v));
-      if (to.id == TypeId::kTimestamp || to.id == TypeId::kTimestampTz)
-        return Value(*v * internal::kMicrosPerDay);
+      if (to.id == TypeId::kTimestamp || to.id == TypeId::kTimestampTz) {
+        int64_t micros;
+        if (__builtin_mul_overflow(*v, internal::kMicrosPerDay, &micros))
+          return InvalidArgument(FormatValue(from, value) + " is out of range for " + to.ToString());
+        return Value(micros);
+      }
       if (to.id == TypeId::kString) return Value(FormatValue(from, value));
       return refuse();
     }
