@@ -14,6 +14,7 @@
 #include "skade/format/value.h"
 #include "skade/io/file_io.h"
 #include "skade/table/scan.h"
+#include "skade/table/schema_update.h"
 #include "skade/table/arrow_schema.h"
 #include "skade/table/data_writer.h"
 #include "skade/table/table.h"
@@ -112,12 +113,14 @@ Status CmdDescribe(Context& ctx, const std::string& name, Format format) {
   return {};
 }
 
-Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::string>& files) {
+Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::string>& files,
+                 const std::string& branch) {
   SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
   StagedAppend all;
   for (const auto& path : files) {
     SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, *table->metadata()->schema()));
     AppendOptions opts;
+    opts.branch = branch;
     if (ctx.progress)
       opts.progress = [&](int64_t rows, int64_t) { std::fprintf(stderr, "\r%s: %lld rows written", path.c_str(), static_cast<long long>(rows)); };
     auto staged = table->StageAppend(*reader, opts);
@@ -125,6 +128,7 @@ Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::s
     if (!staged) return std::unexpected(std::move(staged).error().WithContext(path));
     all.files.insert(all.files.end(), staged->files.begin(), staged->files.end());
   }
+  all.branch = branch;
   if (all.files.empty()) return InvalidArgument("the input files hold no rows; nothing was committed");
   SKADE_ASSIGN_OR_RETURN(auto res, table->CommitAppend(all));
   int64_t rows = 0;
@@ -398,12 +402,14 @@ int Main(int argc, char** argv) {
     return {};
   }; });
 
+  std::string branch = "main";
   auto* append = app.add_subcommand("append", "append Parquet, CSV or JSON-lines files");
   append->add_option("TABLE", table_name)->required();
   append->add_option("FILE", files, "input files")->required();
-  append->callback([&] { action = [&] { return CmdAppend(ctx, table_name, files); }; });
+  append->add_option("--branch", branch, "branch to write to");
+  append->callback([&] { action = [&] { return CmdAppend(ctx, table_name, files, branch); }; });
 
-  std::string where, keys_file, branch = "main";
+  std::string where, keys_file;
   auto* del = app.add_subcommand("delete", "delete rows by filter or by key");
   del->add_option("TABLE", table_name)->required();
   auto* where_opt = del->add_option("--where", where, "rows to delete");
@@ -454,6 +460,108 @@ int Main(int argc, char** argv) {
     if (!where.empty()) filter = where;
     SKADE_ASSIGN_OR_RETURN(auto r, table->Overwrite(rows, filter, opts));
     PrintChange("overwrite", table_name, r);
+    return {};
+  }; });
+
+  std::vector<std::string> alter_args;
+  std::string after;
+  auto* alter = app.add_subcommand("alter", "evolve a table's schema or partitioning");
+  alter->add_option("TABLE", table_name)->required();
+  alter->add_option("CHANGE", alter_args,
+                    "add-column NAME TYPE | rename-column OLD NEW | drop-column NAME | widen-column NAME TYPE | "
+                    "set-optional NAME | add-partition SPEC | drop-partition NAME")
+      ->required();
+  alter->add_option("--after", after, "with add-column: place the column after COL");
+  alter->callback([&] { action = [&]() -> Status {
+    const std::string& verb = alter_args[0];
+    auto need = [&](size_t n) -> Status {
+      if (alter_args.size() != n + 1)
+        return InvalidArgument("alter " + verb + " takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s"));
+      return {};
+    };
+    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
+    SchemaUpdate u;
+    if (verb == "add-column") {
+      SKADE_RETURN_IF_ERROR(need(2));
+      SKADE_ASSIGN_OR_RETURN(Schema parsed, ParseSchemaSpec("x:" + alter_args[2]));
+      std::optional<std::string> pos;
+      if (!after.empty()) pos = after;
+      u.AddColumn(alter_args[1], parsed.fields()[0].type, pos);
+    } else if (verb == "rename-column") {
+      SKADE_RETURN_IF_ERROR(need(2));
+      u.RenameColumn(alter_args[1], alter_args[2]);
+    } else if (verb == "drop-column") {
+      SKADE_RETURN_IF_ERROR(need(1));
+      u.DropColumn(alter_args[1]);
+    } else if (verb == "widen-column") {
+      SKADE_RETURN_IF_ERROR(need(2));
+      SKADE_ASSIGN_OR_RETURN(TypePtr type, ParsePrimitiveType(alter_args[2]));
+      u.WidenColumn(alter_args[1], type);
+    } else if (verb == "set-optional") {
+      SKADE_RETURN_IF_ERROR(need(1));
+      u.MakeOptional(alter_args[1]);
+    } else if (verb == "add-partition") {
+      SKADE_RETURN_IF_ERROR(need(1));
+      SKADE_RETURN_IF_ERROR(table->AddPartitionFields(alter_args[1]));
+      std::printf("%s: partition spec %d is now the default\n", table_name.c_str(), table->metadata()->default_spec_id);
+      return {};
+    } else if (verb == "drop-partition") {
+      SKADE_RETURN_IF_ERROR(need(1));
+      SKADE_RETURN_IF_ERROR(table->RemovePartitionField(alter_args[1]));
+      std::printf("%s: partition spec %d is now the default\n", table_name.c_str(), table->metadata()->default_spec_id);
+      return {};
+    } else {
+      return InvalidArgument("unknown alter change '" + verb +
+                             "' (add-column, rename-column, drop-column, widen-column, set-optional, add-partition, "
+                             "drop-partition)");
+    }
+    SKADE_RETURN_IF_ERROR(table->UpdateSchema(u));
+    std::printf("%s: schema %d is now current\n", table_name.c_str(), table->metadata()->current_schema_id);
+    return {};
+  }; });
+
+  std::string ref_action, ref_name, to_branch;
+  int64_t ref_snapshot = -1;
+  for (const char* kind : {"tag", "branch"}) {
+    auto* refcmd = app.add_subcommand(kind, std::string("create or drop a ") + kind +
+                                                (std::string(kind) == "branch" ? " (or fast-forward it)" : ""));
+    refcmd->add_option("TABLE", table_name)->required();
+    refcmd->add_option("ACTION", ref_action, std::string(kind) == "branch" ? "create | drop | fast-forward" : "create | drop")
+        ->required();
+    refcmd->add_option("NAME", ref_name)->required();
+    auto* snap = refcmd->add_option("--snapshot", ref_snapshot, "snapshot id (default: current)");
+    if (std::string(kind) == "branch") refcmd->add_option("--to", to_branch, "with fast-forward: target branch");
+    std::string k = kind;
+    refcmd->callback([&, k, snap] { action = [&, k, snap]() -> Status {
+      SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
+      if (ref_action == "create") {
+        std::optional<int64_t> id;
+        if (snap->count()) id = ref_snapshot;
+        SKADE_RETURN_IF_ERROR(table->CreateRef(ref_name, k, id));
+        std::printf("created %s %s at snapshot %lld\n", k.c_str(), ref_name.c_str(),
+                    static_cast<long long>(table->metadata()->refs.at(ref_name).snapshot_id));
+      } else if (ref_action == "drop") {
+        SKADE_RETURN_IF_ERROR(table->DropRef(ref_name, k));
+        std::printf("dropped %s %s\n", k.c_str(), ref_name.c_str());
+      } else if (ref_action == "fast-forward" && k == "branch") {
+        if (to_branch.empty()) return InvalidArgument("fast-forward needs --to BRANCH");
+        SKADE_RETURN_IF_ERROR(table->FastForward(ref_name, to_branch));
+        std::printf("fast-forwarded %s to %s\n", ref_name.c_str(), to_branch.c_str());
+      } else {
+        return InvalidArgument("unknown " + k + " action '" + ref_action + "'");
+      }
+      return {};
+    }; });
+  }
+
+  int64_t rollback_to = 0;
+  auto* rollback = app.add_subcommand("rollback", "point main at an earlier snapshot");
+  rollback->add_option("TABLE", table_name)->required();
+  rollback->add_option("SNAPSHOT", rollback_to)->required();
+  rollback->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
+    SKADE_RETURN_IF_ERROR(table->Rollback(rollback_to));
+    std::printf("rolled %s back to snapshot %lld\n", table_name.c_str(), static_cast<long long>(rollback_to));
     return {};
   }; });
 

@@ -2,7 +2,6 @@
 #include "skade/expr/arrow_filter.h"
 
 #include <arrow/api.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -47,10 +46,18 @@ std::shared_ptr<arrow::Array> ToArrow(const std::vector<Value>& values,
     };
     arrow::Status st;
     switch (type->id()) {
-      case arrow::Type::BOOL: st = static_cast<arrow::BooleanBuilder&>(*builder).Append(std::get<bool>(v)); break;
-      case arrow::Type::INT32: st = static_cast<arrow::Int32Builder&>(*builder).Append(static_cast<int32_t>(as_int64())); break;
-      case arrow::Type::INT64: st = static_cast<arrow::Int64Builder&>(*builder).Append(as_int64()); break;
-      case arrow::Type::FLOAT: st = static_cast<arrow::FloatBuilder&>(*builder).Append(std::get<float>(v)); break;
+      case arrow::Type::BOOL:
+        st = static_cast<arrow::BooleanBuilder&>(*builder).Append(std::get<bool>(v));
+        break;
+      case arrow::Type::INT32:
+        st = static_cast<arrow::Int32Builder&>(*builder).Append(static_cast<int32_t>(as_int64()));
+        break;
+      case arrow::Type::INT64:
+        st = static_cast<arrow::Int64Builder&>(*builder).Append(as_int64());
+        break;
+      case arrow::Type::FLOAT:
+        st = static_cast<arrow::FloatBuilder&>(*builder).Append(std::get<float>(v));
+        break;
       case arrow::Type::DOUBLE: {
         double d = std::holds_alternative<float>(v) ? std::get<float>(v) : std::get<double>(v);
         st = static_cast<arrow::DoubleBuilder&>(*builder).Append(d);
@@ -62,17 +69,32 @@ std::shared_ptr<arrow::Array> ToArrow(const std::vector<Value>& values,
             arrow::Decimal128(static_cast<int64_t>(u >> 64), static_cast<uint64_t>(u)));
         break;
       }
-      case arrow::Type::DATE32: st = static_cast<arrow::Date32Builder&>(*builder).Append(std::get<int32_t>(v)); break;
-      case arrow::Type::TIME64: st = static_cast<arrow::Time64Builder&>(*builder).Append(as_int64()); break;
-      case arrow::Type::TIMESTAMP: st = static_cast<arrow::TimestampBuilder&>(*builder).Append(as_int64()); break;
-      case arrow::Type::STRING: st = static_cast<arrow::StringBuilder&>(*builder).Append(std::get<std::string>(v)); break;
-      case arrow::Type::LARGE_STRING: st = static_cast<arrow::LargeStringBuilder&>(*builder).Append(std::get<std::string>(v)); break;
-      case arrow::Type::BINARY: st = static_cast<arrow::BinaryBuilder&>(*builder).Append(std::get<std::string>(v)); break;
-      case arrow::Type::LARGE_BINARY: st = static_cast<arrow::LargeBinaryBuilder&>(*builder).Append(std::get<std::string>(v)); break;
+      case arrow::Type::DATE32:
+        st = static_cast<arrow::Date32Builder&>(*builder).Append(std::get<int32_t>(v));
+        break;
+      case arrow::Type::TIME64:
+        st = static_cast<arrow::Time64Builder&>(*builder).Append(as_int64());
+        break;
+      case arrow::Type::TIMESTAMP:
+        st = static_cast<arrow::TimestampBuilder&>(*builder).Append(as_int64());
+        break;
+      case arrow::Type::STRING:
+        st = static_cast<arrow::StringBuilder&>(*builder).Append(std::get<std::string>(v));
+        break;
+      case arrow::Type::LARGE_STRING:
+        st = static_cast<arrow::LargeStringBuilder&>(*builder).Append(std::get<std::string>(v));
+        break;
+      case arrow::Type::BINARY:
+        st = static_cast<arrow::BinaryBuilder&>(*builder).Append(std::get<std::string>(v));
+        break;
+      case arrow::Type::LARGE_BINARY:
+        st = static_cast<arrow::LargeBinaryBuilder&>(*builder).Append(std::get<std::string>(v));
+        break;
       case arrow::Type::FIXED_SIZE_BINARY:
         st = static_cast<arrow::FixedSizeBinaryBuilder&>(*builder).Append(std::get<std::string>(v));
         break;
-      default: ADD_FAILURE() << "unsupported test type " << type->ToString();
+      default:
+        ADD_FAILURE() << "unsupported test type " << type->ToString();
     }
     EXPECT_TRUE(st.ok()) << st.ToString();
   }
@@ -112,15 +134,16 @@ class SmallBatch : public ::testing::Test {
     auto st_child = ToArrow({Value(int32_t{5}), Value(int32_t{5}), Value{}}, arrow::int32());
     auto st_field = F("a", arrow::int32(), 5);
     auto st = *arrow::StructArray::Make({st_child}, {st_field}, Validity({true, false, true}));
-    auto arrow_schema = arrow::schema({F("x", arrow::int32(), 1), F("y", arrow::large_utf8(), 2),
-                                       F("l", arrow::int32(), 3), F("st", st->type(), 4),
-                                       F("rid", arrow::int64(), std::nullopt)},
-                                      arrow::key_value_metadata({"k"}, {"v"}));
+    auto arrow_schema = arrow::schema(
+        {F("x", arrow::int32(), 1), F("y", arrow::large_utf8(), 2), F("l", arrow::int32(), 3),
+         F("st", st->type(), 4), F("rid", arrow::int64(), std::nullopt)},
+        arrow::key_value_metadata({"k"}, {"v"}));
     batch_ = arrow::RecordBatch::Make(
         arrow_schema, 3,
         {ToArrow({Value(int32_t{1}), Value{}, Value(int32_t{3})}, arrow::int32()),
          ToArrow({Value(std::string("a")), Value{}, Value(std::string("c"))}, arrow::large_utf8()),
-         ToArrow({Value(int32_t{-7}), Value(int32_t{2}), Value{}}, arrow::int32()), st, RidArray(3)});
+         ToArrow({Value(int32_t{-7}), Value(int32_t{2}), Value{}}, arrow::int32()), st,
+         RidArray(3)});
   }
 
   std::vector<int64_t> Rows(std::string_view filter) {
@@ -183,8 +206,10 @@ TEST_F(SmallBatch, Errors) {
   Schema other = *ParseSchemaSpec("x:int, y:string, l:long, st:struct<a:int>, zz:int");
   auto bound = Bind(*Parse("zz = 1"), other);
   ASSERT_THAT(bound, IsOk());
-  EXPECT_THAT(FilterBatch(**bound, other, batch_), IsErrorWith(ErrorKind::kInvalidArgument, "'zz'"));
-  EXPECT_THAT(FilterBatch(**bound, other, nullptr), IsErrorWith(ErrorKind::kInvalidArgument, "batch"));
+  EXPECT_THAT(FilterBatch(**bound, other, batch_),
+              IsErrorWith(ErrorKind::kInvalidArgument, "'zz'"));
+  EXPECT_THAT(FilterBatch(**bound, other, nullptr),
+              IsErrorWith(ErrorKind::kInvalidArgument, "batch"));
   // An unbound expression is refused, not crashed on.
   EXPECT_THAT(FilterBatch(**Parse("x = 1"), schema_, batch_),
               IsErrorWith(ErrorKind::kInvalidArgument, "not bound"));
@@ -201,7 +226,9 @@ TEST(FilterBatch, FallsBackToNamesAndDecodesDictionaries) {
   auto batch = arrow::RecordBatch::Make(
       arrow::schema({arrow::field("c", (*dict)->type()), arrow::field("n", arrow::float32()),
                      arrow::field("rid", arrow::int64())}),
-      4, {*dict, ToArrow({Value(0.5f), Value(1.5f), Value(-0.0f), Value{}}, arrow::float32()), RidArray(4)});
+      4,
+      {*dict, ToArrow({Value(0.5f), Value(1.5f), Value(-0.0f), Value{}}, arrow::float32()),
+       RidArray(4)});
   auto rows = [&](std::string_view f) {
     auto out = FilterBatch(**Bind(*Parse(f), schema), schema, batch);
     EXPECT_THAT(out, IsOk()) << f;
@@ -229,28 +256,58 @@ TEST(FilterBatch, EveryTypeEqualityAndRange) {
     for (const auto& r : rows) col.push_back(r.at(leaf.id));
     std::shared_ptr<arrow::DataType> at;
     switch (leaf.type->id) {
-      case TypeId::kBoolean: at = arrow::boolean(); break;
-      case TypeId::kInt: at = arrow::int32(); break;
-      case TypeId::kLong: at = arrow::int64(); break;
-      case TypeId::kFloat: at = arrow::float32(); break;
-      case TypeId::kDouble: at = arrow::float64(); break;
-      case TypeId::kDecimal: at = arrow::decimal128(leaf.type->precision, leaf.type->scale); break;
-      case TypeId::kDate: at = arrow::date32(); break;
-      case TypeId::kTime: at = arrow::time64(arrow::TimeUnit::MICRO); break;
-      case TypeId::kTimestamp: at = arrow::timestamp(arrow::TimeUnit::MICRO); break;
-      case TypeId::kTimestampTz: at = arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"); break;
-      case TypeId::kString: at = arrow::utf8(); break;
-      case TypeId::kUuid: at = arrow::fixed_size_binary(16); break;
-      case TypeId::kBinary: at = arrow::binary(); break;
-      case TypeId::kFixed: at = arrow::fixed_size_binary(leaf.type->length); break;
-      default: continue;
+      case TypeId::kBoolean:
+        at = arrow::boolean();
+        break;
+      case TypeId::kInt:
+        at = arrow::int32();
+        break;
+      case TypeId::kLong:
+        at = arrow::int64();
+        break;
+      case TypeId::kFloat:
+        at = arrow::float32();
+        break;
+      case TypeId::kDouble:
+        at = arrow::float64();
+        break;
+      case TypeId::kDecimal:
+        at = arrow::decimal128(leaf.type->precision, leaf.type->scale);
+        break;
+      case TypeId::kDate:
+        at = arrow::date32();
+        break;
+      case TypeId::kTime:
+        at = arrow::time64(arrow::TimeUnit::MICRO);
+        break;
+      case TypeId::kTimestamp:
+        at = arrow::timestamp(arrow::TimeUnit::MICRO);
+        break;
+      case TypeId::kTimestampTz:
+        at = arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
+        break;
+      case TypeId::kString:
+        at = arrow::utf8();
+        break;
+      case TypeId::kUuid:
+        at = arrow::fixed_size_binary(16);
+        break;
+      case TypeId::kBinary:
+        at = arrow::binary();
+        break;
+      case TypeId::kFixed:
+        at = arrow::fixed_size_binary(leaf.type->length);
+        break;
+      default:
+        continue;
     }
     fields.push_back(F(leaf.path, at, leaf.id));
     arrays.push_back(ToArrow(col, at));
   }
   fields.push_back(F("rid", arrow::int64(), std::nullopt));
   arrays.push_back(RidArray(static_cast<int64_t>(rows.size())));
-  auto batch = arrow::RecordBatch::Make(arrow::schema(fields), static_cast<int64_t>(rows.size()), arrays);
+  auto batch =
+      arrow::RecordBatch::Make(arrow::schema(fields), static_cast<int64_t>(rows.size()), arrays);
   for (const auto& leaf : leaves) {
     if (leaf.path.find('.') != std::string::npos) continue;
     for (Op op : {Op::kEq, Op::kLt, Op::kGtEq, Op::kIn}) {
@@ -279,7 +336,7 @@ TEST(FilterBatch, RandomizedMatchesReferenceEvaluator) {
     std::vector<Row> rows;
     for (int64_t i = 0; i < n; ++i) rows.push_back(gen.RandomRow(0.25));
     bool with_ids = iter % 3 != 0;  // sometimes match columns by name only
-    bool large = iter % 2 == 0;      // sometimes large_string / large_binary
+    bool large = iter % 2 == 0;     // sometimes large_string / large_binary
     arrow::FieldVector fields;
     arrow::ArrayVector arrays;
     std::vector<bool> struct_valid;
@@ -291,21 +348,50 @@ TEST(FilterBatch, RandomizedMatchesReferenceEvaluator) {
       for (const auto& r : rows) col.push_back(r.at(leaf.id));
       std::shared_ptr<arrow::DataType> at;
       switch (leaf.type->id) {
-        case TypeId::kBoolean: at = arrow::boolean(); break;
-        case TypeId::kInt: at = arrow::int32(); break;
-        case TypeId::kLong: at = arrow::int64(); break;
-        case TypeId::kFloat: at = arrow::float32(); break;
-        case TypeId::kDouble: at = arrow::float64(); break;
-        case TypeId::kDecimal: at = arrow::decimal128(leaf.type->precision, leaf.type->scale); break;
-        case TypeId::kDate: at = arrow::date32(); break;
-        case TypeId::kTime: at = arrow::time64(arrow::TimeUnit::MICRO); break;
-        case TypeId::kTimestamp: at = arrow::timestamp(arrow::TimeUnit::MICRO); break;
-        case TypeId::kTimestampTz: at = arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"); break;
-        case TypeId::kString: at = large ? arrow::large_utf8() : arrow::utf8(); break;
-        case TypeId::kUuid: at = arrow::fixed_size_binary(16); break;
-        case TypeId::kBinary: at = large ? arrow::large_binary() : arrow::binary(); break;
-        case TypeId::kFixed: at = arrow::fixed_size_binary(leaf.type->length); break;
-        default: continue;
+        case TypeId::kBoolean:
+          at = arrow::boolean();
+          break;
+        case TypeId::kInt:
+          at = arrow::int32();
+          break;
+        case TypeId::kLong:
+          at = arrow::int64();
+          break;
+        case TypeId::kFloat:
+          at = arrow::float32();
+          break;
+        case TypeId::kDouble:
+          at = arrow::float64();
+          break;
+        case TypeId::kDecimal:
+          at = arrow::decimal128(leaf.type->precision, leaf.type->scale);
+          break;
+        case TypeId::kDate:
+          at = arrow::date32();
+          break;
+        case TypeId::kTime:
+          at = arrow::time64(arrow::TimeUnit::MICRO);
+          break;
+        case TypeId::kTimestamp:
+          at = arrow::timestamp(arrow::TimeUnit::MICRO);
+          break;
+        case TypeId::kTimestampTz:
+          at = arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
+          break;
+        case TypeId::kString:
+          at = large ? arrow::large_utf8() : arrow::utf8();
+          break;
+        case TypeId::kUuid:
+          at = arrow::fixed_size_binary(16);
+          break;
+        case TypeId::kBinary:
+          at = large ? arrow::large_binary() : arrow::binary();
+          break;
+        case TypeId::kFixed:
+          at = arrow::fixed_size_binary(leaf.type->length);
+          break;
+        default:
+          continue;
       }
       std::string name = leaf.path.substr(leaf.path.find('.') + 1);
       auto field = F(leaf.path.find('.') == std::string::npos ? leaf.path : name, at,

@@ -40,7 +40,8 @@ struct Leaf {
 
 inline std::vector<Leaf> Leaves(const Schema& schema) {
   std::vector<Leaf> out;
-  auto visit = [&](const std::vector<NestedField>& fields, const std::string& prefix, auto& self) -> void {
+  auto visit = [&](const std::vector<NestedField>& fields, const std::string& prefix,
+                   auto& self) -> void {
     for (const auto& f : fields) {
       if (f.type->id == TypeId::kStruct) {
         self(f.type->fields, prefix + f.name + ".", self);
@@ -72,8 +73,10 @@ inline int SqlCompare(const Value& a, const Value& b) {
 inline std::optional<bool> RefEval(const expr::Expr& e, const Row& row) {
   using expr::Op;
   switch (e.op) {
-    case Op::kTrue: return true;
-    case Op::kFalse: return false;
+    case Op::kTrue:
+      return true;
+    case Op::kFalse:
+      return false;
     case Op::kNot: {
       auto v = RefEval(*e.children[0], row);
       if (!v) return std::nullopt;
@@ -85,8 +88,10 @@ inline std::optional<bool> RefEval(const expr::Expr& e, const Row& row) {
       bool unknown = false;
       for (const auto& c : e.children) {
         auto v = RefEval(*c, row);
-        if (!v) unknown = true;
-        else if (*v != is_and) return !is_and;  // false in AND / true in OR decides
+        if (!v)
+          unknown = true;
+        else if (*v != is_and)
+          return !is_and;  // false in AND / true in OR decides
       }
       if (unknown) return std::nullopt;
       return is_and;
@@ -106,13 +111,20 @@ inline std::optional<bool> RefEval(const expr::Expr& e, const Row& row) {
   }
   int c = SqlCompare(v, e.literals[0]);
   switch (e.op) {
-    case Op::kEq: return c == 0;
-    case Op::kNotEq: return c != 0;
-    case Op::kLt: return c < 0;
-    case Op::kLtEq: return c <= 0;
-    case Op::kGt: return c > 0;
-    case Op::kGtEq: return c >= 0;
-    default: return std::nullopt;
+    case Op::kEq:
+      return c == 0;
+    case Op::kNotEq:
+      return c != 0;
+    case Op::kLt:
+      return c < 0;
+    case Op::kLtEq:
+      return c <= 0;
+    case Op::kGt:
+      return c > 0;
+    case Op::kGtEq:
+      return c >= 0;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -146,7 +158,8 @@ class ExprGen {
   /// A literal for `leaf`: often a value seen in `rows` so equality predicates hit.
   Value Literal(const Leaf& leaf, const std::vector<Row>& rows) {
     if (!rows.empty() && values_.Chance(0.5)) {
-      const Row& r = rows[static_cast<size_t>(values_.Int(0, static_cast<int64_t>(rows.size()) - 1))];
+      const Row& r =
+          rows[static_cast<size_t>(values_.Int(0, static_cast<int64_t>(rows.size()) - 1))];
       auto it = r.find(leaf.id);
       if (it != r.end() && !IsNull(it->second)) return it->second;
     }
@@ -156,8 +169,8 @@ class ExprGen {
   expr::ExprPtr RandomPredicate(const std::vector<Row>& rows) {
     using expr::Op;
     const Leaf& leaf = values_.Pick(leaves_);
-    static const Op kOps[] = {Op::kEq, Op::kNotEq, Op::kLt, Op::kLtEq, Op::kGt, Op::kGtEq,
-                              Op::kIn, Op::kNotIn, Op::kIsNull, Op::kNotNull};
+    static const Op kOps[] = {Op::kEq,   Op::kNotEq, Op::kLt,    Op::kLtEq,   Op::kGt,
+                              Op::kGtEq, Op::kIn,    Op::kNotIn, Op::kIsNull, Op::kNotNull};
     Op op = values_.Pick(kOps);
     std::vector<Value> lits;
     if (op == Op::kIn || op == Op::kNotIn) {
@@ -177,9 +190,12 @@ class ExprGen {
       return expr::ExprPtr(e);
     };
     switch (kind) {
-      case 3: return node(expr::Op::kAnd, {RandomExpr(rows, depth - 1), RandomExpr(rows, depth - 1)});
-      case 4: return node(expr::Op::kOr, {RandomExpr(rows, depth - 1), RandomExpr(rows, depth - 1)});
-      case 5: return node(expr::Op::kNot, {RandomExpr(rows, depth - 1)});
+      case 3:
+        return node(expr::Op::kAnd, {RandomExpr(rows, depth - 1), RandomExpr(rows, depth - 1)});
+      case 4:
+        return node(expr::Op::kOr, {RandomExpr(rows, depth - 1), RandomExpr(rows, depth - 1)});
+      case 5:
+        return node(expr::Op::kNot, {RandomExpr(rows, depth - 1)});
       default:
         if (values_.Chance(0.03)) return values_.Chance(0.5) ? expr::True() : expr::False();
         return RandomPredicate(rows);

@@ -36,10 +36,16 @@ ColumnStats Stats() {
   st.value_counts = {{1, 50}, {2, 50}, {3, 50}, {5, 50}, {6, 50}, {7, 50}, {8, 50}};
   st.null_value_counts = {{1, 0}, {2, 50}, {3, 10}, {5, 0}, {6, 0}, {7, 0}, {8, 0}};
   st.nan_value_counts = {{8, 50}};
-  st.lower_bounds = {{1, Ser(I, Value(int32_t{30}))}, {3, "abc"}, {5, "ab"},
-                     {6, Ser(D, Value(-0.0))}, {7, Ser(I, Value(int32_t{1}))}};
-  st.upper_bounds = {{1, Ser(I, Value(int32_t{79}))}, {3, "xyz"}, {5, "abd"},
-                     {6, Ser(D, Value(-0.0))}, {7, Ser(I, Value(int32_t{10}))}};
+  st.lower_bounds = {{1, Ser(I, Value(int32_t{30}))},
+                     {3, "abc"},
+                     {5, "ab"},
+                     {6, Ser(D, Value(-0.0))},
+                     {7, Ser(I, Value(int32_t{1}))}};
+  st.upper_bounds = {{1, Ser(I, Value(int32_t{79}))},
+                     {3, "xyz"},
+                     {5, "abd"},
+                     {6, Ser(D, Value(-0.0))},
+                     {7, Ser(I, Value(int32_t{10}))}};
   return st;
 }
 
@@ -106,8 +112,8 @@ TEST(MightMatch, Nulls) {
 }
 
 TEST(MightMatch, NotIsPushedDown) {
-  EXPECT_TRUE(Might("not (id < 5)"));  // id >= 5
-  EXPECT_FALSE(Might("not (id >= 5)"));  // id < 5
+  EXPECT_TRUE(Might("not (id < 5)"));                 // id >= 5
+  EXPECT_FALSE(Might("not (id >= 5)"));               // id < 5
   EXPECT_FALSE(Might("not (id > 0 and id < 1000)"));  // id <= 0 or id >= 1000
   EXPECT_TRUE(Might("not (id > 0 and id < 50)"));
   EXPECT_FALSE(Might("not (all_nulls is null)"));
@@ -195,7 +201,8 @@ std::vector<uint32_t> CodePoints(const std::string& s) {
 
 // Iceberg's truncate(n) metrics: lower = prefix; upper = prefix with its last code point
 // (byte for binary) incremented, or no bound when that overflows.
-std::optional<std::string> TruncateBound(const Type& type, const std::string& v, size_t n, bool upper) {
+std::optional<std::string> TruncateBound(const Type& type, const std::string& v, size_t n,
+                                         bool upper) {
   if (type.id == TypeId::kString) {
     auto cps = CodePoints(v);
     if (cps.size() <= n) return v;

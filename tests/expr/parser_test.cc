@@ -156,7 +156,9 @@ TEST(Bind, ConvertsLiteralsToColumnTypes) {
   EXPECT_EQ(B("vip = 'false'")->literals[0], Value(false));
   EXPECT_EQ(std::get<int64_t>(B("t = '01:00'")->literals[0]), 3600LL * 1000000);
   EXPECT_EQ(std::get<std::string>(B("raw = '0x00ff'")->literals[0]), std::string("\x00\xff", 2));
-  EXPECT_EQ(std::get<std::string>(B("u = 'f79c3e09-677c-4bbd-a479-3f349cb785e7'")->literals[0]).size(), 16u);
+  EXPECT_EQ(
+      std::get<std::string>(B("u = 'f79c3e09-677c-4bbd-a479-3f349cb785e7'")->literals[0]).size(),
+      16u);
   e = B("ADDR.CITY = 'Oslo'");
   EXPECT_EQ(e->field_id, BindSchema().FindByPath("addr.city")->id);
   EXPECT_EQ(e->column, "addr.city");

@@ -88,7 +88,8 @@ TEST(ProjectToPartition, TruncateStringsAndBinary) {
   EXPECT_EQ(ProjText("truncate(2, name)", "name < 'abcd'"), "name_trunc <= 'ab'");
   EXPECT_EQ(ProjText("truncate(2, name)", "name >= 'abcd'"), "name_trunc >= 'ab'");
   EXPECT_EQ(ProjText("truncate(2, name)", "name > 'a'"), "name_trunc >= 'a'");
-  EXPECT_EQ(ProjText("truncate(2, name)", "name in ('abc', 'abd', 'x')"), "name_trunc in ('ab', 'x')");
+  EXPECT_EQ(ProjText("truncate(2, name)", "name in ('abc', 'abd', 'x')"),
+            "name_trunc in ('ab', 'x')");
   EXPECT_EQ(ProjText("truncate(2, b)", "b = '0x010203'"), "b_trunc = '0x0102'");
 }
 
@@ -104,7 +105,8 @@ TEST(ProjectToPartition, TimeTransforms) {
   EXPECT_EQ(ProjText("month(ts)", "ts < '1970-03-01'"), "ts_month <= 1");
   EXPECT_EQ(ProjText("year(d)", "d < '2024-01-01'"), "d_year <= 53");
   EXPECT_EQ(ProjText("year(d)", "d >= '2024-06-01'"), "d_year >= 54");
-  EXPECT_EQ(ProjText("month(d)", "d in ('2024-01-01', '2024-01-31', '2024-02-01')"), "d_month in (648, 649)");
+  EXPECT_EQ(ProjText("month(d)", "d in ('2024-01-01', '2024-01-31', '2024-02-01')"),
+            "d_month in (648, 649)");
   EXPECT_EQ(ProjText("day(d)", "d > '2024-01-31'"), "d_day >= '2024-02-01'");
 }
 
@@ -112,7 +114,9 @@ TEST(ProjectToPartition, SeveralFieldsAndCombinations) {
   EXPECT_EQ(ProjText("day(ts), bucket(4, ts) as tb", "ts = '1970-01-02T00:00:00'"),
             "ts_day = '1970-01-02' and tb = " +
                 std::to_string((*BucketHash(*Type::Primitive(TypeId::kTimestamp),
-                                            Value(int64_t{86400000000})) & 0x7fffffff) % 4));
+                                            Value(int64_t{86400000000})) &
+                                0x7fffffff) %
+                               4));
   EXPECT_EQ(ProjText("bucket(4, id)", "id = 1 or name = 'x'"), "true");
   EXPECT_EQ(ProjText("truncate(10, id), name", "id > 5 and name = 'x' and d is null"),
             "id_trunc >= 0 and name = 'x'");
@@ -159,13 +163,16 @@ TEST(ManifestMightMatch, Summaries) {
   EXPECT_TRUE(ManifestMightMatch(*p.expr, p.spec, types, summary(0, 30, false)));
   EXPECT_TRUE(ManifestMightMatch(*p.expr, p.spec, types, summary(0, 20, false)));
   EXPECT_FALSE(ManifestMightMatch(*p.expr, p.spec, types, summary(0, 10, true)));
-  EXPECT_FALSE(ManifestMightMatch(*p.expr, p.spec, types, summary(std::nullopt, std::nullopt, true)));
-  EXPECT_TRUE(ManifestMightMatch(*p.expr, p.spec, types, summary(std::nullopt, std::nullopt, false)));
+  EXPECT_FALSE(
+      ManifestMightMatch(*p.expr, p.spec, types, summary(std::nullopt, std::nullopt, true)));
+  EXPECT_TRUE(
+      ManifestMightMatch(*p.expr, p.spec, types, summary(std::nullopt, std::nullopt, false)));
   auto isnull = Project("truncate(10, id)", "id is null");
   EXPECT_FALSE(ManifestMightMatch(*isnull.expr, isnull.spec, types, summary(0, 10, false)));
   EXPECT_TRUE(ManifestMightMatch(*isnull.expr, isnull.spec, types, summary(0, 10, true)));
   auto notnull = Project("truncate(10, id)", "id is not null");
-  EXPECT_FALSE(ManifestMightMatch(*notnull.expr, notnull.spec, types, summary(std::nullopt, std::nullopt, true)));
+  EXPECT_FALSE(ManifestMightMatch(*notnull.expr, notnull.spec, types,
+                                  summary(std::nullopt, std::nullopt, true)));
   EXPECT_TRUE(ManifestMightMatch(*notnull.expr, notnull.spec, types, summary(0, 0, true)));
   auto in = Project("truncate(10, id)", "id in (5, 99)");
   EXPECT_FALSE(ManifestMightMatch(*in.expr, in.spec, types, summary(10, 80, false)));
@@ -188,18 +195,18 @@ PartitionSpec EveryTransformSpec(const Schema& schema) {
   };
   using K = TransformKind;
   const F fields[] = {
-      {"bo", {K::kIdentity, 0}},  {"i", {K::kIdentity, 0}},  {"i", {K::kBucket, 3}},
-      {"i", {K::kTruncate, 5}},   {"l", {K::kBucket, 4}},    {"l", {K::kTruncate, 7}},
-      {"l", {K::kVoid, 0}},       {"f", {K::kIdentity, 0}},  {"d", {K::kIdentity, 0}},
+      {"bo", {K::kIdentity, 0}},    {"i", {K::kIdentity, 0}}, {"i", {K::kBucket, 3}},
+      {"i", {K::kTruncate, 5}},     {"l", {K::kBucket, 4}},   {"l", {K::kTruncate, 7}},
+      {"l", {K::kVoid, 0}},         {"f", {K::kIdentity, 0}}, {"d", {K::kIdentity, 0}},
       {"dec", {K::kTruncate, 100}}, {"dec", {K::kBucket, 5}}, {"dec", {K::kIdentity, 0}},
-      {"dt", {K::kYear, 0}},      {"dt", {K::kMonth, 0}},    {"dt", {K::kDay, 0}},
-      {"dt", {K::kBucket, 4}},    {"t", {K::kIdentity, 0}},  {"t", {K::kBucket, 3}},
-      {"ts", {K::kYear, 0}},      {"ts", {K::kMonth, 0}},    {"ts", {K::kDay, 0}},
-      {"ts", {K::kHour, 0}},      {"tz", {K::kDay, 0}},      {"tz", {K::kHour, 0}},
-      {"tz", {K::kBucket, 2}},    {"s", {K::kTruncate, 2}},  {"s", {K::kBucket, 4}},
-      {"s", {K::kIdentity, 0}},   {"u", {K::kBucket, 4}},    {"u", {K::kIdentity, 0}},
-      {"b", {K::kTruncate, 2}},   {"b", {K::kBucket, 3}},    {"b", {K::kIdentity, 0}},
-      {"fx", {K::kIdentity, 0}},  {"fx", {K::kBucket, 2}},   {"st.a", {K::kTruncate, 3}},
+      {"dt", {K::kYear, 0}},        {"dt", {K::kMonth, 0}},   {"dt", {K::kDay, 0}},
+      {"dt", {K::kBucket, 4}},      {"t", {K::kIdentity, 0}}, {"t", {K::kBucket, 3}},
+      {"ts", {K::kYear, 0}},        {"ts", {K::kMonth, 0}},   {"ts", {K::kDay, 0}},
+      {"ts", {K::kHour, 0}},        {"tz", {K::kDay, 0}},     {"tz", {K::kHour, 0}},
+      {"tz", {K::kBucket, 2}},      {"s", {K::kTruncate, 2}}, {"s", {K::kBucket, 4}},
+      {"s", {K::kIdentity, 0}},     {"u", {K::kBucket, 4}},   {"u", {K::kIdentity, 0}},
+      {"b", {K::kTruncate, 2}},     {"b", {K::kBucket, 3}},   {"b", {K::kIdentity, 0}},
+      {"fx", {K::kIdentity, 0}},    {"fx", {K::kBucket, 2}},  {"st.a", {K::kTruncate, 3}},
       {"st.c", {K::kTruncate, 1}},
   };
   std::vector<PartitionField> out;

@@ -2,14 +2,14 @@
 // value generator.
 #pragma once
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <iterator>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "skade/format/types.h"
 #include "skade/format/value.h"
@@ -46,11 +46,10 @@ inline TypePtr T(TypeId id) { return Type::Primitive(id); }
 
 /// Every primitive type once (decimal and fixed with typical parameters).
 inline std::vector<TypePtr> AllPrimitiveTypes() {
-  return {T(TypeId::kBoolean),     T(TypeId::kInt),       T(TypeId::kLong),
-          T(TypeId::kFloat),       T(TypeId::kDouble),    Type::Decimal(9, 2),
-          Type::Decimal(38, 10),   T(TypeId::kDate),      T(TypeId::kTime),
-          T(TypeId::kTimestamp),   T(TypeId::kTimestampTz), T(TypeId::kString),
-          T(TypeId::kUuid),        T(TypeId::kBinary),    Type::Fixed(4)};
+  return {T(TypeId::kBoolean), T(TypeId::kInt),       T(TypeId::kLong),        T(TypeId::kFloat),
+          T(TypeId::kDouble),  Type::Decimal(9, 2),   Type::Decimal(38, 10),   T(TypeId::kDate),
+          T(TypeId::kTime),    T(TypeId::kTimestamp), T(TypeId::kTimestampTz), T(TypeId::kString),
+          T(TypeId::kUuid),    T(TypeId::kBinary),    Type::Fixed(4)};
 }
 
 /// Random values. `narrow` draws from small domains so that random predicates hit
@@ -60,7 +59,9 @@ class ValueGen {
   explicit ValueGen(uint64_t seed) : rng_(seed) {}
 
   std::mt19937_64& rng() { return rng_; }
-  int64_t Int(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); }
+  int64_t Int(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
+  }
   bool Chance(double p) { return std::bernoulli_distribution(p)(rng_); }
   template <typename C>
   const auto& Pick(const C& c) {
@@ -69,7 +70,8 @@ class ValueGen {
 
   Value Random(const Type& type, bool narrow) {
     switch (type.id) {
-      case TypeId::kBoolean: return Value(Chance(0.5));
+      case TypeId::kBoolean:
+        return Value(Chance(0.5));
       case TypeId::kInt:
         return Value(static_cast<int32_t>(narrow ? Int(-40, 40) : Int(INT32_MIN, INT32_MAX)));
       case TypeId::kLong:
@@ -89,7 +91,8 @@ class ValueGen {
         __int128 limit = 1;
         for (int i = 0; i < type.precision && i < 18; ++i) limit *= 10;
         __int128 v = Int(-static_cast<int64_t>(limit - 1), static_cast<int64_t>(limit - 1));
-        if (type.precision > 18 && Chance(0.5)) v = v * 1000000000000000000LL + Int(0, 999999999999999999LL);
+        if (type.precision > 18 && Chance(0.5))
+          v = v * 1000000000000000000LL + Int(0, 999999999999999999LL);
         return Value(Decimal{v});
       }
       case TypeId::kDate:
@@ -105,7 +108,8 @@ class ValueGen {
         }
         return Value(Int(-60000000000000000LL, 60000000000000000LL));
       case TypeId::kString: {
-        static const char* kPieces[] = {"a", "b", "c", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9d\x84\x9e", "z"};
+        static const char* kPieces[] = {
+            "a", "b", "c", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9d\x84\x9e", "z"};
         std::string s;
         for (int64_t n = Int(0, narrow ? 4 : 12); n > 0; --n) s += Pick(kPieces);
         return Value(s);

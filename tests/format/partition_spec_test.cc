@@ -103,9 +103,12 @@ TEST(ParsePartitionSpec, Errors) {
   auto bad_type = ParsePartitionSpec("bucket(4, flag)", schema);
   EXPECT_THAT(bad_type, IsErrorWith(ErrorKind::kInvalidArgument, "bucket[4]"));
   EXPECT_THAT(bad_type.error().message, HasSubstr("'flag' of type boolean"));
-  EXPECT_THAT(ParsePartitionSpec("hour(d)", schema), IsErrorWith(ErrorKind::kInvalidArgument, "date"));
-  EXPECT_THAT(ParsePartitionSpec("truncate(4, ts)", schema), IsErrorWith(ErrorKind::kInvalidArgument, "timestamp"));
-  EXPECT_THAT(ParsePartitionSpec("tags", schema), IsErrorWith(ErrorKind::kInvalidArgument, "list<string>"));
+  EXPECT_THAT(ParsePartitionSpec("hour(d)", schema),
+              IsErrorWith(ErrorKind::kInvalidArgument, "date"));
+  EXPECT_THAT(ParsePartitionSpec("truncate(4, ts)", schema),
+              IsErrorWith(ErrorKind::kInvalidArgument, "timestamp"));
+  EXPECT_THAT(ParsePartitionSpec("tags", schema),
+              IsErrorWith(ErrorKind::kInvalidArgument, "list<string>"));
   EXPECT_THAT(ParsePartitionSpec("country, country", schema),
               IsErrorWith(ErrorKind::kInvalidArgument, "duplicate partition field name 'country'"));
   EXPECT_THAT(ParsePartitionSpec("bucket(4,id) as p, truncate(2,name) as p", schema),
@@ -116,13 +119,20 @@ TEST(ParsePartitionSpec, Errors) {
               IsErrorWith(ErrorKind::kInvalidArgument, "conflicts"));
   EXPECT_THAT(ParsePartitionSpec("weekday(ts)", schema),
               IsErrorWith(ErrorKind::kInvalidArgument, "unknown transform 'weekday'"));
-  EXPECT_THAT(ParsePartitionSpec("bucket(id)", schema), IsErrorWith(ErrorKind::kInvalidArgument, "bucket"));
-  EXPECT_THAT(ParsePartitionSpec("bucket(0, id)", schema), IsErrorWith(ErrorKind::kInvalidArgument, "positive"));
-  EXPECT_THAT(ParsePartitionSpec("day(ts, d)", schema), IsErrorWith(ErrorKind::kInvalidArgument, "one column"));
-  EXPECT_THAT(ParsePartitionSpec("day(ts", schema), IsErrorWith(ErrorKind::kInvalidArgument, "position"));
-  EXPECT_THAT(ParsePartitionSpec("day(ts),", schema), IsErrorWith(ErrorKind::kInvalidArgument, "position"));
-  EXPECT_THAT(ParsePartitionSpec("country;", schema), IsErrorWith(ErrorKind::kInvalidArgument, "';'"));
-  EXPECT_THAT(ParsePartitionSpec("country id", schema), IsErrorWith(ErrorKind::kInvalidArgument, "position 9"));
+  EXPECT_THAT(ParsePartitionSpec("bucket(id)", schema),
+              IsErrorWith(ErrorKind::kInvalidArgument, "bucket"));
+  EXPECT_THAT(ParsePartitionSpec("bucket(0, id)", schema),
+              IsErrorWith(ErrorKind::kInvalidArgument, "positive"));
+  EXPECT_THAT(ParsePartitionSpec("day(ts, d)", schema),
+              IsErrorWith(ErrorKind::kInvalidArgument, "one column"));
+  EXPECT_THAT(ParsePartitionSpec("day(ts", schema),
+              IsErrorWith(ErrorKind::kInvalidArgument, "position"));
+  EXPECT_THAT(ParsePartitionSpec("day(ts),", schema),
+              IsErrorWith(ErrorKind::kInvalidArgument, "position"));
+  EXPECT_THAT(ParsePartitionSpec("country;", schema),
+              IsErrorWith(ErrorKind::kInvalidArgument, "';'"));
+  EXPECT_THAT(ParsePartitionSpec("country id", schema),
+              IsErrorWith(ErrorKind::kInvalidArgument, "position 9"));
 }
 
 }  // namespace

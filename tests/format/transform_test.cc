@@ -1,10 +1,10 @@
 #include "skade/format/transform.h"
 
-#include <limits>
-#include <string>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
 
 #include "format/format_test_util.h"
 
@@ -103,14 +103,18 @@ TEST(Transform, TruncateIntegers) {
 
 TEST(Transform, TruncateStringsByCodePointsAndBinaryByBytes) {
   Transform t3{TransformKind::kTruncate, 3};
-  auto s = [&](std::string v) { return std::get<std::string>(*t3.Apply(*T(TypeId::kString), Value(v))); };
+  auto s = [&](std::string v) {
+    return std::get<std::string>(*t3.Apply(*T(TypeId::kString), Value(v)));
+  };
   EXPECT_EQ(s("iceberg"), "ice");
   EXPECT_EQ(s("ab"), "ab");
   EXPECT_EQ(s(""), "");
-  EXPECT_EQ(s("a\xc3\xb1\xc3\xa9\xe2\x82\xacx"), "a\xc3\xb1\xc3\xa9");          // añé€x → añé
+  EXPECT_EQ(s("a\xc3\xb1\xc3\xa9\xe2\x82\xacx"), "a\xc3\xb1\xc3\xa9");  // añé€x → añé
   EXPECT_EQ(s("\xf0\x9d\x84\x9e\xf0\x9d\x84\x9e\xf0\x9d\x84\x9e\xf0\x9d\x84\x9e"),  // 4 × 𝄞
             "\xf0\x9d\x84\x9e\xf0\x9d\x84\x9e\xf0\x9d\x84\x9e");
-  auto b = [&](std::string v) { return std::get<std::string>(*t3.Apply(*T(TypeId::kBinary), Value(v))); };
+  auto b = [&](std::string v) {
+    return std::get<std::string>(*t3.Apply(*T(TypeId::kBinary), Value(v)));
+  };
   EXPECT_EQ(b("\xc3\xb1\xc3\xa9"), "\xc3\xb1\xc3");
   EXPECT_EQ(b("ab"), "ab");
 }
@@ -131,7 +135,8 @@ TEST(Transform, TimeTransforms) {
   EXPECT_EQ(apply(TransformKind::kMonth, ts, t), 574);
   EXPECT_EQ(apply(TransformKind::kDay, ts, t), 17486);
   EXPECT_EQ(apply(TransformKind::kHour, ts, t), 17486 * 24 + 22);
-  EXPECT_EQ(apply(TransformKind::kHour, tz, Parsed(tz, "2017-11-16T23:31:08+01:00")), 17486 * 24 + 22);
+  EXPECT_EQ(apply(TransformKind::kHour, tz, Parsed(tz, "2017-11-16T23:31:08+01:00")),
+            17486 * 24 + 22);
   // Before the epoch: floor, not truncation toward zero.
   EXPECT_EQ(apply(TransformKind::kYear, date, Value(int32_t{-1})), -1);
   EXPECT_EQ(apply(TransformKind::kMonth, date, Value(int32_t{-1})), -1);
@@ -156,15 +161,18 @@ TEST(Transform, NullsVoidAndIdentity) {
   }
   Transform void_t{TransformKind::kVoid, 0};
   EXPECT_TRUE(IsNull(*void_t.Apply(*T(TypeId::kString), Value(std::string("x")))));
-  auto id = Transform{TransformKind::kIdentity, 0}.Apply(*T(TypeId::kString), Value(std::string("x")));
+  auto id =
+      Transform{TransformKind::kIdentity, 0}.Apply(*T(TypeId::kString), Value(std::string("x")));
   EXPECT_EQ(std::get<std::string>(*id), "x");
   Transform hour{TransformKind::kHour, 0};
-  EXPECT_THAT(hour.Apply(*T(TypeId::kDate), Value(int32_t{1})), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(hour.Apply(*T(TypeId::kDate), Value(int32_t{1})),
+              IsError(ErrorKind::kInvalidArgument));
 }
 
 TEST(Transform, CanApplyAndResultTypes) {
   Transform bucket{TransformKind::kBucket, 8}, trunc{TransformKind::kTruncate, 4};
-  Transform year{TransformKind::kYear, 0}, day{TransformKind::kDay, 0}, hour{TransformKind::kHour, 0};
+  Transform year{TransformKind::kYear, 0}, day{TransformKind::kDay, 0},
+      hour{TransformKind::kHour, 0};
   EXPECT_FALSE(bucket.CanApply(*T(TypeId::kBoolean)));
   EXPECT_FALSE(bucket.CanApply(*T(TypeId::kFloat)));
   EXPECT_FALSE(bucket.CanApply(*T(TypeId::kDouble)));
@@ -191,7 +199,8 @@ TEST(Transform, CanApplyAndResultTypes) {
 }
 
 TEST(Transform, ParseAndToString) {
-  for (std::string s : {"identity", "bucket[16]", "truncate[4]", "year", "month", "day", "hour", "void"}) {
+  for (std::string s :
+       {"identity", "bucket[16]", "truncate[4]", "year", "month", "day", "hour", "void"}) {
     auto t = Transform::Parse(s);
     ASSERT_THAT(t, IsOk()) << s;
     EXPECT_EQ(t->ToString(), s);
@@ -206,12 +215,15 @@ TEST(Transform, ParseAndToString) {
 
 TEST(Transform, PathStrings) {
   auto ts = T(TypeId::kTimestamp);
-  auto path = [&](TransformKind k, const Value& v) { return Transform{k, 0}.ValueToPathString(*ts, v); };
+  auto path = [&](TransformKind k, const Value& v) {
+    return Transform{k, 0}.ValueToPathString(*ts, v);
+  };
   EXPECT_EQ(path(TransformKind::kYear, Value(int32_t{54})), "2024");
   EXPECT_EQ(path(TransformKind::kMonth, Value(int32_t{54 * 12})), "2024-01");
   EXPECT_EQ(path(TransformKind::kMonth, Value(int32_t{-1})), "1969-12");
   EXPECT_EQ(path(TransformKind::kDay, Value(DaysFromCivil(2024, 1, 31))), "2024-01-31");
-  EXPECT_EQ(path(TransformKind::kHour, Value(DaysFromCivil(2024, 1, 31) * 24 + 13)), "2024-01-31-13");
+  EXPECT_EQ(path(TransformKind::kHour, Value(DaysFromCivil(2024, 1, 31) * 24 + 13)),
+            "2024-01-31-13");
   EXPECT_EQ(path(TransformKind::kHour, Value(int32_t{-1})), "1969-12-31-23");
   EXPECT_EQ(path(TransformKind::kDay, Value{}), "null");
   Transform bucket{TransformKind::kBucket, 8}, trunc{TransformKind::kTruncate, 2};
@@ -225,10 +237,14 @@ TEST(Transform, PathStrings) {
 TEST(Transform, OrderPreservingTransformsAreMonotone) {
   ValueGen gen(4);
   std::vector<std::pair<Transform, TypePtr>> cases = {
-      {{TransformKind::kTruncate, 7}, T(TypeId::kInt)},    {{TransformKind::kTruncate, 7}, T(TypeId::kLong)},
-      {{TransformKind::kTruncate, 3}, T(TypeId::kString)}, {{TransformKind::kTruncate, 2}, T(TypeId::kBinary)},
-      {{TransformKind::kTruncate, 50}, Type::Decimal(9, 2)}, {{TransformKind::kYear, 0}, T(TypeId::kDate)},
-      {{TransformKind::kMonth, 0}, T(TypeId::kTimestamp)}, {{TransformKind::kDay, 0}, T(TypeId::kTimestampTz)},
+      {{TransformKind::kTruncate, 7}, T(TypeId::kInt)},
+      {{TransformKind::kTruncate, 7}, T(TypeId::kLong)},
+      {{TransformKind::kTruncate, 3}, T(TypeId::kString)},
+      {{TransformKind::kTruncate, 2}, T(TypeId::kBinary)},
+      {{TransformKind::kTruncate, 50}, Type::Decimal(9, 2)},
+      {{TransformKind::kYear, 0}, T(TypeId::kDate)},
+      {{TransformKind::kMonth, 0}, T(TypeId::kTimestamp)},
+      {{TransformKind::kDay, 0}, T(TypeId::kTimestampTz)},
       {{TransformKind::kHour, 0}, T(TypeId::kTimestamp)},
   };
   for (const auto& [t, type] : cases) {
@@ -238,8 +254,8 @@ TEST(Transform, OrderPreservingTransformsAreMonotone) {
       auto ta = t.Apply(*type, a), tb = t.Apply(*type, b);
       ASSERT_THAT(ta, IsOk());
       ASSERT_THAT(tb, IsOk());
-      EXPECT_LE(CompareValues(*ta, *tb), 0) << t.ToString() << " " << FormatValue(*type, a) << " "
-                                            << FormatValue(*type, b);
+      EXPECT_LE(CompareValues(*ta, *tb), 0)
+          << t.ToString() << " " << FormatValue(*type, a) << " " << FormatValue(*type, b);
     }
   }
 }

@@ -1,11 +1,11 @@
 #include "skade/format/value.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
 #include <string>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "format/format_test_util.h"
 
@@ -41,12 +41,15 @@ TEST(SerializeValue, KnownBytes) {
   EXPECT_EQ(*SerializeValue(*T(TypeId::kBoolean), Value(false)), Bytes({0}));
   EXPECT_EQ(*SerializeValue(*T(TypeId::kInt), Value(int32_t{34})), Bytes({34, 0, 0, 0}));
   EXPECT_EQ(*SerializeValue(*T(TypeId::kInt), Value(int32_t{-1})), Bytes({255, 255, 255, 255}));
-  EXPECT_EQ(*SerializeValue(*T(TypeId::kLong), Value(int64_t{34})), Bytes({34, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(*SerializeValue(*T(TypeId::kLong), Value(int64_t{34})),
+            Bytes({34, 0, 0, 0, 0, 0, 0, 0}));
   EXPECT_EQ(*SerializeValue(*T(TypeId::kFloat), Value(1.0f)), Bytes({0, 0, 0x80, 0x3f}));
-  EXPECT_EQ(*SerializeValue(*T(TypeId::kDouble), Value(1.0)), Bytes({0, 0, 0, 0, 0, 0, 0xf0, 0x3f}));
+  EXPECT_EQ(*SerializeValue(*T(TypeId::kDouble), Value(1.0)),
+            Bytes({0, 0, 0, 0, 0, 0, 0xf0, 0x3f}));
   EXPECT_EQ(*SerializeValue(*T(TypeId::kDate), Value(int32_t{17486})), Bytes({0x4e, 0x44, 0, 0}));
   EXPECT_EQ(*SerializeValue(*T(TypeId::kString), Value(std::string("iceberg"))), "iceberg");
-  EXPECT_EQ(*SerializeValue(*T(TypeId::kTimestampTz), Value(int64_t{1})), Bytes({1, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(*SerializeValue(*T(TypeId::kTimestampTz), Value(int64_t{1})),
+            Bytes({1, 0, 0, 0, 0, 0, 0, 0}));
 }
 
 TEST(SerializeValue, DecimalIsMinimalTwosComplementBigEndian) {
@@ -95,12 +98,15 @@ TEST(SerializeValue, Errors) {
   EXPECT_THAT(SerializeValue(*T(TypeId::kInt), Value(int64_t{1} << 40)),
               IsError(ErrorKind::kInvalidArgument));
   // Widening an int into a long column is fine.
-  EXPECT_EQ(*SerializeValue(*T(TypeId::kLong), Value(int32_t{-2})), std::string(8, '\xff').replace(0, 1, "\xfe"));
+  EXPECT_EQ(*SerializeValue(*T(TypeId::kLong), Value(int32_t{-2})),
+            std::string(8, '\xff').replace(0, 1, "\xfe"));
 }
 
 TEST(DeserializeValue, AcceptsPromotedWidths) {
-  EXPECT_EQ(std::get<int64_t>(*DeserializeValue(*T(TypeId::kLong), Bytes({0xfe, 0xff, 0xff, 0xff}))), -2);
-  EXPECT_EQ(std::get<double>(*DeserializeValue(*T(TypeId::kDouble), Bytes({0, 0, 0x80, 0x3f}))), 1.0);
+  EXPECT_EQ(
+      std::get<int64_t>(*DeserializeValue(*T(TypeId::kLong), Bytes({0xfe, 0xff, 0xff, 0xff}))), -2);
+  EXPECT_EQ(std::get<double>(*DeserializeValue(*T(TypeId::kDouble), Bytes({0, 0, 0x80, 0x3f}))),
+            1.0);
   EXPECT_EQ(std::get<int64_t>(*DeserializeValue(*T(TypeId::kTimestamp), Bytes({1, 0, 0, 0}))),
             kMicrosPerDay);
 }
@@ -173,12 +179,14 @@ TEST(FormatValue, HumanForms) {
 TEST(ParseValue, Dates) {
   EXPECT_EQ(std::get<int32_t>(*ParseValue(*T(TypeId::kDate), "2017-11-16")), 17486);
   EXPECT_EQ(std::get<int32_t>(*ParseValue(*T(TypeId::kDate), "1970-01-01")), 0);
-  EXPECT_EQ(std::get<int32_t>(*ParseValue(*T(TypeId::kDate), "2024-02-29")), DaysFromCivil(2024, 2, 29));
+  EXPECT_EQ(std::get<int32_t>(*ParseValue(*T(TypeId::kDate), "2024-02-29")),
+            DaysFromCivil(2024, 2, 29));
   EXPECT_EQ(std::get<int32_t>(*ParseValue(*T(TypeId::kDate), "17486")), 17486);  // days
   EXPECT_THAT(ParseValue(*T(TypeId::kDate), "2023-02-29"), IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(ParseValue(*T(TypeId::kDate), "2024-13-01"), IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(ParseValue(*T(TypeId::kDate), "2024-1-1"), IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(ParseValue(*T(TypeId::kDate), "2024-01-31T00:00"), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(ParseValue(*T(TypeId::kDate), "2024-01-31T00:00"),
+              IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(ParseValue(*T(TypeId::kDate), "yesterday"),
               IsErrorWith(ErrorKind::kInvalidArgument, "'yesterday'"));
 }
@@ -256,7 +264,8 @@ TEST(ParseValue, OtherTypes) {
   EXPECT_EQ(std::get<std::string>(*ParseValue(*T(TypeId::kBinary), "X'0A0b'")), Bytes({10, 11}));
   EXPECT_THAT(ParseValue(*T(TypeId::kBinary), "0xabc"), IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(ParseValue(*Type::Fixed(2), "0x0001"), IsOk());
-  EXPECT_THAT(ParseValue(*Type::Fixed(2), "0x000102"), IsErrorWith(ErrorKind::kInvalidArgument, "2 bytes"));
+  EXPECT_THAT(ParseValue(*Type::Fixed(2), "0x000102"),
+              IsErrorWith(ErrorKind::kInvalidArgument, "2 bytes"));
 }
 
 TEST(ParseValue, ExtremesRoundTrip) {
@@ -266,15 +275,19 @@ TEST(ParseValue, ExtremesRoundTrip) {
     ASSERT_THAT(back, IsOk()) << text;
     EXPECT_EQ(CompareValues(v, *back), 0) << text;
   };
-  for (int32_t d : {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), 1439382382})
+  for (int32_t d :
+       {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), 1439382382})
     check(T(TypeId::kDate), Value(d));
   for (auto type : {T(TypeId::kTimestamp), T(TypeId::kTimestampTz)}) {
     check(type, Value(std::numeric_limits<int64_t>::min()));
     check(type, Value(std::numeric_limits<int64_t>::max()));
   }
-  EXPECT_EQ(FormatValue(*T(TypeId::kDate), Value(std::numeric_limits<int32_t>::max())), "+5881580-07-11");
-  EXPECT_THAT(ParseValue(*T(TypeId::kDate), "+5881580-07-12"), IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(ParseValue(*T(TypeId::kTimestamp), "+294247-01-11"), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_EQ(FormatValue(*T(TypeId::kDate), Value(std::numeric_limits<int32_t>::max())),
+            "+5881580-07-11");
+  EXPECT_THAT(ParseValue(*T(TypeId::kDate), "+5881580-07-12"),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(ParseValue(*T(TypeId::kTimestamp), "+294247-01-11"),
+              IsError(ErrorKind::kInvalidArgument));
   check(Type::Decimal(38, 0), Value(Decimal{-(static_cast<__int128>(Pow10To38()) - 1)}));
 }
 
@@ -298,47 +311,76 @@ TEST(ConvertValue, NumericConversions) {
   auto i = T(TypeId::kInt), l = T(TypeId::kLong), f = T(TypeId::kFloat), d = T(TypeId::kDouble);
   EXPECT_EQ(std::get<int64_t>(*ConvertValue(Value(int32_t{7}), *i, *l)), 7);
   EXPECT_EQ(std::get<int32_t>(*ConvertValue(Value(int64_t{-7}), *l, *i)), -7);
-  EXPECT_THAT(ConvertValue(Value(int64_t{1} << 31), *l, *i), IsErrorWith(ErrorKind::kInvalidArgument, "range"));
+  EXPECT_THAT(ConvertValue(Value(int64_t{1} << 31), *l, *i),
+              IsErrorWith(ErrorKind::kInvalidArgument, "range"));
   EXPECT_EQ(std::get<double>(*ConvertValue(Value(int32_t{3}), *i, *d)), 3.0);
   EXPECT_EQ(std::get<float>(*ConvertValue(Value(0.5), *d, *f)), 0.5f);
   EXPECT_THAT(ConvertValue(Value(1e300), *d, *f), IsError(ErrorKind::kInvalidArgument));
-  EXPECT_EQ(std::get<Decimal>(*ConvertValue(Value(int32_t{12}), *i, *Type::Decimal(5, 2))).unscaled, 1200);
-  EXPECT_THAT(ConvertValue(Value(int32_t{1000}), *i, *Type::Decimal(5, 2)), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_EQ(std::get<Decimal>(*ConvertValue(Value(int32_t{12}), *i, *Type::Decimal(5, 2))).unscaled,
+            1200);
+  EXPECT_THAT(ConvertValue(Value(int32_t{1000}), *i, *Type::Decimal(5, 2)),
+              IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(ConvertValue(Value(std::numeric_limits<int64_t>::min()), *l, *Type::Decimal(38, 30)),
               IsError(ErrorKind::kInvalidArgument));
   Value huge(Decimal{static_cast<__int128>(Pow10To38() - 1)});
-  EXPECT_THAT(ConvertValue(huge, *Type::Decimal(38, 0), *Type::Decimal(38, 37)), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(ConvertValue(huge, *Type::Decimal(38, 0), *Type::Decimal(38, 37)),
+              IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(ConvertValue(huge, *Type::Decimal(38, 0), *l), IsError(ErrorKind::kInvalidArgument));
   EXPECT_EQ(std::get<double>(*ConvertValue(Value(Decimal{-125}), *Type::Decimal(5, 2), *d)), -1.25);
   EXPECT_EQ(std::get<Decimal>(*ConvertValue(Value(0.1), *d, *Type::Decimal(5, 2))).unscaled, 10);
-  EXPECT_THAT(ConvertValue(Value(0.125), *d, *Type::Decimal(5, 2)), IsError(ErrorKind::kInvalidArgument));
-  EXPECT_EQ(std::get<Decimal>(*ConvertValue(Value(Decimal{125}), *Type::Decimal(5, 2), *Type::Decimal(7, 3))).unscaled, 1250);
-  EXPECT_EQ(std::get<Decimal>(*ConvertValue(Value(Decimal{1250}), *Type::Decimal(7, 3), *Type::Decimal(5, 2))).unscaled, 125);
-  EXPECT_THAT(ConvertValue(Value(Decimal{1251}), *Type::Decimal(7, 3), *Type::Decimal(5, 2)), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(ConvertValue(Value(0.125), *d, *Type::Decimal(5, 2)),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_EQ(std::get<Decimal>(
+                *ConvertValue(Value(Decimal{125}), *Type::Decimal(5, 2), *Type::Decimal(7, 3)))
+                .unscaled,
+            1250);
+  EXPECT_EQ(std::get<Decimal>(
+                *ConvertValue(Value(Decimal{1250}), *Type::Decimal(7, 3), *Type::Decimal(5, 2)))
+                .unscaled,
+            125);
+  EXPECT_THAT(ConvertValue(Value(Decimal{1251}), *Type::Decimal(7, 3), *Type::Decimal(5, 2)),
+              IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(ConvertValue(Value(1.5), *d, *i), IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(ConvertValue(Value(true), *T(TypeId::kBoolean), *i), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(ConvertValue(Value(true), *T(TypeId::kBoolean), *i),
+              IsError(ErrorKind::kInvalidArgument));
   EXPECT_TRUE(IsNull(*ConvertValue(Value{}, *i, *T(TypeId::kString))));
 }
 
 TEST(ConvertValue, TemporalAndText) {
   auto s = T(TypeId::kString);
-  EXPECT_EQ(std::get<int32_t>(*ConvertValue(Value(std::string("2017-11-16")), *s, *T(TypeId::kDate))), 17486);
-  EXPECT_EQ(std::get<int64_t>(*ConvertValue(Value(int32_t{1}), *T(TypeId::kDate), *T(TypeId::kTimestamp))),
+  EXPECT_EQ(
+      std::get<int32_t>(*ConvertValue(Value(std::string("2017-11-16")), *s, *T(TypeId::kDate))),
+      17486);
+  EXPECT_EQ(std::get<int64_t>(
+                *ConvertValue(Value(int32_t{1}), *T(TypeId::kDate), *T(TypeId::kTimestamp))),
             kMicrosPerDay);
-  EXPECT_EQ(std::get<int64_t>(*ConvertValue(Value(int64_t{5}), *T(TypeId::kTimestamp), *T(TypeId::kTimestampTz))), 5);
-  EXPECT_THAT(ConvertValue(Value(int64_t{5}), *T(TypeId::kTimestamp), *T(TypeId::kDate)), IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(ConvertValue(Value(std::numeric_limits<int32_t>::max()), *T(TypeId::kDate), *T(TypeId::kTimestamp)),
+  EXPECT_EQ(std::get<int64_t>(
+                *ConvertValue(Value(int64_t{5}), *T(TypeId::kTimestamp), *T(TypeId::kTimestampTz))),
+            5);
+  EXPECT_THAT(ConvertValue(Value(int64_t{5}), *T(TypeId::kTimestamp), *T(TypeId::kDate)),
               IsError(ErrorKind::kInvalidArgument));
-  EXPECT_EQ(std::get<int32_t>(*ConvertValue(Value(int64_t{19000}), *T(TypeId::kLong), *T(TypeId::kDate))), 19000);
-  EXPECT_THAT(ConvertValue(Value(int64_t{-1}), *T(TypeId::kLong), *T(TypeId::kTime)), IsError(ErrorKind::kInvalidArgument));
-  auto uuid = ConvertValue(Value(std::string("f79c3e09-677c-4bbd-a479-3f349cb785e7")), *s, *T(TypeId::kUuid));
+  EXPECT_THAT(ConvertValue(Value(std::numeric_limits<int32_t>::max()), *T(TypeId::kDate),
+                           *T(TypeId::kTimestamp)),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_EQ(
+      std::get<int32_t>(*ConvertValue(Value(int64_t{19000}), *T(TypeId::kLong), *T(TypeId::kDate))),
+      19000);
+  EXPECT_THAT(ConvertValue(Value(int64_t{-1}), *T(TypeId::kLong), *T(TypeId::kTime)),
+              IsError(ErrorKind::kInvalidArgument));
+  auto uuid = ConvertValue(Value(std::string("f79c3e09-677c-4bbd-a479-3f349cb785e7")), *s,
+                           *T(TypeId::kUuid));
   ASSERT_THAT(uuid, IsOk());
   EXPECT_EQ(std::get<std::string>(*ConvertValue(*uuid, *T(TypeId::kUuid), *s)),
             "f79c3e09-677c-4bbd-a479-3f349cb785e7");
-  EXPECT_EQ(std::get<Decimal>(*ConvertValue(Value(std::string("1.5")), *s, *Type::Decimal(4, 1))).unscaled, 15);
-  EXPECT_THAT(ConvertValue(Value(std::string("x")), *s, *T(TypeId::kInt)), IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(ConvertValue(Value(int32_t{1}), *T(TypeId::kInt), *s), IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(ConvertValue(Value(Bytes({1, 2})), *T(TypeId::kBinary), *Type::Fixed(3)), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_EQ(std::get<Decimal>(*ConvertValue(Value(std::string("1.5")), *s, *Type::Decimal(4, 1)))
+                .unscaled,
+            15);
+  EXPECT_THAT(ConvertValue(Value(std::string("x")), *s, *T(TypeId::kInt)),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(ConvertValue(Value(int32_t{1}), *T(TypeId::kInt), *s),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(ConvertValue(Value(Bytes({1, 2})), *T(TypeId::kBinary), *Type::Fixed(3)),
+              IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(ConvertValue(Value(Bytes({1, 2, 3})), *T(TypeId::kBinary), *Type::Fixed(3)), IsOk());
 }
 

@@ -24,6 +24,7 @@ struct Corpus {
 constexpr Corpus kCorpora[] = {
     {"avro_container", FuzzAvroContainer},
     {"expression_parser", FuzzExpressionParser},
+    {"metadata_json", FuzzMetadataJson},
 };
 
 class CorpusReplayTest : public ::testing::TestWithParam<Corpus> {};

@@ -11,6 +11,7 @@
 #include "skade/avro/avro_internal.h"
 #include "skade/expr/expression.h"
 #include "skade/format/partition_spec.h"
+#include "skade/format/table_metadata.h"
 
 namespace skade::fuzz {
 namespace {
@@ -121,6 +122,29 @@ int FuzzExpressionParser(const uint8_t* data, size_t size) {
   for (const auto& f : (*ptype)->fields) types.push_back(f.type);
   std::vector<expr::PartitionFieldSummary> summaries(types.size());
   (void)expr::ManifestMightMatch(**projected, spec, types, summaries);
+  return 0;
+}
+
+}  // namespace skade::fuzz
+
+namespace skade::fuzz {
+
+int FuzzMetadataJson(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto parsed = ParseTableMetadata(text);
+  if (!parsed) {
+    if (parsed.error().kind != ErrorKind::kCorrupt) {
+      std::fprintf(stderr, "metadata parse returned %s\n", parsed.error().ToString().c_str());
+      std::abort();
+    }
+    return 0;
+  }
+  std::string once = TableMetadataToJson(*parsed);
+  auto again = ParseTableMetadata(once);
+  if (!again || TableMetadataToJson(*again) != once) {
+    std::fprintf(stderr, "metadata JSON does not round-trip\n");
+    std::abort();
+  }
   return 0;
 }
 

@@ -16,4 +16,8 @@ int FuzzAvroContainer(const uint8_t* data, size_t size);
 /// partition and manifest evaluation) on it. Only kInvalidArgument errors are allowed.
 int FuzzExpressionParser(const uint8_t* data, size_t size);
 
+/// Parses table metadata JSON; if it parses, the serialized form must parse back to
+/// the same serialization. Only kCorrupt errors are allowed.
+int FuzzMetadataJson(const uint8_t* data, size_t size);
+
 }  // namespace skade::fuzz

@@ -27,15 +27,15 @@ Error FromArrow(const arrow::Status& st) {
   return Error{ErrorKind::kInternal, std::move(msg)};
 }
 
-#define SKADE_ARROW_RETURN(expr)                                      \
-  do {                                                                \
-    ::arrow::Status skade_arrow_st = (expr);                          \
+#define SKADE_ARROW_RETURN(expr)                                                 \
+  do {                                                                           \
+    ::arrow::Status skade_arrow_st = (expr);                                     \
     if (!skade_arrow_st.ok()) return std::unexpected(FromArrow(skade_arrow_st)); \
   } while (0)
 
-#define SKADE_ARROW_ASSIGN_IMPL(tmp, lhs, expr)                                   \
-  auto tmp = (expr);                                                              \
-  if (!tmp.ok()) return std::unexpected(FromArrow(tmp.status()));                 \
+#define SKADE_ARROW_ASSIGN_IMPL(tmp, lhs, expr)                   \
+  auto tmp = (expr);                                              \
+  if (!tmp.ok()) return std::unexpected(FromArrow(tmp.status())); \
   lhs = std::move(tmp).ValueUnsafe()
 
 #define SKADE_ARROW_ASSIGN(lhs, expr) \
@@ -50,21 +50,36 @@ Status EnsureComputeInitialized() {
 
 std::shared_ptr<arrow::DataType> ArrowTypeFor(const Type& t) {
   switch (t.id) {
-    case TypeId::kBoolean: return arrow::boolean();
-    case TypeId::kInt: return arrow::int32();
-    case TypeId::kLong: return arrow::int64();
-    case TypeId::kFloat: return arrow::float32();
-    case TypeId::kDouble: return arrow::float64();
-    case TypeId::kDecimal: return arrow::decimal128(t.precision, t.scale);
-    case TypeId::kDate: return arrow::date32();
-    case TypeId::kTime: return arrow::time64(arrow::TimeUnit::MICRO);
-    case TypeId::kTimestamp: return arrow::timestamp(arrow::TimeUnit::MICRO);
-    case TypeId::kTimestampTz: return arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
-    case TypeId::kString: return arrow::utf8();
-    case TypeId::kUuid: return arrow::fixed_size_binary(16);
-    case TypeId::kBinary: return arrow::binary();
-    case TypeId::kFixed: return arrow::fixed_size_binary(t.length);
-    default: return nullptr;
+    case TypeId::kBoolean:
+      return arrow::boolean();
+    case TypeId::kInt:
+      return arrow::int32();
+    case TypeId::kLong:
+      return arrow::int64();
+    case TypeId::kFloat:
+      return arrow::float32();
+    case TypeId::kDouble:
+      return arrow::float64();
+    case TypeId::kDecimal:
+      return arrow::decimal128(t.precision, t.scale);
+    case TypeId::kDate:
+      return arrow::date32();
+    case TypeId::kTime:
+      return arrow::time64(arrow::TimeUnit::MICRO);
+    case TypeId::kTimestamp:
+      return arrow::timestamp(arrow::TimeUnit::MICRO);
+    case TypeId::kTimestampTz:
+      return arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
+    case TypeId::kString:
+      return arrow::utf8();
+    case TypeId::kUuid:
+      return arrow::fixed_size_binary(16);
+    case TypeId::kBinary:
+      return arrow::binary();
+    case TypeId::kFixed:
+      return arrow::fixed_size_binary(t.length);
+    default:
+      return nullptr;
   }
 }
 
@@ -222,8 +237,10 @@ class Translator {
 
   Result<cp::Expression> Translate(const Expr& e) {
     switch (e.op) {
-      case Op::kTrue: return cp::literal(true);
-      case Op::kFalse: return cp::literal(false);
+      case Op::kTrue:
+        return cp::literal(true);
+      case Op::kFalse:
+        return cp::literal(false);
       case Op::kNot: {
         if (e.children.size() != 1) return InvalidArgument("arrow filter: bad 'not' node");
         SKADE_ASSIGN_OR_RETURN(cp::Expression c, Translate(*e.children[0]));
@@ -268,9 +285,9 @@ class Translator {
     std::optional<std::vector<int>> path;
     if (FieldChain(schema_.fields(), p.field_id, &chain)) path = ArrowPath(*batch_.schema(), chain);
     if (!path)
-      return InvalidArgument("arrow filter: column '" + p.column + "' (field id " +
-                             std::to_string(p.field_id) + ") is not in the batch (columns: " +
-                             batch_.schema()->ToString() + ")");
+      return InvalidArgument(
+          "arrow filter: column '" + p.column + "' (field id " + std::to_string(p.field_id) +
+          ") is not in the batch (columns: " + batch_.schema()->ToString() + ")");
     SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Array> arr, ExtractColumn(batch_, *path));
     Column col;
     col.literal_type = expected;
@@ -303,12 +320,15 @@ class Translator {
     SKADE_ASSIGN_OR_RETURN(Column col, ColumnFor(p));
     cp::Expression field = cp::field_ref(col.index);
     switch (p.op) {
-      case Op::kIsNull: return cp::call("is_null", {field});
-      case Op::kNotNull: return cp::call("is_valid", {field});
+      case Op::kIsNull:
+        return cp::call("is_null", {field});
+      case Op::kNotNull:
+        return cp::call("is_valid", {field});
       case Op::kIn:
       case Op::kNotIn: {
         std::unique_ptr<arrow::ArrayBuilder> builder;
-        SKADE_ARROW_RETURN(arrow::MakeBuilder(arrow::default_memory_pool(), col.literal_type, &builder));
+        SKADE_ARROW_RETURN(
+            arrow::MakeBuilder(arrow::default_memory_pool(), col.literal_type, &builder));
         std::vector<Value> set_values = p.literals;
         // is_in hashes bit patterns, but SQL has -0.0 = +0.0: put both zeros in the set.
         for (const auto& v : p.literals) {
@@ -329,17 +349,31 @@ class Translator {
       default:
         break;
     }
-    if (p.literals.size() != 1) return InvalidArgument("arrow filter: comparison needs one literal");
+    if (p.literals.size() != 1)
+      return InvalidArgument("arrow filter: comparison needs one literal");
     SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Scalar> lit, Literal(p, p.literals[0], col));
     const char* fn = nullptr;
     switch (p.op) {
-      case Op::kEq: fn = "equal"; break;
-      case Op::kNotEq: fn = "not_equal"; break;
-      case Op::kLt: fn = "less"; break;
-      case Op::kLtEq: fn = "less_equal"; break;
-      case Op::kGt: fn = "greater"; break;
-      case Op::kGtEq: fn = "greater_equal"; break;
-      default: return InvalidArgument("arrow filter: unexpected operator");
+      case Op::kEq:
+        fn = "equal";
+        break;
+      case Op::kNotEq:
+        fn = "not_equal";
+        break;
+      case Op::kLt:
+        fn = "less";
+        break;
+      case Op::kLtEq:
+        fn = "less_equal";
+        break;
+      case Op::kGt:
+        fn = "greater";
+        break;
+      case Op::kGtEq:
+        fn = "greater_equal";
+        break;
+      default:
+        return InvalidArgument("arrow filter: unexpected operator");
     }
     return cp::call(fn, {field, cp::literal(arrow::Datum(lit))});
   }
@@ -380,7 +414,8 @@ Result<std::shared_ptr<arrow::Array>> EvaluateBatch(
     const Expr& bound, const Schema& schema, const std::shared_ptr<arrow::RecordBatch>& batch) {
   if (!batch) return InvalidArgument("arrow filter: no batch");
   try {
-    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::BooleanArray> sel, Evaluate(bound, schema, *batch));
+    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::BooleanArray> sel,
+                           Evaluate(bound, schema, *batch));
     return std::shared_ptr<arrow::Array>(std::move(sel));
   } catch (const std::exception& ex) {
     return Internal(std::string("arrow filter: ") + ex.what());
@@ -391,7 +426,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> FilterBatch(
     const Expr& bound, const Schema& schema, const std::shared_ptr<arrow::RecordBatch>& batch) {
   if (!batch) return InvalidArgument("arrow filter: no batch");
   try {
-    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::BooleanArray> sel, Evaluate(bound, schema, *batch));
+    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::BooleanArray> sel,
+                           Evaluate(bound, schema, *batch));
     if (sel->true_count() == batch->num_rows()) return batch;
     SKADE_ARROW_ASSIGN(arrow::Datum out, cp::Filter(arrow::Datum(batch), arrow::Datum(sel)));
     return out.record_batch();

@@ -28,7 +28,8 @@ bool IsNumericOrTemporal(TypeId id) {
 
 // Converts one literal to the column's type; numbers only go to numeric/temporal columns
 // (an integer for a date is days, for a time/timestamp µs), strings go through ParseValue.
-Result<Value> ConvertLiteral(const UnboundLiteral& lit, const Type& type, const std::string& column) {
+Result<Value> ConvertLiteral(const UnboundLiteral& lit, const Type& type,
+                             const std::string& column) {
   auto fail = [&](const std::string& why) {
     return InvalidArgument("cannot compare column '" + column + "' of type " + type.ToString() +
                            " with literal " + LiteralForMessage(lit) + ": " + why);
@@ -38,7 +39,8 @@ Result<Value> ConvertLiteral(const UnboundLiteral& lit, const Type& type, const 
     case K::kNull:
       return fail("null can only be used in 'is null' / 'is not null'");
     case K::kBool:
-      if (type.id != TypeId::kBoolean) return fail("a boolean does not convert to " + type.ToString());
+      if (type.id != TypeId::kBoolean)
+        return fail("a boolean does not convert to " + type.ToString());
       return Value(lit.text == "true");
     case K::kInteger:
       if (!IsNumericOrTemporal(type.id))
@@ -60,8 +62,8 @@ Result<Value> ConvertLiteral(const UnboundLiteral& lit, const Type& type, const 
 Result<ExprPtr> BindPredicate(const Expr& e, const Schema& schema) {
   const NestedField* field = schema.FindByPath(e.column);
   if (!field)
-    return InvalidArgument("unknown column '" + e.column + "' in filter (columns: " +
-                           schema.ColumnNames() + ")");
+    return InvalidArgument("unknown column '" + e.column +
+                           "' in filter (columns: " + schema.ColumnNames() + ")");
   std::string path = schema.PathOf(field->id);
   if (!field->type->is_primitive())
     return InvalidArgument("cannot filter on column '" + path + "' of type " +
@@ -114,7 +116,8 @@ Result<ExprPtr> Bind(const ExprPtr& unbound, const Schema& schema) {
       ExprPtr out = e.op == Op::kAnd ? True() : False();
       for (const auto& child : e.children) {
         SKADE_ASSIGN_OR_RETURN(ExprPtr c, Bind(child, schema));
-        out = e.op == Op::kAnd ? And(std::move(out), std::move(c)) : Or(std::move(out), std::move(c));
+        out =
+            e.op == Op::kAnd ? And(std::move(out), std::move(c)) : Or(std::move(out), std::move(c));
       }
       return out;
     }

@@ -65,8 +65,7 @@ bool IsKeyword(std::string_view w) {
   static constexpr std::string_view kKeywords[] = {"and", "or",   "not",  "in",
                                                    "is",  "null", "true", "false"};
   for (auto k : kKeywords) {
-    if (w.size() == k.size() &&
-        std::equal(w.begin(), w.end(), k.begin(), [](char a, char b) {
+    if (w.size() == k.size() && std::equal(w.begin(), w.end(), k.begin(), [](char a, char b) {
           return std::tolower(static_cast<unsigned char>(a)) == b;
         }))
       return true;
@@ -115,9 +114,12 @@ std::string QuoteString(std::string_view s) {
 
 std::string LiteralText(const UnboundLiteral& l) {
   switch (l.kind) {
-    case UnboundLiteral::Kind::kString: return QuoteString(l.text);
-    case UnboundLiteral::Kind::kNull: return "null";
-    default: return l.text;
+    case UnboundLiteral::Kind::kString:
+      return QuoteString(l.text);
+    case UnboundLiteral::Kind::kNull:
+      return "null";
+    default:
+      return l.text;
   }
 }
 
@@ -153,9 +155,12 @@ std::string Child(const Expr& e) {
 
 std::string ToString(const Expr& e) {
   switch (e.op) {
-    case Op::kTrue: return "true";
-    case Op::kFalse: return "false";
-    case Op::kNot: return e.children.empty() ? "true" : "not " + Child(*e.children[0]);
+    case Op::kTrue:
+      return "true";
+    case Op::kFalse:
+      return "false";
+    case Op::kNot:
+      return e.children.empty() ? "true" : "not " + Child(*e.children[0]);
     case Op::kAnd:
     case Op::kOr: {
       if (e.children.empty()) return e.op == Op::kAnd ? "true" : "false";
@@ -205,49 +210,82 @@ namespace internal {
 
 Op NegateOp(Op op) {
   switch (op) {
-    case Op::kTrue: return Op::kFalse;
-    case Op::kFalse: return Op::kTrue;
-    case Op::kEq: return Op::kNotEq;
-    case Op::kNotEq: return Op::kEq;
-    case Op::kLt: return Op::kGtEq;
-    case Op::kLtEq: return Op::kGt;
-    case Op::kGt: return Op::kLtEq;
-    case Op::kGtEq: return Op::kLt;
-    case Op::kIn: return Op::kNotIn;
-    case Op::kNotIn: return Op::kIn;
-    case Op::kIsNull: return Op::kNotNull;
-    case Op::kNotNull: return Op::kIsNull;
-    default: return op;
+    case Op::kTrue:
+      return Op::kFalse;
+    case Op::kFalse:
+      return Op::kTrue;
+    case Op::kEq:
+      return Op::kNotEq;
+    case Op::kNotEq:
+      return Op::kEq;
+    case Op::kLt:
+      return Op::kGtEq;
+    case Op::kLtEq:
+      return Op::kGt;
+    case Op::kGt:
+      return Op::kLtEq;
+    case Op::kGtEq:
+      return Op::kLt;
+    case Op::kIn:
+      return Op::kNotIn;
+    case Op::kNotIn:
+      return Op::kIn;
+    case Op::kIsNull:
+      return Op::kNotNull;
+    case Op::kNotNull:
+      return Op::kIsNull;
+    default:
+      return op;
   }
 }
 
 Op FlipOp(Op op) {
   switch (op) {
-    case Op::kLt: return Op::kGt;
-    case Op::kLtEq: return Op::kGtEq;
-    case Op::kGt: return Op::kLt;
-    case Op::kGtEq: return Op::kLtEq;
-    default: return op;
+    case Op::kLt:
+      return Op::kGt;
+    case Op::kLtEq:
+      return Op::kGtEq;
+    case Op::kGt:
+      return Op::kLt;
+    case Op::kGtEq:
+      return Op::kLtEq;
+    default:
+      return op;
   }
 }
 
 std::string_view OpText(Op op) {
   switch (op) {
-    case Op::kTrue: return "true";
-    case Op::kFalse: return "false";
-    case Op::kAnd: return "and";
-    case Op::kOr: return "or";
-    case Op::kNot: return "not";
-    case Op::kEq: return "=";
-    case Op::kNotEq: return "!=";
-    case Op::kLt: return "<";
-    case Op::kLtEq: return "<=";
-    case Op::kGt: return ">";
-    case Op::kGtEq: return ">=";
-    case Op::kIn: return "in";
-    case Op::kNotIn: return "not in";
-    case Op::kIsNull: return "is null";
-    case Op::kNotNull: return "is not null";
+    case Op::kTrue:
+      return "true";
+    case Op::kFalse:
+      return "false";
+    case Op::kAnd:
+      return "and";
+    case Op::kOr:
+      return "or";
+    case Op::kNot:
+      return "not";
+    case Op::kEq:
+      return "=";
+    case Op::kNotEq:
+      return "!=";
+    case Op::kLt:
+      return "<";
+    case Op::kLtEq:
+      return "<=";
+    case Op::kGt:
+      return ">";
+    case Op::kGtEq:
+      return ">=";
+    case Op::kIn:
+      return "in";
+    case Op::kNotIn:
+      return "not in";
+    case Op::kIsNull:
+      return "is null";
+    case Op::kNotNull:
+      return "is not null";
   }
   return "?";
 }

@@ -40,9 +40,12 @@ int ComparePredicateValues(const Value& a, const Value& b);
 template <typename Leaf>
 bool EvalPushedDown(const Expr& e, bool negated, const Leaf& leaf) {
   switch (e.op) {
-    case Op::kTrue: return !negated;
-    case Op::kFalse: return negated;
-    case Op::kNot: return e.children.empty() || EvalPushedDown(*e.children[0], !negated, leaf);
+    case Op::kTrue:
+      return !negated;
+    case Op::kFalse:
+      return negated;
+    case Op::kNot:
+      return e.children.empty() || EvalPushedDown(*e.children[0], !negated, leaf);
     case Op::kAnd:
     case Op::kOr: {
       // De Morgan: a negated AND is an OR of negations and vice versa.

@@ -24,10 +24,14 @@ bool BoundsMightMatch(Op op, const std::vector<Value>& literals, const std::opti
   // bounds, and they are only ever used as such here.
   auto cmp = [](const Value& a, const Value& b) { return ComparePredicateValues(a, b); };
   switch (op) {
-    case Op::kLt: return !lower || cmp(*lower, lit) < 0;
-    case Op::kLtEq: return !lower || cmp(*lower, lit) <= 0;
-    case Op::kGt: return !upper || cmp(*upper, lit) > 0;
-    case Op::kGtEq: return !upper || cmp(*upper, lit) >= 0;
+    case Op::kLt:
+      return !lower || cmp(*lower, lit) < 0;
+    case Op::kLtEq:
+      return !lower || cmp(*lower, lit) <= 0;
+    case Op::kGt:
+      return !upper || cmp(*upper, lit) > 0;
+    case Op::kGtEq:
+      return !upper || cmp(*upper, lit) >= 0;
     case Op::kEq:
       return (!lower || cmp(*lower, lit) <= 0) && (!upper || cmp(*upper, lit) >= 0);
     case Op::kIn:
@@ -57,10 +61,14 @@ bool PredicateMightMatch(const Expr& p, Op op, const ColumnStats& stats) {
   auto nulls = Lookup(stats.null_value_counts, id);
   bool all_null = values && nulls && *values == *nulls;
   switch (op) {
-    case Op::kTrue: return true;
-    case Op::kFalse: return false;
-    case Op::kIsNull: return !(nulls && *nulls == 0);
-    case Op::kNotNull: return !all_null;
+    case Op::kTrue:
+      return true;
+    case Op::kFalse:
+      return false;
+    case Op::kIsNull:
+      return !(nulls && *nulls == 0);
+    case Op::kNotNull:
+      return !all_null;
     case Op::kNotEq:
     case Op::kNotIn:
       return true;  // bounds cannot prove "every value equals the literal" cheaply

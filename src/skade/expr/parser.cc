@@ -22,7 +22,7 @@ struct Token {
   enum Kind { kIdent, kQuotedIdent, kNumber, kString, kOp, kLParen, kRParen, kComma, kSign, kEnd };
   Kind kind = kEnd;
   std::string text;
-  size_t pos = 0;     // byte offset in the input
+  size_t pos = 0;         // byte offset in the input
   bool is_float = false;  // numbers: has a '.' or an exponent
 };
 
@@ -50,10 +50,14 @@ bool IsReserved(const Token& t) {
 
 std::string Describe(const Token& t) {
   switch (t.kind) {
-    case Token::kEnd: return "end of input";
-    case Token::kString: return "string '" + t.text + "'";
-    case Token::kQuotedIdent: return "\"" + t.text + "\"";
-    default: return "'" + t.text + "'";
+    case Token::kEnd:
+      return "end of input";
+    case Token::kString:
+      return "string '" + t.text + "'";
+    case Token::kQuotedIdent:
+      return "\"" + t.text + "\"";
+    default:
+      return "'" + t.text + "'";
   }
 }
 
@@ -80,8 +84,8 @@ Result<std::vector<Token>> Lex(std::string_view s) {
       ++i;
       while (true) {
         if (i >= s.size())
-          return SyntaxError(t.pos, std::string("unterminated ") +
-                                        (c == '\'' ? "string" : "quoted column name"));
+          return SyntaxError(
+              t.pos, std::string("unterminated ") + (c == '\'' ? "string" : "quoted column name"));
         if (s[i] == c) {
           if (i + 1 < s.size() && s[i + 1] == c) {
             t.text.push_back(c);
@@ -169,8 +173,7 @@ class Parser {
 
   Result<ExprPtr> ParseAll() {
     SKADE_ASSIGN_OR_RETURN(ExprPtr e, ParseOr());
-    if (Peek().kind != Token::kEnd)
-      return Expected("'and', 'or' or the end of the filter");
+    if (Peek().kind != Token::kEnd) return Expected("'and', 'or' or the end of the filter");
     return e;
   }
 
@@ -245,8 +248,7 @@ class Parser {
       Next();
       return KeywordIs(t, "true") ? True() : False();
     }
-    if (t.kind == Token::kNumber || t.kind == Token::kString || t.kind == Token::kSign ||
-        bool_kw) {
+    if (t.kind == Token::kNumber || t.kind == Token::kString || t.kind == Token::kSign || bool_kw) {
       // literal op column, e.g. 5 < x  ⇒  x > 5
       SKADE_ASSIGN_OR_RETURN(UnboundLiteral lit, ParseLiteral());
       if (Peek().kind != Token::kOp) return Expected("a comparison operator after the literal");
@@ -274,8 +276,8 @@ class Parser {
       }
       if (!KeywordIs(Peek(), "null")) return Expected("'null' after 'is'");
       Next();
-      return internal::MakeUnboundPredicate(negated ? Op::kNotNull : Op::kIsNull,
-                                            std::move(column), {});
+      return internal::MakeUnboundPredicate(negated ? Op::kNotNull : Op::kIsNull, std::move(column),
+                                            {});
     }
     if (KeywordIs(n, "in") || (KeywordIs(n, "not") && KeywordIs(Peek(1), "in"))) {
       bool negated = KeywordIs(n, "not");

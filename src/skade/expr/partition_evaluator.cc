@@ -32,13 +32,20 @@ bool EvaluatePredicate(Op op, const Value& v, const std::vector<Value>& literals
   if (literals.empty()) return true;
   int c = internal::ComparePredicateValues(v, literals[0]);
   switch (op) {
-    case Op::kEq: return c == 0;
-    case Op::kNotEq: return c != 0;
-    case Op::kLt: return c < 0;
-    case Op::kLtEq: return c <= 0;
-    case Op::kGt: return c > 0;
-    case Op::kGtEq: return c >= 0;
-    default: return true;
+    case Op::kEq:
+      return c == 0;
+    case Op::kNotEq:
+      return c != 0;
+    case Op::kLt:
+      return c < 0;
+    case Op::kLtEq:
+      return c <= 0;
+    case Op::kGt:
+      return c > 0;
+    case Op::kGtEq:
+      return c >= 0;
+    default:
+      return true;
   }
 }
 
@@ -60,18 +67,23 @@ bool ManifestMightMatch(const Expr& projected, const PartitionSpec& spec,
     int i = FieldIndex(spec, p.field_id);
     if (i < 0 || static_cast<size_t>(i) >= summaries.size()) return true;
     const PartitionFieldSummary& s = summaries[static_cast<size_t>(i)];
-    TypePtr type = static_cast<size_t>(i) < partition_types.size() ? partition_types[static_cast<size_t>(i)]
-                                                                   : p.type;
+    TypePtr type = static_cast<size_t>(i) < partition_types.size()
+                       ? partition_types[static_cast<size_t>(i)]
+                       : p.type;
     bool no_bounds = !s.lower_bound && !s.upper_bound;
     // Summaries carry bounds whenever a non-null value exists, so a null-containing
     // field without bounds holds only nulls (and perhaps NaNs).
     bool only_nulls = s.contains_null && no_bounds;
     switch (op) {
-      case Op::kIsNull: return s.contains_null;
-      case Op::kNotNull: return !(only_nulls && !s.contains_nan.value_or(false));
+      case Op::kIsNull:
+        return s.contains_null;
+      case Op::kNotNull:
+        return !(only_nulls && !s.contains_nan.value_or(false));
       case Op::kNotEq:
-      case Op::kNotIn: return true;
-      default: break;
+      case Op::kNotIn:
+        return true;
+      default:
+        break;
     }
     if (only_nulls) return false;
     if (!type) return true;

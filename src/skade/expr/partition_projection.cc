@@ -36,8 +36,10 @@ class Projector {
 
   ExprPtr Project(const Expr& e, bool negated) {
     switch (e.op) {
-      case Op::kTrue: return negated ? False() : True();
-      case Op::kFalse: return negated ? True() : False();
+      case Op::kTrue:
+        return negated ? False() : True();
+      case Op::kFalse:
+        return negated ? True() : False();
       case Op::kNot:
         return e.children.empty() ? True() : Project(*e.children[0], !negated);
       case Op::kAnd:
@@ -75,7 +77,8 @@ class Projector {
     const Transform& t = pf.transform;
     TypePtr result_type = t.ResultType(std::make_shared<Type>(source));
     auto make = [&](Op out_op, std::vector<Value> lits) {
-      return internal::MakeBoundPredicate(out_op, pf.name, pf.field_id, result_type, std::move(lits));
+      return internal::MakeBoundPredicate(out_op, pf.name, pf.field_id, result_type,
+                                          std::move(lits));
     };
     auto apply = [&](const Value& v) -> std::optional<Value> {
       auto r = t.Apply(source, v);
@@ -107,13 +110,18 @@ class Projector {
         if (auto s = Step(lit, -1)) boundary = *s;
         out_op = Op::kLtEq;
         break;
-      case Op::kLtEq: out_op = Op::kLtEq; break;
+      case Op::kLtEq:
+        out_op = Op::kLtEq;
+        break;
       case Op::kGt:
         if (auto s = Step(lit, +1)) boundary = *s;
         out_op = Op::kGtEq;
         break;
-      case Op::kGtEq: out_op = Op::kGtEq; break;
-      default: return True();
+      case Op::kGtEq:
+        out_op = Op::kGtEq;
+        break;
+      default:
+        return True();
     }
     auto v = apply(boundary);
     if (!v) return True();

@@ -22,9 +22,8 @@ Result<TypePtr> PartitionSpec::PartitionType(const Schema& schema) const {
                              std::to_string(f.source_id) + " which is not in the schema");
     if (!f.transform.CanApply(*source->type))
       return InvalidArgument("partition field '" + f.name + "': cannot apply " +
-                             f.transform.ToString() + " to column '" +
-                             schema.PathOf(f.source_id) + "' of type " +
-                             source->type->ToString());
+                             f.transform.ToString() + " to column '" + schema.PathOf(f.source_id) +
+                             "' of type " + source->type->ToString());
     out.push_back(NestedField{f.field_id, f.name, false, f.transform.ResultType(source->type), ""});
   }
   return Type::Struct(std::move(out));
@@ -33,8 +32,7 @@ Result<TypePtr> PartitionSpec::PartitionType(const Schema& schema) const {
 namespace {
 
 bool IEquals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
@@ -82,8 +80,7 @@ class SpecLexer {
         t.kind = Token::kName;
         ++pos_;
         while (true) {
-          if (pos_ >= s_.size())
-            return Err("unterminated quoted name", t.pos);
+          if (pos_ >= s_.size()) return Err("unterminated quoted name", t.pos);
           if (s_[pos_] == c) {
             if (pos_ + 1 < s_.size() && s_[pos_ + 1] == c) {
               t.text.push_back(c);
@@ -149,7 +146,8 @@ Result<std::vector<Item>> ParseItems(std::string_view text) {
     }
     if (toks[i].kind == Token::kName && IEquals(toks[i].text, "as")) {
       ++i;
-      if (toks[i].kind != Token::kName) return SpecLexer::Err("expected a name after 'as'", toks[i].pos);
+      if (toks[i].kind != Token::kName)
+        return SpecLexer::Err("expected a name after 'as'", toks[i].pos);
       item.alias = toks[i++].text;
     }
     items.push_back(std::move(item));
@@ -188,8 +186,8 @@ bool IsTimeTransform(TransformKind k) {
 
 }  // namespace
 
-Result<PartitionSpec> ParsePartitionSpec(std::string_view text, const Schema& schema,
-                                         int spec_id, int first_field_id) {
+Result<PartitionSpec> ParsePartitionSpec(std::string_view text, const Schema& schema, int spec_id,
+                                         int first_field_id) {
   SKADE_ASSIGN_OR_RETURN(std::vector<Item> items, ParseItems(text));
   std::vector<PartitionField> fields;
   auto fail = [&](const Item& item, const std::string& what) {
@@ -248,9 +246,9 @@ Result<PartitionSpec> ParsePartitionSpec(std::string_view text, const Schema& sc
         return InvalidArgument("partition spec: duplicate partition field name '" + field.name +
                                "'");
       bool same_source = existing.source_id == field.source_id;
-      if (same_source && (existing.transform.ToString() == transform.ToString() ||
-                          (IsTimeTransform(existing.transform.kind) &&
-                           IsTimeTransform(transform.kind))))
+      if (same_source &&
+          (existing.transform.ToString() == transform.ToString() ||
+           (IsTimeTransform(existing.transform.kind) && IsTimeTransform(transform.kind))))
         return InvalidArgument("partition spec: redundant partition " + transform.ToString() +
                                " of '" + source_name + "' (already partitioned by " +
                                existing.transform.ToString() + ")");

@@ -96,8 +96,12 @@ int32_t Murmur3Hash32(std::string_view bytes) {
   }
   uint32_t k = 0;
   switch (len & 3) {
-    case 3: k ^= static_cast<uint32_t>(data[i + 2]) << 16; [[fallthrough]];
-    case 2: k ^= static_cast<uint32_t>(data[i + 1]) << 8; [[fallthrough]];
+    case 3:
+      k ^= static_cast<uint32_t>(data[i + 2]) << 16;
+      [[fallthrough]];
+    case 2:
+      k ^= static_cast<uint32_t>(data[i + 1]) << 8;
+      [[fallthrough]];
     case 1:
       k ^= data[i];
       h ^= MixK(k);
@@ -147,14 +151,22 @@ Result<int32_t> BucketHash(const Type& type, const Value& value) {
 
 std::string Transform::ToString() const {
   switch (kind) {
-    case TransformKind::kIdentity: return "identity";
-    case TransformKind::kBucket: return "bucket[" + std::to_string(param) + "]";
-    case TransformKind::kTruncate: return "truncate[" + std::to_string(param) + "]";
-    case TransformKind::kYear: return "year";
-    case TransformKind::kMonth: return "month";
-    case TransformKind::kDay: return "day";
-    case TransformKind::kHour: return "hour";
-    case TransformKind::kVoid: return "void";
+    case TransformKind::kIdentity:
+      return "identity";
+    case TransformKind::kBucket:
+      return "bucket[" + std::to_string(param) + "]";
+    case TransformKind::kTruncate:
+      return "truncate[" + std::to_string(param) + "]";
+    case TransformKind::kYear:
+      return "year";
+    case TransformKind::kMonth:
+      return "month";
+    case TransformKind::kDay:
+      return "day";
+    case TransformKind::kHour:
+      return "hour";
+    case TransformKind::kVoid:
+      return "void";
   }
   return "?";
 }
@@ -191,8 +203,10 @@ Result<Transform> Transform::Parse(std::string_view text) {
 bool Transform::CanApply(const Type& source) const {
   TypeId t = source.id;
   switch (kind) {
-    case TransformKind::kIdentity: return source.is_primitive();
-    case TransformKind::kVoid: return true;
+    case TransformKind::kIdentity:
+      return source.is_primitive();
+    case TransformKind::kVoid:
+      return true;
     case TransformKind::kBucket:
       return t == TypeId::kInt || t == TypeId::kLong || t == TypeId::kDecimal ||
              t == TypeId::kDate || t == TypeId::kTime || t == TypeId::kTimestamp ||
@@ -244,8 +258,10 @@ Result<Value> Transform::Apply(const Type& source, const Value& value) const {
       return Value(static_cast<int32_t>((h & std::numeric_limits<int32_t>::max()) % param));
     }
     case TransformKind::kTruncate: {
-      if (auto* i = std::get_if<int32_t>(&value)) return Value(TruncateInteger<int32_t, uint32_t>(*i, param));
-      if (auto* l = std::get_if<int64_t>(&value)) return Value(TruncateInteger<int64_t, uint64_t>(*l, param));
+      if (auto* i = std::get_if<int32_t>(&value))
+        return Value(TruncateInteger<int32_t, uint32_t>(*i, param));
+      if (auto* l = std::get_if<int64_t>(&value))
+        return Value(TruncateInteger<int64_t, uint64_t>(*l, param));
       if (auto* d = std::get_if<Decimal>(&value))
         return Value(Decimal{TruncateInteger<__int128, unsigned __int128>(d->unscaled, param)});
       if (auto* s = std::get_if<std::string>(&value)) {

@@ -34,7 +34,8 @@ std::string DecimalToBytes(__int128 unscaled) {
 
 std::optional<__int128> DecimalFromBytes(std::string_view bytes) {
   if (bytes.empty() || bytes.size() > 16) return std::nullopt;
-  unsigned __int128 u = (static_cast<unsigned char>(bytes[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
+  unsigned __int128 u =
+      (static_cast<unsigned char>(bytes[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
   for (char c : bytes) u = (u << 8) | static_cast<unsigned char>(c);
   return static_cast<__int128>(u);
 }
@@ -48,8 +49,8 @@ bool DecimalFitsPrecision(__int128 unscaled, int precision) {
 
 std::string DecimalToString(__int128 unscaled, int scale) {
   bool neg = unscaled < 0;
-  unsigned __int128 mag = neg ? -static_cast<unsigned __int128>(unscaled)
-                              : static_cast<unsigned __int128>(unscaled);
+  unsigned __int128 mag =
+      neg ? -static_cast<unsigned __int128>(unscaled) : static_cast<unsigned __int128>(unscaled);
   std::string digits;
   do {
     digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(mag % 10)));
@@ -173,17 +174,23 @@ int CompareValues(const Value& a, const Value& b) {
     return Cmp(a.index(), b.index());
   }
   switch (a.index()) {
-    case 1: return Cmp(std::get<bool>(a), std::get<bool>(b));
-    case 2: return Cmp(std::get<int32_t>(a), std::get<int32_t>(b));
-    case 3: return Cmp(std::get<int64_t>(a), std::get<int64_t>(b));
-    case 4: return CompareFloating(std::get<float>(a), std::get<float>(b));
-    case 5: return CompareFloating(std::get<double>(a), std::get<double>(b));
+    case 1:
+      return Cmp(std::get<bool>(a), std::get<bool>(b));
+    case 2:
+      return Cmp(std::get<int32_t>(a), std::get<int32_t>(b));
+    case 3:
+      return Cmp(std::get<int64_t>(a), std::get<int64_t>(b));
+    case 4:
+      return CompareFloating(std::get<float>(a), std::get<float>(b));
+    case 5:
+      return CompareFloating(std::get<double>(a), std::get<double>(b));
     case 6: {
       // std::string compares through char_traits<char>, i.e. unsigned bytes.
       int c = std::get<std::string>(a).compare(std::get<std::string>(b));
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
     }
-    case 7: return Cmp(std::get<Decimal>(a).unscaled, std::get<Decimal>(b).unscaled);
+    case 7:
+      return Cmp(std::get<Decimal>(a).unscaled, std::get<Decimal>(b).unscaled);
   }
   return 0;
 }
@@ -209,8 +216,8 @@ T ReadLittleEndian(std::string_view bytes) {
 }
 
 std::unexpected<Error> DoesNotFit(const Type& type, const Value& value, std::string_view why) {
-  return InvalidArgument("cannot serialize " + FormatValue(type, value) + " as " +
-                         type.ToString() + ": " + std::string(why));
+  return InvalidArgument("cannot serialize " + FormatValue(type, value) + " as " + type.ToString() +
+                         ": " + std::string(why));
 }
 
 }  // namespace
@@ -257,8 +264,9 @@ Result<std::string> SerializeValue(const Type& type, const Value& value) {
       if (auto* s = std::get_if<std::string>(&value)) {
         size_t want = type.id == TypeId::kUuid ? 16 : static_cast<size_t>(type.length);
         if (s->size() != want)
-          return DoesNotFit(type, value, "expected " + std::to_string(want) + " bytes, got " +
-                                             std::to_string(s->size()));
+          return DoesNotFit(
+              type, value,
+              "expected " + std::to_string(want) + " bytes, got " + std::to_string(s->size()));
         return *s;
       }
       break;
@@ -351,8 +359,10 @@ Result<Value> IntegerTo(int64_t v, const Type& from, const Type& to) {
       if (v < 0 || v >= internal::kMicrosPerDay)
         return InvalidArgument(std::to_string(v) + " is out of range for time (µs of a day)");
       return Value(v);
-    case TypeId::kFloat: return Value(static_cast<float>(v));
-    case TypeId::kDouble: return Value(static_cast<double>(v));
+    case TypeId::kFloat:
+      return Value(static_cast<float>(v));
+    case TypeId::kDouble:
+      return Value(static_cast<double>(v));
     case TypeId::kDecimal: {
       __int128 unscaled;
       if (__builtin_mul_overflow(static_cast<__int128>(v),
@@ -370,8 +380,8 @@ Result<Value> DecimalTo(__int128 unscaled, const Type& from, const Type& to) {
   if (to.id == TypeId::kDecimal) {
     __int128 out = unscaled;
     if (to.scale >= from.scale) {
-      if (__builtin_mul_overflow(unscaled,
-                                 static_cast<__int128>(internal::Pow10(to.scale - from.scale)), &out))
+      if (__builtin_mul_overflow(
+              unscaled, static_cast<__int128>(internal::Pow10(to.scale - from.scale)), &out))
         return InvalidArgument(internal::DecimalToString(unscaled, from.scale) + " does not fit " +
                                to.ToString());
     } else {
@@ -396,8 +406,8 @@ Result<Value> DecimalTo(__int128 unscaled, const Type& from, const Type& to) {
     __int128 whole = unscaled / div;
     if (unscaled % div != 0 || whole < std::numeric_limits<int64_t>::min() ||
         whole > std::numeric_limits<int64_t>::max())
-      return InvalidArgument(internal::DecimalToString(unscaled, from.scale) +
-                             " is not a whole " + to.ToString());
+      return InvalidArgument(internal::DecimalToString(unscaled, from.scale) + " is not a whole " +
+                             to.ToString());
     return IntegerTo(static_cast<int64_t>(whole), from, to);
   }
   return InvalidArgument("cannot convert " + from.ToString() + " to " + to.ToString());
@@ -431,9 +441,12 @@ Result<Value> ConvertValue(const Value& value, const Type& from, const Type& to)
     case TypeId::kFloat:
     case TypeId::kDouble: {
       double d;
-      if (auto* f = std::get_if<float>(&value)) d = *f;
-      else if (auto* dd = std::get_if<double>(&value)) d = *dd;
-      else return refuse();
+      if (auto* f = std::get_if<float>(&value))
+        d = *f;
+      else if (auto* dd = std::get_if<double>(&value))
+        d = *dd;
+      else
+        return refuse();
       if (to.id == TypeId::kDouble) return Value(d);
       if (to.id == TypeId::kFloat) {
         if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max())
@@ -460,7 +473,8 @@ Result<Value> ConvertValue(const Value& value, const Type& from, const Type& to)
       if (to.id == TypeId::kTimestamp || to.id == TypeId::kTimestampTz) {
         int64_t micros;
         if (__builtin_mul_overflow(*v, internal::kMicrosPerDay, &micros))
-          return InvalidArgument(FormatValue(from, value) + " is out of range for " + to.ToString());
+          return InvalidArgument(FormatValue(from, value) + " is out of range for " +
+                                 to.ToString());
         return Value(micros);
       }
       if (to.id == TypeId::kString) return Value(FormatValue(from, value));
@@ -494,8 +508,7 @@ Result<Value> ConvertValue(const Value& value, const Type& from, const Type& to)
       if (to.id == TypeId::kFixed || to.id == TypeId::kUuid) {
         size_t want = to.id == TypeId::kUuid ? 16 : static_cast<size_t>(to.length);
         if (s->size() != want)
-          return InvalidArgument(std::to_string(s->size()) + " bytes do not fit " +
-                                 to.ToString());
+          return InvalidArgument(std::to_string(s->size()) + " bytes do not fit " + to.ToString());
         return value;
       }
       return refuse();

@@ -60,14 +60,22 @@ std::string FormatUuid(const std::string& b) {
 // Formats a value whose kind does not match its type (defensive; should not happen).
 std::string FormatByKind(const Value& v) {
   switch (v.index()) {
-    case 0: return "null";
-    case 1: return std::get<bool>(v) ? "true" : "false";
-    case 2: return std::to_string(std::get<int32_t>(v));
-    case 3: return std::to_string(std::get<int64_t>(v));
-    case 4: return FormatFloating(std::get<float>(v));
-    case 5: return FormatFloating(std::get<double>(v));
-    case 6: return std::get<std::string>(v);
-    case 7: return internal::DecimalToString(std::get<Decimal>(v).unscaled, 0);
+    case 0:
+      return "null";
+    case 1:
+      return std::get<bool>(v) ? "true" : "false";
+    case 2:
+      return std::to_string(std::get<int32_t>(v));
+    case 3:
+      return std::to_string(std::get<int64_t>(v));
+    case 4:
+      return FormatFloating(std::get<float>(v));
+    case 5:
+      return FormatFloating(std::get<double>(v));
+    case 6:
+      return std::get<std::string>(v);
+    case 7:
+      return internal::DecimalToString(std::get<Decimal>(v).unscaled, 0);
   }
   return "?";
 }
@@ -92,7 +100,8 @@ std::string FormatValue(const Type& type, const Value& value) {
       if (i) return FormatTimestamp(*i) + "+00:00";
       break;
     case TypeId::kDecimal:
-      if (auto* d = std::get_if<Decimal>(&value)) return internal::DecimalToString(d->unscaled, type.scale);
+      if (auto* d = std::get_if<Decimal>(&value))
+        return internal::DecimalToString(d->unscaled, type.scale);
       break;
     case TypeId::kUuid:
       if (s) return FormatUuid(*s);
@@ -242,8 +251,8 @@ std::optional<int64_t> ReadOffset(Cursor& c) {
 
 Result<Value> ParseDecimal(const Type& type, std::string_view text) {
   auto bad = [&](std::string_view why) {
-    return InvalidArgument("cannot parse '" + std::string(text) + "' as " + type.ToString() +
-                           ": " + std::string(why));
+    return InvalidArgument("cannot parse '" + std::string(text) + "' as " + type.ToString() + ": " +
+                           std::string(why));
   };
   std::string_view s = text;
   bool neg = false;
@@ -272,8 +281,8 @@ Result<Value> ParseDecimal(const Type& type, std::string_view text) {
   }
   // Move the point to the type's scale; dropping digits is only allowed for zeros.
   while (frac_digits > type.scale) {
-    if (digits.back() != '0') return bad("more fractional digits than the scale " +
-                                         std::to_string(type.scale) + " allows");
+    if (digits.back() != '0')
+      return bad("more fractional digits than the scale " + std::to_string(type.scale) + " allows");
     digits.pop_back();
     --frac_digits;
     if (digits.empty()) digits = "0";
@@ -338,7 +347,8 @@ Result<Value> ParseTemporal(const Type& type, std::string_view text) {
   }
   // In 128 bits: the day's start may lie below INT64_MIN while the instant does not.
   __int128 micros = static_cast<__int128>(*days) * kMicrosPerDay + tod - offset;
-  if (micros < std::numeric_limits<int64_t>::min() || micros > std::numeric_limits<int64_t>::max()) {
+  if (micros < std::numeric_limits<int64_t>::min() ||
+      micros > std::numeric_limits<int64_t>::max()) {
     why = "out of range";
     return bad();
   }
@@ -384,7 +394,8 @@ Result<Value> ParseValue(const Type& type, std::string_view raw) {
   switch (type.id) {
     case TypeId::kBoolean: {
       std::string lower;
-      for (char c : text) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      for (char c : text)
+        lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
       if (lower == "true") return Value(true);
       if (lower == "false") return Value(false);
       return bad("expected true or false");

@@ -41,6 +41,77 @@ Result<std::vector<ManifestEntry>> LoadManifest(const ManifestFile& mf, const Ta
   return entries;
 }
 
+void InitCompute() {
+  static bool once = arrow::compute::Initialize().ok();
+  (void)once;
+}
+
+// The child of a file's nested type that carries `target` (by field id, else name).
+int FindChild(const arrow::DataType& file_type, const NestedField& target) {
+  const auto& fields = file_type.fields();
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (FieldIdOf(*fields[i]) == target.id) return static_cast<int>(i);
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (FieldIdOf(*fields[i]) < 0 && fields[i]->name() == target.name) return static_cast<int>(i);
+  return -1;
+}
+
+// Lines a column read from a file up with the table's field: nested children are
+// matched by field id (so renames and added fields read right), missing children
+// read as null, promoted primitives are cast.
+Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<arrow::Array>& arr, const NestedField& target,
+                                                   const std::string& where) {
+  auto want = ToArrowType(*target.type);
+  if (arr->type()->Equals(*want, /*check_metadata=*/false)) {
+    auto view = arr->View(want);
+    return view.ok() ? *view : arr;
+  }
+  const Type& t = *target.type;
+  const auto& data = arr->data();
+  switch (t.id) {
+    case TypeId::kStruct: {
+      if (arr->type_id() != arrow::Type::STRUCT) break;
+      arrow::ArrayVector children;
+      for (const auto& child : t.fields) {
+        int idx = FindChild(*arr->type(), child);
+        int64_t child_len = data->offset + data->length;
+        if (idx < 0) {
+          SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(ToArrowType(*child.type), child_len), where);
+          children.push_back(nulls);
+          continue;
+        }
+        SKADE_ASSIGN_OR_RETURN(auto c, ConformArray(arrow::MakeArray(data->child_data[idx]), child, where));
+        children.push_back(c);
+      }
+      return std::static_pointer_cast<arrow::Array>(std::make_shared<arrow::StructArray>(
+          want, data->length, children, data->buffers[0], data->null_count, data->offset));
+    }
+    case TypeId::kList: {
+      if (arr->type_id() != arrow::Type::LIST) break;
+      const auto& la = static_cast<const arrow::ListArray&>(*arr);
+      SKADE_ASSIGN_OR_RETURN(auto values, ConformArray(la.values(), t.element(), where));
+      return std::static_pointer_cast<arrow::Array>(std::make_shared<arrow::ListArray>(
+          want, data->length, la.value_offsets(), values, data->buffers[0], data->null_count, data->offset));
+    }
+    case TypeId::kMap: {
+      if (arr->type_id() != arrow::Type::MAP) break;
+      const auto& ma = static_cast<const arrow::MapArray&>(*arr);
+      SKADE_ASSIGN_OR_RETURN(auto keys, ConformArray(ma.keys(), t.key(), where));
+      SKADE_ASSIGN_OR_RETURN(auto items, ConformArray(ma.items(), t.value(), where));
+      return std::static_pointer_cast<arrow::Array>(std::make_shared<arrow::MapArray>(
+          want, data->length, ma.value_offsets(), keys, items, data->buffers[0], data->null_count, data->offset));
+    }
+    default: {
+      InitCompute();
+      SKADE_ARROW_ASSIGN(auto cast, arrow::compute::Cast(*arr, want, arrow::compute::CastOptions::Safe()),
+                         where + " column " + target.name);
+      return cast;
+    }
+  }
+  return Corrupt(where + ": column " + target.name + " has type " + arr->type()->ToString() + ", expected " +
+                 t.ToString());
+}
+
 // Leaf column indices below a Parquet schema field.
 void CollectLeaves(const parquet::arrow::SchemaField& f, std::vector<int>* out) {
   if (f.is_leaf()) out->push_back(f.column_index);
@@ -284,15 +355,7 @@ class ScanReader final : public arrow::RecordBatchReader {
         cols.push_back(nulls);
         continue;
       }
-      std::shared_ptr<arrow::Array> col = raw->column(idx);
-      if (!col->type()->Equals(*target->type(), /*check_metadata=*/false)) {
-        static bool init = arrow::compute::Initialize().ok();
-        (void)init;
-        SKADE_ARROW_ASSIGN(col, arrow::compute::Cast(*col, target->type(), arrow::compute::CastOptions::Safe()),
-                           current_path_ + " column " + target->name());
-      }
-      auto view = col->View(target->type());
-      if (view.ok()) col = *view;
+      SKADE_ASSIGN_OR_RETURN(auto col, ConformArray(raw->column(idx), *plan_.schema->FindField(id), current_path_));
       cols.push_back(col);
     }
     return arrow::RecordBatch::Make(conform_schema_, raw->num_rows(), std::move(cols));

@@ -354,3 +354,36 @@ Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
 }
 
 }  // namespace skade
+
+namespace skade {
+
+Result<ProducedSnapshot> CommitMetadataChange(
+    Catalog& catalog, const LoadedTable& start, const std::string& operation,
+    const std::function<Result<TableMetadata>(const TableMetadata& base)>& mutate) {
+  LoadedTable base = start;
+  int max_attempts = static_cast<int>(std::max<int64_t>(1, base.metadata->PropertyInt("commit.retry.num-retries", 30) + 1));
+  for (int attempt = 1;; ++attempt) {
+    SKADE_ASSIGN_OR_RETURN(TableMetadata next, mutate(*base.metadata));
+    next.last_updated_ms = std::max(NowMs(), base.metadata->last_updated_ms);
+    next.metadata_log.push_back({base.metadata->last_updated_ms, base.metadata_location});
+    size_t keep = static_cast<size_t>(std::max<int64_t>(1, next.PropertyInt("write.metadata.previous-versions-max", 100)));
+    if (next.metadata_log.size() > keep)
+      next.metadata_log.erase(next.metadata_log.begin(), next.metadata_log.end() - keep);
+    std::string location = NextMetadataLocation(next.location, base.metadata_location);
+    SKADE_RETURN_IF_ERROR(catalog.io().WriteNewFile(location, TableMetadataToJson(next)));
+    auto seqs = catalog.Commit({TableCommit{base.ident, base.metadata_location, location, next.current_snapshot_id, operation}});
+    if (seqs) {
+      auto m = std::make_shared<TableMetadata>(std::move(next));
+      return ProducedSnapshot{m->current_snapshot_id.value_or(0), (*seqs)[0], attempt, LoadedTable{base.ident, location, m}};
+    }
+    if (seqs.error().kind != ErrorKind::kCommitConflict) return std::unexpected(seqs.error());
+    (void)catalog.io().DeleteFile(location);
+    if (attempt >= max_attempts)
+      return MakeError(ErrorKind::kCommitConflict,
+                       seqs.error().message + " (gave up after " + std::to_string(attempt) + " attempts)");
+    Backoff(attempt);
+    SKADE_ASSIGN_OR_RETURN(base, catalog.LoadTable(base.ident));
+  }
+}
+
+}  // namespace skade

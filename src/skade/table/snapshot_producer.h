@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -65,5 +66,17 @@ class SnapshotProducer {
 /// reloading and re-preparing on conflicts up to `commit.retry.num-retries` times.
 Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
                                                     std::vector<std::pair<LoadedTable, FileChange>> changes);
+
+}  // namespace skade
+
+namespace skade {
+
+/// Commits a metadata-only change (schema, partition spec, refs, properties,
+/// expiry): `mutate` derives the new metadata from each base it is given, so a
+/// conflicting commit is retried against the fresh table. Errors from `mutate`
+/// are returned as they are (nothing committed).
+Result<ProducedSnapshot> CommitMetadataChange(
+    Catalog& catalog, const LoadedTable& base, const std::string& operation,
+    const std::function<Result<TableMetadata>(const TableMetadata& base)>& mutate);
 
 }  // namespace skade

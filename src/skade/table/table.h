@@ -22,6 +22,7 @@ class RecordBatchReader;
 namespace skade {
 
 class TableScan;
+class SchemaUpdate;
 struct FileChange;
 
 /// Options of one write (append, delete, upsert, overwrite).
@@ -96,11 +97,30 @@ class Table {
   Result<CommitResult> Overwrite(const std::shared_ptr<arrow::Table>& rows, const std::optional<std::string>& filter,
                                  const WriteOptions& options = {});
 
+  /// Evolves the schema (see schema_update.h); no data is rewritten.
+  Result<CommitResult> UpdateSchema(const SchemaUpdate& update);
+  /// Adds partition fields (CLI partition language, e.g. "bucket(8,id)") to a new
+  /// default spec; files already written keep their spec.
+  Result<CommitResult> AddPartitionFields(const std::string& fields);
+  /// Removes a partition field by name from the default spec (a new spec).
+  Result<CommitResult> RemovePartitionField(const std::string& name);
+  /// Creates a tag or branch at a snapshot (default: the current one).
+  Result<CommitResult> CreateRef(const std::string& name, const std::string& type,
+                                 std::optional<int64_t> snapshot_id);
+  /// Drops a tag or branch (not `main`). Errors: kNotFound, kInvalidArgument.
+  Result<CommitResult> DropRef(const std::string& name, const std::string& type);
+  /// Moves `branch` forward to `to` (a branch name) when its head is an ancestor of it.
+  Result<CommitResult> FastForward(const std::string& branch, const std::string& to);
+  /// Points `main` at an earlier snapshot of its history.
+  Result<CommitResult> Rollback(int64_t snapshot_id);
+
   /// A scan of this table (see scan.h).
   TableScan NewScan() const;
 
  private:
   Result<CommitResult> CommitFileChange(FileChange change, int64_t rows_added, int64_t rows_deleted);
+  Result<CommitResult> CommitMetadata(const std::string& operation,
+                                      const std::function<Result<TableMetadata>(const TableMetadata&)>& mutate);
   friend Result<std::vector<CommitResult>> CommitAppends(
       std::vector<std::pair<Table*, StagedAppend>>& appends);
   Catalog* catalog_;

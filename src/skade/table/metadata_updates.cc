@@ -1,0 +1,154 @@
+// Metadata-only changes of a table: schema and partition evolution, refs, rollback.
+#include <algorithm>
+
+#include "skade/io/file_io.h"
+
+#include "skade/table/schema_update.h"
+#include "skade/table/snapshot_producer.h"
+#include "skade/table/table.h"
+
+namespace skade {
+namespace {
+
+bool IsAncestor(const TableMetadata& m, int64_t ancestor, int64_t of) {
+  const Snapshot* s = m.SnapshotById(of);
+  while (s) {
+    if (s->snapshot_id == ancestor) return true;
+    s = s->parent_snapshot_id ? m.SnapshotById(*s->parent_snapshot_id) : nullptr;
+  }
+  return false;
+}
+
+// Adds `spec` as the default, re-using an identical existing spec.
+TableMetadata WithDefaultSpec(TableMetadata m, std::vector<PartitionField> fields) {
+  for (const auto& s : m.specs) {
+    bool same = s.fields().size() == fields.size();
+    for (size_t i = 0; same && i < fields.size(); ++i)
+      same = s.fields()[i].source_id == fields[i].source_id && s.fields()[i].name == fields[i].name &&
+             s.fields()[i].transform.ToString() == fields[i].transform.ToString();
+    if (same) {
+      m.default_spec_id = s.spec_id();
+      return m;
+    }
+  }
+  int id = 0;
+  for (const auto& s : m.specs) id = std::max(id, s.spec_id() + 1);
+  for (const auto& f : fields) m.last_partition_id = std::max(m.last_partition_id, f.field_id);
+  m.specs.emplace_back(id, std::move(fields));
+  m.default_spec_id = id;
+  return m;
+}
+
+}  // namespace
+
+Result<CommitResult> Table::CommitMetadata(const std::string& operation,
+                                           const std::function<Result<TableMetadata>(const TableMetadata&)>& mutate) {
+  SKADE_ASSIGN_OR_RETURN(auto produced, CommitMetadataChange(*catalog_, loaded_, operation, mutate));
+  loaded_ = produced.table;
+  CommitResult r;
+  r.snapshot_id = produced.snapshot_id;
+  r.commit_seq = produced.commit_seq;
+  r.attempts = produced.attempts;
+  return r;
+}
+
+Result<CommitResult> Table::UpdateSchema(const SchemaUpdate& update) {
+  return CommitMetadata("schema-change", [&](const TableMetadata& base) { return update.Apply(base); });
+}
+
+Result<CommitResult> Table::AddPartitionFields(const std::string& text) {
+  return CommitMetadata("partition-change", [&](const TableMetadata& base) -> Result<TableMetadata> {
+    std::vector<PartitionField> fields = base.spec().fields();
+    SKADE_ASSIGN_OR_RETURN(PartitionSpec added, ParsePartitionSpec(text, *base.schema(), 0, base.last_partition_id + 1));
+    for (const auto& f : added.fields()) {
+      for (const auto& e : fields) {
+        if (e.name == f.name) return InvalidArgument("partition field '" + f.name + "' already exists");
+        if (e.source_id == f.source_id && e.transform.ToString() == f.transform.ToString())
+          return InvalidArgument("the spec already has " + f.transform.ToString() + " of that column ('" + e.name + "')");
+      }
+      fields.push_back(f);
+    }
+    return WithDefaultSpec(base, std::move(fields));
+  });
+}
+
+Result<CommitResult> Table::RemovePartitionField(const std::string& name) {
+  return CommitMetadata("partition-change", [&](const TableMetadata& base) -> Result<TableMetadata> {
+    std::vector<PartitionField> fields = base.spec().fields();
+    auto it = std::find_if(fields.begin(), fields.end(), [&](const PartitionField& f) { return f.name == name; });
+    if (it == fields.end()) {
+      std::string names;
+      for (const auto& f : fields) names += (names.empty() ? "" : ", ") + f.name;
+      return InvalidArgument("no partition field '" + name + "' (fields: " + (names.empty() ? "none" : names) + ")");
+    }
+    fields.erase(it);
+    return WithDefaultSpec(base, std::move(fields));
+  });
+}
+
+Result<CommitResult> Table::CreateRef(const std::string& name, const std::string& type,
+                                      std::optional<int64_t> snapshot_id) {
+  return CommitMetadata("create-" + type, [&](const TableMetadata& base) -> Result<TableMetadata> {
+    if (name.empty()) return InvalidArgument("a " + type + " needs a name");
+    if (base.refs.contains(name)) return MakeError(ErrorKind::kAlreadyExists, "ref '" + name + "' already exists");
+    int64_t id;
+    if (snapshot_id) {
+      if (!base.SnapshotById(*snapshot_id)) return NotFound("snapshot " + std::to_string(*snapshot_id) + " does not exist");
+      id = *snapshot_id;
+    } else if (base.current_snapshot_id) {
+      id = *base.current_snapshot_id;
+    } else {
+      return InvalidArgument("the table has no snapshot yet to point '" + name + "' at");
+    }
+    TableMetadata next = base;
+    next.refs[name] = SnapshotRef{id, type, {}, {}, {}};
+    return next;
+  });
+}
+
+Result<CommitResult> Table::DropRef(const std::string& name, const std::string& type) {
+  return CommitMetadata("drop-" + type, [&](const TableMetadata& base) -> Result<TableMetadata> {
+    if (name == "main") return InvalidArgument("the main branch cannot be dropped");
+    auto it = base.refs.find(name);
+    if (it == base.refs.end()) return NotFound("no " + type + " named '" + name + "'");
+    if (it->second.type != type) return InvalidArgument("'" + name + "' is a " + it->second.type + ", not a " + type);
+    TableMetadata next = base;
+    next.refs.erase(name);
+    return next;
+  });
+}
+
+Result<CommitResult> Table::FastForward(const std::string& branch, const std::string& to) {
+  return CommitMetadata("fast-forward", [&](const TableMetadata& base) -> Result<TableMetadata> {
+    auto from_it = base.refs.find(branch);
+    auto to_it = base.refs.find(to);
+    if (from_it == base.refs.end() || from_it->second.type != "branch") return NotFound("no branch named '" + branch + "'");
+    if (to_it == base.refs.end()) return NotFound("no branch or tag named '" + to + "'");
+    int64_t target = to_it->second.snapshot_id;
+    if (!IsAncestor(base, from_it->second.snapshot_id, target))
+      return InvalidArgument("cannot fast-forward '" + branch + "': its head is not an ancestor of '" + to + "'");
+    TableMetadata next = base;
+    next.refs[branch].snapshot_id = target;
+    if (branch == "main") {
+      next.current_snapshot_id = target;
+      next.snapshot_log.push_back({std::max(NowMs(), base.last_updated_ms), target});
+    }
+    return next;
+  });
+}
+
+Result<CommitResult> Table::Rollback(int64_t snapshot_id) {
+  return CommitMetadata("rollback", [&](const TableMetadata& base) -> Result<TableMetadata> {
+    if (!base.SnapshotById(snapshot_id)) return NotFound("snapshot " + std::to_string(snapshot_id) + " does not exist");
+    if (!base.current_snapshot_id || !IsAncestor(base, snapshot_id, *base.current_snapshot_id))
+      return InvalidArgument("snapshot " + std::to_string(snapshot_id) + " is not in the history of main");
+    TableMetadata next = base;
+    next.current_snapshot_id = snapshot_id;
+    next.refs["main"].snapshot_id = snapshot_id;
+    next.refs["main"].type = "branch";
+    next.snapshot_log.push_back({std::max(NowMs(), base.last_updated_ms), snapshot_id});
+    return next;
+  });
+}
+
+}  // namespace skade

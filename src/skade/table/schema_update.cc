@@ -1,0 +1,168 @@
+#include "skade/table/schema_update.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace skade {
+
+bool IsAllowedPromotion(const Type& from, const Type& to) {
+  if (from.Equals(to)) return true;
+  if (from.id == TypeId::kInt && to.id == TypeId::kLong) return true;
+  if (from.id == TypeId::kFloat && to.id == TypeId::kDouble) return true;
+  if (from.id == TypeId::kDecimal && to.id == TypeId::kDecimal)
+    return to.scale == from.scale && to.precision >= from.precision;
+  return false;
+}
+
+SchemaUpdate& SchemaUpdate::AddColumn(std::string path, TypePtr type, std::optional<std::string> after) {
+  changes_.push_back({Change::kAdd, std::move(path), std::move(type), "", std::move(after)});
+  return *this;
+}
+SchemaUpdate& SchemaUpdate::RenameColumn(std::string path, std::string new_name) {
+  changes_.push_back({Change::kRename, std::move(path), nullptr, std::move(new_name), std::nullopt});
+  return *this;
+}
+SchemaUpdate& SchemaUpdate::DropColumn(std::string path) {
+  changes_.push_back({Change::kDrop, std::move(path), nullptr, "", std::nullopt});
+  return *this;
+}
+SchemaUpdate& SchemaUpdate::WidenColumn(std::string path, TypePtr type) {
+  changes_.push_back({Change::kWiden, std::move(path), std::move(type), "", std::nullopt});
+  return *this;
+}
+SchemaUpdate& SchemaUpdate::MakeOptional(std::string path) {
+  changes_.push_back({Change::kOptional, std::move(path), nullptr, "", std::nullopt});
+  return *this;
+}
+
+namespace {
+
+// Fields of the struct that holds `path`'s last component; nullptr when the
+// parent does not exist or is not a struct.
+std::vector<NestedField>* ParentFields(std::vector<NestedField>& top, const std::string& path, std::string* leaf) {
+  std::vector<NestedField>* level = &top;
+  size_t start = 0;
+  while (true) {
+    size_t dot = path.find('.', start);
+    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (dot == std::string::npos) {
+      *leaf = part;
+      return level;
+    }
+    auto it = std::find_if(level->begin(), level->end(), [&](const NestedField& f) { return f.name == part; });
+    if (it == level->end() || it->type->id != TypeId::kStruct) return nullptr;
+    auto copy = std::make_shared<Type>(*it->type);  // types are immutable: copy on write
+    it->type = copy;
+    level = &copy->fields;
+    start = dot + 1;
+  }
+}
+
+TypePtr Renumber(const TypePtr& t, int* next) {
+  if (!t->is_nested()) return t;
+  auto copy = std::make_shared<Type>(*t);
+  for (auto& f : copy->fields) {
+    f.id = ++*next;
+    f.type = Renumber(f.type, next);
+  }
+  return copy;
+}
+
+}  // namespace
+
+Result<TableMetadata> SchemaUpdate::Apply(const TableMetadata& base) const {
+  const Schema& current = *base.schema();
+  std::vector<NestedField> fields = current.fields();
+  std::vector<int> identifiers = current.identifier_field_ids();
+  int last_id = base.last_column_id;
+  std::vector<std::string> problems;
+  for (const auto& c : changes_) {
+    std::string leaf;
+    std::vector<NestedField>* parent = ParentFields(fields, c.path, &leaf);
+    if (!parent) {
+      problems.push_back("no struct column holds '" + c.path + "'");
+      continue;
+    }
+    auto it = std::find_if(parent->begin(), parent->end(), [&](const NestedField& f) { return f.name == leaf; });
+    if (c.kind == Change::kAdd) {
+      if (it != parent->end()) {
+        problems.push_back("column '" + c.path + "' already exists");
+        continue;
+      }
+      NestedField f{++last_id, leaf, false, Renumber(c.type, &last_id), ""};
+      auto pos = parent->end();
+      if (c.after) {
+        pos = std::find_if(parent->begin(), parent->end(), [&](const NestedField& x) { return x.name == *c.after; });
+        if (pos == parent->end()) {
+          problems.push_back("--after column '" + *c.after + "' does not exist");
+          continue;
+        }
+        ++pos;
+      }
+      parent->insert(pos, std::move(f));
+      continue;
+    }
+    if (it == parent->end()) {
+      problems.push_back("unknown column '" + c.path + "' (columns: " + current.ColumnNames() + ")");
+      continue;
+    }
+    switch (c.kind) {
+      case Change::kRename:
+        if (c.name.empty() || c.name.find('.') != std::string::npos) {
+          problems.push_back("invalid new name '" + c.name + "'");
+        } else if (std::any_of(parent->begin(), parent->end(), [&](const NestedField& f) { return f.name == c.name; })) {
+          problems.push_back("cannot rename '" + c.path + "' to '" + c.name + "': that name exists");
+        } else {
+          it->name = c.name;
+        }
+        break;
+      case Change::kDrop: {
+        bool is_identifier = std::find(identifiers.begin(), identifiers.end(), it->id) != identifiers.end();
+        bool is_source = false;
+        for (const auto& spec : base.specs)
+          for (const auto& pf : spec.fields())
+            if (pf.source_id == it->id && spec.spec_id() == base.default_spec_id) is_source = true;
+        if (is_identifier) problems.push_back("cannot drop '" + c.path + "': it is an identifier column");
+        else if (is_source) problems.push_back("cannot drop '" + c.path + "': the partition spec uses it");
+        else parent->erase(it);
+        break;
+      }
+      case Change::kWiden:
+        if (!it->type->is_primitive() || !IsAllowedPromotion(*it->type, *c.type)) {
+          problems.push_back("cannot change '" + c.path + "' from " + it->type->ToString() + " to " +
+                             c.type->ToString() + " (allowed: int→long, float→double, wider decimal precision)");
+        } else {
+          it->type = c.type;
+        }
+        break;
+      case Change::kOptional:
+        if (std::find(identifiers.begin(), identifiers.end(), it->id) != identifiers.end())
+          problems.push_back("cannot make '" + c.path + "' optional: it is an identifier column");
+        else it->required = false;
+        break;
+      default:
+        break;
+    }
+  }
+  if (!problems.empty()) {
+    std::string msg;
+    for (const auto& p : problems) msg += (msg.empty() ? "" : "; ") + p;
+    return InvalidArgument(msg);
+  }
+  TableMetadata next = base;
+  int new_id = 0;
+  for (const auto& s : base.schemas) new_id = std::max(new_id, s->schema_id() + 1);
+  Schema evolved(new_id, std::move(fields), identifiers);
+  // Re-use an identical earlier schema instead of adding a duplicate.
+  for (const auto& s : base.schemas)
+    if (s->SameFields(evolved)) {
+      next.current_schema_id = s->schema_id();
+      return next;
+    }
+  next.schemas.push_back(std::make_shared<Schema>(std::move(evolved)));
+  next.current_schema_id = new_id;
+  next.last_column_id = std::max(last_id, base.last_column_id);
+  return next;
+}
+
+}  // namespace skade

@@ -1,0 +1,46 @@
+// Schema evolution without rewriting data: columns are tracked by field id, so
+// old files read through the new schema (new columns read as null).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "skade/common/result.h"
+#include "skade/format/table_metadata.h"
+#include "skade/format/types.h"
+
+namespace skade {
+
+/// A list of schema changes, validated together against a table's metadata.
+class SchemaUpdate {
+ public:
+  /// Adds an optional column; `path` may name a struct's child ("addr.country").
+  /// Nested ids in `type` are reassigned. `after` places it after a sibling.
+  SchemaUpdate& AddColumn(std::string path, TypePtr type, std::optional<std::string> after = std::nullopt);
+  SchemaUpdate& RenameColumn(std::string path, std::string new_name);
+  SchemaUpdate& DropColumn(std::string path);
+  /// int→long, float→double, decimal(P,S)→decimal(P',S) with P' > P.
+  SchemaUpdate& WidenColumn(std::string path, TypePtr type);
+  SchemaUpdate& MakeOptional(std::string path);
+
+  /// The evolved metadata (a new schema, made current). Errors: kInvalidArgument
+  /// listing every change that cannot apply (unknown column, invalid type change,
+  /// dropping an identifier or partition source column, duplicate names).
+  Result<TableMetadata> Apply(const TableMetadata& base) const;
+
+ private:
+  struct Change {
+    enum Kind { kAdd, kRename, kDrop, kWiden, kOptional } kind;
+    std::string path;
+    TypePtr type;
+    std::string name;
+    std::optional<std::string> after;
+  };
+  std::vector<Change> changes_;
+};
+
+/// Whether a type change is an allowed promotion.
+bool IsAllowedPromotion(const Type& from, const Type& to);
+
+}  // namespace skade
