@@ -222,6 +222,49 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
       attempt_files_.push_back(nm.manifest_path);
       list.push_back(std::move(nm));
     }
+    if (change_.merge_manifests) {
+      std::vector<ManifestFile> kept(list.begin(), list.begin() + static_cast<long>(added_manifests_.size()));
+      std::map<std::pair<int, int>, std::vector<ManifestEntry>> groups;
+      for (size_t i = added_manifests_.size(); i < list.size(); ++i) {
+        const ManifestFile& mf = list[i];
+        const PartitionSpec* spec = b.SpecById(mf.partition_spec_id);
+        if (!spec) return Corrupt("manifest " + mf.manifest_path + " names unknown spec");
+        SKADE_ASSIGN_OR_RETURN(std::string mbytes, io_.ReadFile(mf.manifest_path));
+        auto entries = ReadManifest(mbytes, mf, *b.schema(), *spec);
+        if (!entries) return std::unexpected(std::move(entries).error().WithContext(LocalPath(mf.manifest_path)));
+        for (auto& e : *entries) {
+          if (e.status == EntryStatus::kDeleted) continue;
+          e.status = EntryStatus::kExisting;
+          groups[{mf.content, mf.partition_spec_id}].push_back(std::move(e));
+        }
+      }
+      int merged = 0;
+      for (auto& [key, entries] : groups) {
+        const PartitionSpec* spec = b.SpecById(key.second);
+        ManifestWriteContext ctx{b.schema().get(), spec, key.first, AvroCodec(b)};
+        SKADE_ASSIGN_OR_RETURN(std::string nbytes, WriteManifest(ctx, entries));
+        ManifestFile nm;
+        nm.manifest_path = b.location + "/metadata/" + commit_uuid_ + "-g" + std::to_string(attempt) + "-" +
+                           std::to_string(merged++) + ".avro";
+        nm.manifest_length = static_cast<int64_t>(nbytes.size());
+        nm.partition_spec_id = key.second;
+        nm.content = key.first;
+        nm.added_snapshot_id = snapshot_id_;
+        nm.sequence_number = seq;
+        nm.min_sequence_number = seq;
+        for (const auto& e : entries) {
+          ++nm.existing_files_count;
+          nm.existing_rows_count += e.data_file.record_count;
+          nm.min_sequence_number = std::min(nm.min_sequence_number, e.sequence_number.value_or(0));
+        }
+        SKADE_ASSIGN_OR_RETURN(auto ptypes, PartitionTypes(*spec, *b.schema()));
+        nm.partitions = SummarizePartitions(ptypes, entries);
+        SKADE_RETURN_IF_ERROR(io_.WriteNewFile(nm.manifest_path, nbytes));
+        attempt_files_.push_back(nm.manifest_path);
+        kept.push_back(std::move(nm));
+      }
+      list = std::move(kept);
+    }
     if (found.size() != change_.removed.size()) {
       retryable_ = false;
       for (const auto& p : change_.removed)

@@ -25,6 +25,8 @@ struct FileChange {
   std::set<std::string> removed;     // paths of live files (data or delete) to drop
   std::map<std::string, std::string> properties;  // extra summary entries
   std::string branch = "main";
+  /// Rewrites the parent's manifests into one per (content, spec) (rewrite manifests).
+  bool merge_manifests = false;
 };
 
 /// The outcome for one table.
