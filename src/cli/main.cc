@@ -565,6 +565,72 @@ int Main(int argc, char** argv) {
     return {};
   }; });
 
+  std::string older_than;
+  int retain_last = 0;
+  auto* expire = app.add_subcommand("expire", "expire old snapshots and delete the files only they used");
+  expire->add_option("TABLE", table_name)->required();
+  auto* older_opt = expire->add_option("--older-than", older_than, "timestamp (ISO 8601 or epoch ms)");
+  auto* retain_opt = expire->add_option("--retain-last", retain_last, "keep at least N snapshots per branch");
+  expire->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
+    std::optional<int64_t> cutoff;
+    std::optional<int> retain;
+    if (older_opt->count()) {
+      SKADE_ASSIGN_OR_RETURN(cutoff, ParseTimestampMs(older_than));
+    }
+    if (retain_opt->count()) retain = retain_last;
+    SKADE_ASSIGN_OR_RETURN(auto r, table->ExpireSnapshots(cutoff, retain));
+    std::printf("expired %zu snapshots of %s, deleted %zu files\n", r.expired_snapshots.size(), table_name.c_str(),
+                r.deleted_files.size());
+    return {};
+  }; });
+
+  bool remove_orphans = false;
+  auto* orphans = app.add_subcommand("orphans", "list (or delete) files no snapshot references");
+  orphans->add_option("TABLE", table_name)->required();
+  auto* orphan_age = orphans->add_option("--older-than", older_than, "only files older than this (default: 3 days ago)");
+  orphans->add_flag("--delete", remove_orphans, "delete them");
+  add_format(orphans);
+  orphans->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(Format f, ParseFormat(format, false));
+    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
+    int64_t cutoff = NowMs() - 3LL * 24 * 3600 * 1000;
+    if (orphan_age->count()) {
+      SKADE_ASSIGN_OR_RETURN(cutoff, ParseTimestampMs(older_than));
+    }
+    SKADE_ASSIGN_OR_RETURN(auto list, table->OrphanFiles(cutoff, remove_orphans));
+    Listing l{{"file", "action"}, {}, {false, false}};
+    for (const auto& p : list) l.rows.push_back({p, remove_orphans ? "deleted" : "orphan"});
+    PrintListing(l, f, stdout);
+    return {};
+  }; });
+
+  int64_t compact_target = 0;
+  auto* compact = app.add_subcommand("compact", "bin-pack small data files and fold in their deletes");
+  compact->add_option("TABLE", table_name)->required();
+  auto* target_opt = compact->add_option("--target-file-size", compact_target, "bytes")->check(CLI::PositiveNumber);
+  compact->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
+    std::optional<int64_t> target;
+    if (target_opt->count()) target = compact_target;
+    SKADE_ASSIGN_OR_RETURN(auto r, table->Compact(target));
+    if (!r.committed) std::printf("%s: nothing to compact\n", table_name.c_str());
+    else std::printf("compacted %s: %lld rows rewritten into %zu files: snapshot %lld, commit_seq %lld\n",
+                     table_name.c_str(), static_cast<long long>(r.rows_added), r.added_files.size(),
+                     static_cast<long long>(r.snapshot_id), static_cast<long long>(r.commit_seq));
+    return {};
+  }; });
+
+  auto* rewrite = app.add_subcommand("rewrite-manifests", "merge a table's manifests");
+  rewrite->add_option("TABLE", table_name)->required();
+  rewrite->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
+    SKADE_ASSIGN_OR_RETURN(auto r, table->RewriteManifests());
+    if (!r.committed) std::printf("%s: no snapshot, nothing to rewrite\n", table_name.c_str());
+    else std::printf("rewrote the manifests of %s: snapshot %lld\n", table_name.c_str(), static_cast<long long>(r.snapshot_id));
+    return {};
+  }; });
+
   ScanArgs sa;
   auto* scan = app.add_subcommand("scan", "read a table");
   scan->add_option("TABLE", table_name)->required();

@@ -9,6 +9,8 @@
 #include <map>
 
 #include "skade/table/scan.h"
+#include "skade/io/file_io.h"
+#include "skade/table/schema_update.h"
 #include "skade/table/table.h"
 #include "testing/matchers.h"
 #include "testing/random_data.h"
@@ -50,9 +52,16 @@ class RowDeltaModel {
                                  {{"write.delete.mode", mode_}, {"write.parquet.row-group-limit", "50"}}),
                 IsOk());
     auto t = std::move(*Table::Load(*cat, {"m", "t"}));
-    std::vector<std::pair<int64_t, std::vector<Row>>> history;
-    for (int step = 0; step < 14; ++step) {
-      int op = step == 0 ? 0 : d_.Uniform(0, 4);
+    struct Seen {
+      int64_t snapshot;
+      std::vector<Row> rows;
+      Schema schema;
+    };
+    std::vector<Seen> history;
+    int added_columns = 0;
+    for (int step = 0; step < 18; ++step) {
+      // Start with an append, an upsert and a delete; then anything.
+      int op = step == 0 ? 0 : step == 1 ? 2 : step == 2 ? 1 : d_.Uniform(0, 7);
       std::string what;
       Result<CommitResult> res;
       if (op == 0) {
@@ -86,6 +95,27 @@ class RowDeltaModel {
         std::set<std::string> ks;
         for (const auto& r : rows) ks.insert(KeyOf(r));
         std::erase_if(model_, [&](const Row& r) { return ks.contains(KeyOf(r)); });
+      } else if (op == 5) {
+        what = "compact";
+        res = t->Compact(d_.Chance(0.5) ? std::optional<int64_t>(1 << 20) : std::nullopt);
+      } else if (op == 6) {
+        what = "expire retain-last 3";
+        auto expired = t->ExpireSnapshots(std::nullopt, 3);
+        ASSERT_THAT(expired, IsOk());
+        std::set<int64_t> gone(expired->expired_snapshots.begin(), expired->expired_snapshots.end());
+        std::erase_if(history, [&](const Seen& h) { return gone.contains(h.snapshot); });
+        EXPECT_LE(t->metadata()->snapshots.size(), 3u);
+        res = expired->commit;
+        res->committed = false;  // no new snapshot
+      } else if (op == 7) {
+        what = "add column";
+        SchemaUpdate u;
+        u.AddColumn("added" + std::to_string(added_columns++), Type::Primitive(TypeId::kString));
+        res = t->UpdateSchema(u);
+        ASSERT_THAT(res, IsOk());
+        schema_ = *t->metadata()->schema();
+        for (auto& r : model_) r.push_back(testing::Cell{true, {}, {}});
+        res->committed = false;
       } else {
         auto rows = Batch(d_.Uniform(1, 60), false);
         std::string filter = "grp = '" + std::string(d_.Chance(0.5) ? "a" : "b") + "'";
@@ -99,15 +129,19 @@ class RowDeltaModel {
       ASSERT_THAT(res, IsOk()) << what;
       SCOPED_TRACE("step " + std::to_string(step) + ": " + what);
       int64_t snap = t->metadata()->current_snapshot_id.value_or(0);
-      if (res->committed) history.emplace_back(snap, model_);
-      else ASSERT_FALSE(history.empty() && !model_.empty() && false);
-      // Every snapshot so far reads as its model.
-      for (const auto& [id, rows] : history) {
-        auto got = t->NewScan().UseSnapshot(id).ToTable();
+      if (res->committed) history.push_back(Seen{snap, model_, schema_});
+      // Every live snapshot so far reads as its model (time travel keeps its schema),
+      // and no metadata references a missing file.
+      for (const auto& h : history) {
+        auto got = t->NewScan().UseSnapshot(h.snapshot).ToTable();
         ASSERT_THAT(got, IsOk());
-        ASSERT_EQ(Render(testing::FromArrow(**got, schema_.fields()), schema_.fields()), Render(rows, schema_.fields()))
-            << "snapshot " << id;
+        const auto& f = h.schema.fields();
+        std::vector<Row> want = h.rows;
+        for (auto& r : want) r.resize(f.size(), testing::Cell{true, {}, {}});
+        ASSERT_EQ(Render(testing::FromArrow(**got, f), f), Render(want, f)) << "snapshot " << h.snapshot;
       }
+      auto orphans = t->OrphanFiles(NowMs() + 1000, false);
+      ASSERT_THAT(orphans, IsOk());
       // And a random filter on the current one.
       std::string filter = testing::RandomFilter(d_, schema_, 2);
       auto got = t->NewScan().Filter(filter).ToTable();

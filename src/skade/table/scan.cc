@@ -439,7 +439,10 @@ Result<ScanPlan> TableScan::Plan() const {
     plan.snapshot = m.CurrentSnapshot();
   }
   plan.schema = m.schema();
-  if (plan.snapshot && plan.snapshot->schema_id && (snapshot_id_ || as_of_ms_ || ref_))
+  // Time travel reads with the schema of its snapshot; a branch reads with the
+  // table's schema (it is still being written), a tag with its snapshot's.
+  bool branch_ref = ref_ && m.refs.contains(*ref_) && m.refs.at(*ref_).type == "branch";
+  if (plan.snapshot && plan.snapshot->schema_id && (snapshot_id_ || as_of_ms_ || (ref_ && !branch_ref)))
     if (auto s = m.SchemaById(*plan.snapshot->schema_id)) plan.schema = s;
   const Schema& schema = *plan.schema;
 

@@ -35,6 +35,7 @@ struct AppendOptions {
 
 using WriteOptions = AppendOptions;
 
+
 struct CommitResult {
   int64_t snapshot_id = 0;
   int64_t commit_seq = 0;
@@ -43,6 +44,12 @@ struct CommitResult {
   int64_t rows_added = 0;
   int64_t rows_deleted = 0;  // for equality deletes: the number of keys
   bool committed = true;     // false when there was nothing to change
+};
+
+struct ExpireResult {
+  std::vector<int64_t> expired_snapshots;
+  std::vector<std::string> deleted_files;
+  CommitResult commit;
 };
 
 /// Files a writer produced, ready to commit (written, never yet referenced).
@@ -113,6 +120,20 @@ class Table {
   Result<CommitResult> FastForward(const std::string& branch, const std::string& to);
   /// Points `main` at an earlier snapshot of its history.
   Result<CommitResult> Rollback(int64_t snapshot_id);
+
+  /// Expires snapshots older than `older_than_ms` (default: 5 days ago) while keeping
+  /// the last `retain_last` (default 1) of each branch and every ref's snapshot, then
+  /// deletes the files only the expired snapshots referenced. Returns what it did.
+  Result<ExpireResult> ExpireSnapshots(std::optional<int64_t> older_than_ms, std::optional<int> retain_last);
+  /// Files under the table's location that no snapshot or metadata file references,
+  /// last modified before `older_than_ms` (so in-flight writers are safe); deleted
+  /// when `remove` is set.
+  Result<std::vector<std::string>> OrphanFiles(int64_t older_than_ms, bool remove);
+  /// Bin-packs small data files per partition (and files with deletes), folding the
+  /// deletes in, as one `replace` snapshot. Rows are unchanged.
+  Result<CommitResult> Compact(std::optional<int64_t> target_file_size);
+  /// Rewrites the current snapshot's manifests into one per content and spec.
+  Result<CommitResult> RewriteManifests();
 
   /// A scan of this table (see scan.h).
   TableScan NewScan() const;

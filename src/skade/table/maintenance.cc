@@ -1,0 +1,208 @@
+// Table maintenance: expire snapshots, remove orphan files, compact data files,
+// rewrite manifests. Files are deleted only after the commit that stops
+// referencing them is durable.
+#include <arrow/api.h>
+
+#include <algorithm>
+#include <set>
+#include <unordered_set>
+
+#include "skade/io/file_io.h"
+#include "skade/table/arrow_internal.h"
+#include "skade/table/data_writer.h"
+#include "skade/table/delete_index.h"
+#include "skade/table/scan.h"
+#include "skade/table/snapshot_producer.h"
+#include "skade/table/table.h"
+
+namespace skade {
+namespace {
+
+// Every file a snapshot references: its manifest list, manifests, and the data and
+// delete files those list (live or not).
+struct SnapshotFiles {
+  std::set<std::string> manifest_lists, manifests, content_files;
+};
+
+Status CollectFiles(const TableMetadata& m, const Snapshot& s, FileIO& io, bool live_only, SnapshotFiles* out) {
+  out->manifest_lists.insert(LocalPath(s.manifest_list));
+  SKADE_ASSIGN_OR_RETURN(std::string bytes, io.ReadFile(s.manifest_list));
+  auto list = ReadManifestList(bytes);
+  if (!list) return std::unexpected(std::move(list).error().WithContext(LocalPath(s.manifest_list)));
+  for (const auto& mf : *list) {
+    out->manifests.insert(LocalPath(mf.manifest_path));
+    const PartitionSpec* spec = m.SpecById(mf.partition_spec_id);
+    if (!spec) return Corrupt("manifest " + mf.manifest_path + " names unknown spec");
+    SKADE_ASSIGN_OR_RETURN(std::string mb, io.ReadFile(mf.manifest_path));
+    auto entries = ReadManifest(mb, mf, *m.schema(), *spec);
+    if (!entries) return std::unexpected(std::move(entries).error().WithContext(LocalPath(mf.manifest_path)));
+    for (const auto& e : *entries)
+      if (!live_only || e.status != EntryStatus::kDeleted) out->content_files.insert(LocalPath(e.data_file.file_path));
+  }
+  return {};
+}
+
+std::vector<int64_t> Ancestry(const TableMetadata& m, int64_t head) {
+  std::vector<int64_t> out;
+  const Snapshot* s = m.SnapshotById(head);
+  while (s) {
+    out.push_back(s->snapshot_id);
+    s = s->parent_snapshot_id ? m.SnapshotById(*s->parent_snapshot_id) : nullptr;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ExpireResult> Table::ExpireSnapshots(std::optional<int64_t> older_than_ms, std::optional<int> retain_last) {
+  if (retain_last && *retain_last < 1) return InvalidArgument("--retain-last must be at least 1");
+  int64_t cutoff = older_than_ms ? *older_than_ms
+                   : retain_last ? std::numeric_limits<int64_t>::max()
+                                 : NowMs() - 5LL * 24 * 3600 * 1000;
+  int keep_last = retain_last.value_or(1);
+  std::vector<int64_t> expired;
+  auto mutate = [&](const TableMetadata& base) -> Result<TableMetadata> {
+    std::set<int64_t> keep;
+    for (const auto& [name, ref] : base.refs) {
+      keep.insert(ref.snapshot_id);
+      if (ref.type != "branch") continue;
+      auto chain = Ancestry(base, ref.snapshot_id);
+      int min_keep = ref.min_snapshots_to_keep.value_or(keep_last);
+      for (size_t i = 0; i < chain.size(); ++i) {
+        const Snapshot* s = base.SnapshotById(chain[i]);
+        if (static_cast<int>(i) < std::max(min_keep, keep_last) || s->timestamp_ms >= cutoff) keep.insert(chain[i]);
+      }
+    }
+    // Snapshots on no branch (e.g. after a rollback) go once they are old enough.
+    for (const auto& s : base.snapshots)
+      if (s.timestamp_ms >= cutoff) keep.insert(s.snapshot_id);
+    TableMetadata next = base;
+    next.snapshots.clear();
+    expired.clear();
+    for (const auto& s : base.snapshots) {
+      if (keep.contains(s.snapshot_id)) next.snapshots.push_back(s);
+      else expired.push_back(s.snapshot_id);
+    }
+    std::erase_if(next.snapshot_log, [&](const SnapshotLogEntry& e) { return !keep.contains(e.snapshot_id); });
+    return next;
+  };
+  // Work out the files first against the current metadata; re-checked after commit.
+  TableMetadataPtr before = loaded_.metadata;
+  SKADE_ASSIGN_OR_RETURN(auto commit, CommitMetadata("expire", mutate));
+  ExpireResult out;
+  out.expired_snapshots = expired;
+  out.commit = commit;
+  if (expired.empty()) return out;
+  // Files reachable from the expired snapshots but from no retained one.
+  SnapshotFiles gone, kept;
+  const TableMetadata& now = *loaded_.metadata;
+  for (int64_t id : expired)
+    if (const Snapshot* s = before->SnapshotById(id)) SKADE_RETURN_IF_ERROR(CollectFiles(*before, *s, catalog_->io(), false, &gone));
+  for (const auto& s : now.snapshots) SKADE_RETURN_IF_ERROR(CollectFiles(now, s, catalog_->io(), true, &kept));
+  auto drop = [&](const std::set<std::string>& a, const std::set<std::string>& b) {
+    for (const auto& f : a)
+      if (!b.contains(f) && catalog_->io().DeleteFile(f)) out.deleted_files.push_back(f);
+  };
+  drop(gone.content_files, kept.content_files);
+  drop(gone.manifests, kept.manifests);
+  drop(gone.manifest_lists, kept.manifest_lists);
+  return out;
+}
+
+Result<std::vector<std::string>> Table::OrphanFiles(int64_t older_than_ms, bool remove) {
+  SKADE_RETURN_IF_ERROR(Refresh());
+  const TableMetadata& m = *loaded_.metadata;
+  SnapshotFiles referenced;
+  for (const auto& s : m.snapshots) SKADE_RETURN_IF_ERROR(CollectFiles(m, s, catalog_->io(), false, &referenced));
+  std::set<std::string> metadata_files{LocalPath(loaded_.metadata_location)};
+  for (const auto& e : m.metadata_log) metadata_files.insert(LocalPath(e.metadata_file));
+  SKADE_ASSIGN_OR_RETURN(auto files, catalog_->io().ListFiles(m.location));
+  std::vector<std::string> orphans;
+  for (const auto& f : files) {
+    if (referenced.content_files.contains(f.path) || referenced.manifests.contains(f.path) ||
+        referenced.manifest_lists.contains(f.path) || metadata_files.contains(f.path))
+      continue;
+    // Older metadata files trimmed from the log belong to the table's history only.
+    if (f.mtime_ms >= older_than_ms) continue;
+    orphans.push_back(f.path);
+  }
+  std::sort(orphans.begin(), orphans.end());
+  if (remove)
+    for (const auto& f : orphans) SKADE_RETURN_IF_ERROR(catalog_->io().DeleteFile(f));
+  return orphans;
+}
+
+Result<CommitResult> Table::Compact(std::optional<int64_t> target_file_size) {
+  SKADE_RETURN_IF_ERROR(Refresh());
+  TableMetadataPtr m = loaded_.metadata;
+  int64_t target = target_file_size.value_or(m->PropertyInt("write.target-file-size-bytes", 512LL << 20));
+  if (target <= 0) return InvalidArgument("target file size must be positive");
+  SKADE_ASSIGN_OR_RETURN(ScanPlan all, NewScan().Plan());
+  // Group the live files per partition; compact a group when it has several small
+  // files or any file with deletes to fold in.
+  std::map<std::string, std::vector<FileScanTask>> groups;
+  for (const auto& t : all.tasks) groups[PartitionTupleKey(t.file.spec_id, t.file.partition)].push_back(t);
+  std::vector<FileScanTask> chosen;
+  std::set<std::string> whole_groups;
+  for (auto& [key, tasks] : groups) {
+    std::vector<FileScanTask> pick;
+    for (const auto& t : tasks)
+      if (t.file.file_size_in_bytes < target * 3 / 4 || !t.deletes.empty()) pick.push_back(t);
+    bool has_deletes = std::any_of(pick.begin(), pick.end(), [](const FileScanTask& t) { return !t.deletes.empty(); });
+    if (pick.size() < 2 && !has_deletes) continue;
+    if (pick.size() == tasks.size()) whole_groups.insert(key);
+    chosen.insert(chosen.end(), pick.begin(), pick.end());
+  }
+  FileChange change;
+  change.operation = "replace";
+  if (chosen.empty()) return CommitFileChange(std::move(change), 0, 0);
+  TableMetadata sized = *m;
+  sized.properties["write.target-file-size-bytes"] = std::to_string(target);
+  SKADE_ASSIGN_OR_RETURN(auto writer, DataWriter::Make(sized));
+  ScanPlan plan = all;
+  plan.tasks = chosen;
+  plan.filter = nullptr;
+  plan.projected_ids.clear();
+  for (const auto& f : plan.schema->fields()) plan.projected_ids.push_back(f.id);
+  plan.stats = std::make_shared<ScanStats>();
+  SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(plan, &catalog_->io()));
+  int64_t rows = 0;
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    auto st = reader->ReadNext(&batch);
+    if (!st.ok()) {
+      writer->Abort();
+      return std::unexpected(ErrorFromReader(st));
+    }
+    if (!batch) break;
+    rows += batch->num_rows();
+    if (auto w = writer->Write(batch); !w) {
+      writer->Abort();
+      return std::unexpected(w.error());
+    }
+  }
+  SKADE_ASSIGN_OR_RETURN(change.added, writer->Finish());
+  for (const auto& t : chosen) change.removed.insert(t.file.file_path);
+  // Delete files whose every target was rewritten are folded in: drop them too.
+  for (const auto& t : chosen) {
+    if (!whole_groups.contains(PartitionTupleKey(t.file.spec_id, t.file.partition))) continue;
+    for (const auto& d : t.deletes)
+      if (!d.file.partition.empty() || whole_groups.size() == groups.size()) change.removed.insert(d.file.file_path);
+  }
+  change.properties["compacted-records"] = std::to_string(rows);
+  return CommitFileChange(std::move(change), rows, 0);
+}
+
+Result<CommitResult> Table::RewriteManifests() {
+  FileChange change;
+  change.operation = "replace";
+  change.merge_manifests = true;
+  if (!loaded_.metadata->CurrentSnapshot()) return CommitResult{0, 0, 0, {}, 0, 0, false};
+  std::vector<std::pair<LoadedTable, FileChange>> changes;
+  changes.emplace_back(loaded_, std::move(change));
+  SKADE_ASSIGN_OR_RETURN(auto produced, CommitChanges(*catalog_, std::move(changes)));
+  loaded_ = produced[0].table;
+  return CommitResult{produced[0].snapshot_id, produced[0].commit_seq, produced[0].attempts, {}, 0, 0, true};
+}
+
+}  // namespace skade
