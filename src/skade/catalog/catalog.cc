@@ -131,8 +131,12 @@ Catalog::Catalog(std::string warehouse, std::string name, sqlite3* db, std::uniq
 
 Catalog::~Catalog() { sqlite3_close_v2(db_); }
 
+Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse, const std::string& catalog_name) {
+  return Open(warehouse, catalog_name, MakeLocalFileIO());
+}
+
 Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse,
-                                               const std::string& catalog_name) {
+                                               const std::string& catalog_name, std::unique_ptr<FileIO> io) {
   std::error_code ec;
   std::string abs = std::filesystem::absolute(LocalPath(warehouse), ec).lexically_normal().string();
   if (ec) return IoError("warehouse " + warehouse + ": " + ec.message());
@@ -147,7 +151,7 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse,
     return IoError("open catalog " + path + ": " + msg);
   }
   sqlite3_busy_timeout(db, 60000);
-  std::unique_ptr<Catalog> cat(new Catalog(abs, catalog_name, db, MakeLocalFileIO()));
+  std::unique_ptr<Catalog> cat(new Catalog(abs, catalog_name, db, std::move(io)));
   SKADE_RETURN_IF_ERROR_CTX(cat->Exec("PRAGMA journal_mode=WAL"), path);
   SKADE_RETURN_IF_ERROR_CTX(cat->Exec("PRAGMA synchronous=FULL"), path);
   {

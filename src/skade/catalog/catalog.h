@@ -84,6 +84,9 @@ class Catalog {
   /// Errors: kIoError / kCorrupt naming the database.
   static Result<std::unique_ptr<Catalog>> Open(const std::string& warehouse,
                                                const std::string& catalog_name = "skade");
+  /// Same, with the FileIO to use (e.g. a fault-injecting one in tests).
+  static Result<std::unique_ptr<Catalog>> Open(const std::string& warehouse, const std::string& catalog_name,
+                                               std::unique_ptr<FileIO> io);
 
   const std::string& warehouse() const { return warehouse_; }
   const std::string& name() const { return name_; }
