@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <cctype>
+#include <map>
 #include <unordered_map>
 
 #include "skade/io/file_io.h"
@@ -440,7 +441,8 @@ Result<std::unique_ptr<DataWriter>> DataWriter::Make(const TableMetadata& metada
   impl->row_group_rows = metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20);
   if (impl->row_group_rows <= 0) return InvalidArgument("write.parquet.row-group-limit must be positive");
   impl->props = WriterProps(metadata, impl->row_group_rows);
-  impl->arrow_props = parquet::ArrowWriterProperties::Builder().build();
+  // Columns of a row group are encoded in parallel on the Arrow CPU pool.
+  impl->arrow_props = parquet::ArrowWriterProperties::Builder().set_use_threads(true)->build();
   return std::unique_ptr<DataWriter>(new DataWriter(std::move(impl)));
 }
 
@@ -467,22 +469,56 @@ Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
       if (!col) return Internal("partition source column " + std::to_string(f.source_id) + " missing");
       sources.push_back(col);
     }
-    std::unordered_map<std::string, size_t> group_of;
+    // Transforms run once per distinct source value (dictionary-encode the source),
+    // not once per row; rows then group by small integer ids.
+    InitCompute();
+    std::vector<std::vector<int32_t>> field_ids(sources.size());  // per field: row → partition value id
+    std::vector<std::vector<Value>> field_values(sources.size());  // per field: id → partition value
+    for (size_t i = 0; i < sources.size(); ++i) {
+      const Type& src_type = *d.source_types[i];
+      SKADE_ARROW_ASSIGN(auto encoded, arrow::compute::DictionaryEncode(sources[i]), "partitioning");
+      auto dict_array = std::static_pointer_cast<arrow::DictionaryArray>(encoded.make_array());
+      const auto& dict = *dict_array->dictionary();
+      std::unordered_map<std::string, int32_t> id_of;  // partition value key → id
+      std::vector<int32_t> dict_to_id(static_cast<size_t>(dict.length()));
+      for (int64_t k = 0; k < dict.length(); ++k) {
+        SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(dict, k, src_type));
+        SKADE_ASSIGN_OR_RETURN(Value p, d.spec.fields()[i].transform.Apply(src_type, v));
+        std::string key = PartitionKey({p}, {d.partition_types[i]});
+        auto [it, inserted] = id_of.try_emplace(key, static_cast<int32_t>(field_values[i].size()));
+        if (inserted) field_values[i].push_back(std::move(p));
+        dict_to_id[static_cast<size_t>(k)] = it->second;
+      }
+      // Nulls are not in the dictionary: they get their own id.
+      int32_t null_id = -1;
+      auto& ids = field_ids[i];
+      ids.resize(static_cast<size_t>(batch->num_rows()));
+      for (int64_t r = 0; r < batch->num_rows(); ++r) {
+        if (dict_array->IsNull(r)) {
+          if (null_id < 0) {
+            SKADE_ASSIGN_OR_RETURN(Value p, d.spec.fields()[i].transform.Apply(src_type, Value{}));
+            null_id = static_cast<int32_t>(field_values[i].size());
+            field_values[i].push_back(std::move(p));
+          }
+          ids[static_cast<size_t>(r)] = null_id;
+        } else {
+          ids[static_cast<size_t>(r)] = dict_to_id[static_cast<size_t>(dict_array->GetValueIndex(r))];
+        }
+      }
+    }
+    std::map<std::vector<int32_t>, size_t> group_of;
     std::vector<std::vector<Value>> tuples;
     std::vector<std::string> keys;
     std::vector<arrow::Int64Builder> indices;
+    std::vector<int32_t> combo(sources.size());
     for (int64_t r = 0; r < batch->num_rows(); ++r) {
-      std::vector<Value> tuple;
-      for (size_t i = 0; i < sources.size(); ++i) {
-        SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(*sources[i], r, *d.source_types[i]));
-        SKADE_ASSIGN_OR_RETURN(Value p, d.spec.fields()[i].transform.Apply(*d.source_types[i], v));
-        tuple.push_back(std::move(p));
-      }
-      std::string key = PartitionKey(tuple, d.partition_types);
-      auto [it, inserted] = group_of.try_emplace(key, tuples.size());
+      for (size_t i = 0; i < sources.size(); ++i) combo[i] = field_ids[i][static_cast<size_t>(r)];
+      auto [it, inserted] = group_of.try_emplace(combo, tuples.size());
       if (inserted) {
+        std::vector<Value> tuple;
+        for (size_t i = 0; i < sources.size(); ++i) tuple.push_back(field_values[i][static_cast<size_t>(combo[i])]);
+        keys.push_back(PartitionKey(tuple, d.partition_types));
         tuples.push_back(std::move(tuple));
-        keys.push_back(key);
         indices.emplace_back();
       }
       SKADE_ARROW_RETURN(indices[it->second].Append(r), "partitioning");
