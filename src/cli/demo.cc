@@ -8,6 +8,7 @@
 #include "output.h"
 #include "skade/io/file_io.h"
 #include "skade/table/scan.h"
+#include "skade/table/schema_update.h"
 #include "skade/table/table.h"
 
 #include <arrow/api.h>
@@ -110,12 +111,43 @@ Status RunDemo(Context& ctx) {
                              "time travel: shop.orders at its first snapshot"));
   SKADE_RETURN_IF_ERROR(Show(ctx, *lines, lines->NewScan(), "scan shop.order_lines (nested list column)"));
 
+  // Row-level changes and evolution, each shown before and after.
+  SKADE_RETURN_IF_ERROR(Write(in + "/customers-update.csv",
+                              "id,name,country,signup\n4,Dag,NO,2024-02-20\n7,Greta,SE,2024-04-02\n"));
+  SKADE_ASSIGN_OR_RETURN(auto updates_reader, OpenInput(in + "/customers-update.csv", *customers->metadata()->schema()));
+  auto updates = updates_reader->ToTable();
+  if (!updates.ok()) return IoError(updates.status().message());
+  SKADE_ASSIGN_OR_RETURN(auto upserted, customers->Upsert(*updates));
+  std::printf("\nupsert by id into shop.customers (Dag moves to NO, Greta is new) -> snapshot %lld\n",
+              (long long)upserted.snapshot_id);
+  SKADE_RETURN_IF_ERROR(Show(ctx, *customers, std::move(customers->NewScan().Filter("id in (4, 7)")),
+                             "customers 4 and 7 after the upsert"));
+  SKADE_RETURN_IF_ERROR(Show(ctx, *orders, std::move(orders->NewScan().Filter("status = 'shipped'")),
+                             "shipped orders before the delete"));
+  SKADE_ASSIGN_OR_RETURN(auto deleted, orders->Delete("status = 'shipped'"));
+  std::printf("\ndelete from shop.orders where status = 'shipped': %lld rows -> snapshot %lld\n",
+              (long long)deleted.rows_deleted, (long long)deleted.snapshot_id);
+  SKADE_RETURN_IF_ERROR(Show(ctx, *orders, orders->NewScan(), "shop.orders after the delete"));
+  SchemaUpdate evolve;
+  evolve.AddColumn("email", Type::Primitive(TypeId::kString), "name").RenameColumn("signup", "signed_up");
+  SKADE_RETURN_IF_ERROR(customers->UpdateSchema(evolve));
+  std::printf("\nevolved shop.customers: added email after name, renamed signup to signed_up (no rewrite)\n");
+  SKADE_RETURN_IF_ERROR(Write(in + "/customers-3.csv",
+                              "id,name,email,country,signed_up\n8,Hedda,hedda@example.com,NO,2024-05-05\n"));
+  SKADE_RETURN_IF_ERROR(Append(ctx, *customers, in + "/customers-3.csv"));
+  SKADE_RETURN_IF_ERROR(Show(ctx, *customers, customers->NewScan(), "shop.customers after the evolution"));
+
   std::printf("\n== snapshots of shop.orders\n");
   Listing snaps{{"snapshot_id", "parent_id", "operation", "added_records", "total_records"}, {}, {}};
-  for (const auto& s : orders->metadata()->snapshots)
+  for (const auto& s : orders->metadata()->snapshots) {
+    auto get = [&](const char* k) {
+      auto it = s.summary.find(k);
+      return it == s.summary.end() ? std::string("0") : it->second;
+    };
     snaps.rows.push_back({std::to_string(s.snapshot_id),
                           s.parent_snapshot_id ? std::to_string(*s.parent_snapshot_id) : "", s.operation(),
-                          s.summary.at("added-records"), s.summary.at("total-records")});
+                          get("added-records"), get("total-records")});
+  }
   PrintListing(snaps, Format::kTable, stdout);
 
   std::printf("\n== commit log\n");
