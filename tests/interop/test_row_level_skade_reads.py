@@ -8,6 +8,7 @@ import random
 import re
 
 import pyarrow as pa
+import pytest
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.transforms import IdentityTransform
@@ -62,11 +63,29 @@ def test_skade_reads_pyiceberg_row_level_writes(skade, catalog, warehouse, tmp_p
     cols = list(COLUMNS)
     done = []  # (op, [new snapshot ids], rows after, columns)
 
+    log_len = [len(skade.log("--table", T))]
+
     def check(op, before_ids):
         nonlocal tbl
         tbl = cat.load_table(T)
         new_ids = [s.snapshot_id for s in tbl.snapshots() if s.snapshot_id not in before_ids]
         done.append((op, new_ids, oracle.visible(), list(cols)))
+        # the commit log: one external commit per PyIceberg call, naming the snapshot it ended
+        # with and that snapshot's operation (a call may add two snapshots in one commit, e.g.
+        # overwrite = delete + append; the log has one row per catalog commit)
+        log = skade.log("--table", T)
+        new_rows = log[log_len[0]:]
+        log_len[0] = len(log)
+        if new_ids:
+            assert len(new_rows) == 1, (op, new_rows)
+            r = new_rows[0]
+            assert (r["action"], r["engine"], r["snapshot_id"]) == ("commit", "external", new_ids[-1]), (op, r)
+            assert r["operation"] == tbl.snapshot_by_id(new_ids[-1]).summary.operation.value, (op, r)
+            assert r["operation"] in ALLOWED[op], (op, r)
+            for sid in new_ids:
+                assert tbl.snapshot_by_id(sid).summary.operation.value in ALLOWED[op], op
+        else:
+            assert all(r["snapshot_id"] == tbl.metadata.current_snapshot_id for r in new_rows), (op, new_rows)
         want = oracle.visible()
         py = tbl.scan().to_arrow()
         assert_same_rows(py, want, cols, what=f"PyIceberg after {op}")
@@ -133,6 +152,10 @@ def test_skade_reads_pyiceberg_row_level_writes(skade, catalog, warehouse, tmp_p
         u.rename_column("s", "s2")
     tbl = cat.load_table(T)
     assert ids_now() == before  # metadata-only
+    log = skade.log("--table", T)
+    new_rows = log[log_len[0]:]
+    log_len[0] = len(log)
+    assert [(r["action"], r["engine"]) for r in new_rows] == [("commit", "external")], new_rows
     for r in oracle.rows:
         r["s2"] = r.pop("s")
         r["note"] = None
@@ -162,9 +185,15 @@ def test_skade_reads_pyiceberg_row_level_writes(skade, catalog, warehouse, tmp_p
     oracle.upsert(ups)
     check("upsert", before)
 
+    # (one column per delete: PyIceberg 0.12's delete misses rows for an `or` whose other side
+    # names a column the data file lacks, e.g. "s2 is null or note = 'n1'" on pre-change files)
     before = ids_now()
-    tbl.delete("s2 is null or note = 'n1'")
-    oracle.delete_where(lambda r: r["s2"] is None or r["note"] == "n1")
+    tbl.delete("s2 is null")
+    oracle.delete_where(lambda r: r["s2"] is None)
+    check("delete", before)
+    before = ids_now()
+    tbl.delete("note = 'n1'")
+    oracle.delete_where(lambda r: r["note"] == "n1")
     check("delete", before)
 
     # skade at every PyIceberg snapshot an operation ended with
@@ -174,26 +203,20 @@ def test_skade_reads_pyiceberg_row_level_writes(skade, catalog, warehouse, tmp_p
         got = skade.rows(T, "--snapshot", new_ids[-1])
         assert_same_rows(got, want, columns, what=f"skade --snapshot after {op}")
 
-    # the commit log: every PyIceberg snapshot, engine external, with its operation
-    tbl = cat.load_table(T)
+    # the whole log: PyIceberg's commits only, in commit order, every snapshot a PyIceberg
+    # call ended with among them
     log = skade.log("--table", T)
     assert {r["engine"] for r in log} == {"external"}, log
     assert log[0]["action"] == "create"
-    by_snap = {}
-    for r in log:
-        if r["snapshot_id"] is not None and r["operation"] in ("append", "delete", "overwrite", "replace"):
-            by_snap.setdefault(r["snapshot_id"], r)
-    snaps = tbl.snapshots()
-    assert [s.snapshot_id for s in snaps] == sorted(by_snap, key=lambda s: by_snap[s]["commit_seq"])
-    for s in snaps:
-        assert by_snap[s.snapshot_id]["operation"] == s.summary.operation.value, s
-    for op, new_ids, _want, _cols in done:
-        for sid in new_ids:
-            assert by_snap[sid]["operation"] in ALLOWED[op], (op, by_snap[sid])
-    ops_seen = {by_snap[s.snapshot_id]["operation"] for s in snaps}
-    assert {"append", "overwrite"} <= ops_seen, ops_seen
     seqs = [r["commit_seq"] for r in log]
     assert seqs == sorted(set(seqs))
+    logged = [r["snapshot_id"] for r in log if r["snapshot_id"] is not None]
+    ended_with = [new_ids[-1] for _op, new_ids, _w, _c in done if new_ids]
+    assert list(dict.fromkeys(s for s in logged if s in set(ended_with))) == ended_with
+    order = [s.snapshot_id for s in cat.load_table(T).snapshots()]
+    assert ended_with == sorted(ended_with, key=order.index)
+    ops_seen = {r["operation"] for r in log if r["action"] == "commit"}
+    assert {"append", "overwrite", "delete"} <= ops_seen, ops_seen
 
     # and skade writes on: position deletes (grp is not the key), which PyIceberg reads back
     ups = [dict(r, note="skade") for r in rng.sample(oracle.visible(), 5)] + fresh_evolved(2)
@@ -210,3 +233,22 @@ def test_skade_reads_pyiceberg_row_level_writes(skade, catalog, warehouse, tmp_p
     engines = [r["engine"] for r in skade.log("--table", T) if r["action"] == "commit"]
     assert engines[-3:] == ["skade"] * 3
     assert re.fullmatch(r"(external)+", "".join(engines[:-3]))
+
+
+@pytest.mark.xfail(strict=True, reason="skade bug: `skade log` reports a metadata-only external commit (PyIceberg "
+                   "update_schema) with the current snapshot's id and operation (e.g. 'append'), as if it had "
+                   "appended; Catalog::Log takes the operation from the new metadata's current snapshot without "
+                   "checking that the commit changed it")
+def test_log_external_schema_change_is_not_a_data_operation(skade, catalog):
+    cat = catalog()
+    cat.create_namespace("py")
+    tbl = cat.create_table(T, schema=PY_SCHEMA)
+    tbl.append(_arrow(ARROW, RowGen(random.Random(1)).fresh(5)))
+    with tbl.update_schema() as u:
+        u.add_column("note", StringType())
+    log = skade.log("--table", T)
+    assert [r["action"] for r in log] == ["create", "commit", "commit"]
+    assert log[1]["operation"] == "append"
+    assert log[2]["engine"] == "external"
+    # the third commit changed only the schema: no data operation, no snapshot of its own
+    assert log[2]["operation"] not in ("append", "overwrite", "delete", "replace"), log[2]

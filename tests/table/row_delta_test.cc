@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <thread>
 
 #include "skade/table/scan.h"
 #include "skade/io/file_io.h"
@@ -214,6 +216,69 @@ TEST(RowDeltaTest, KeysMustNameIdentifierColumns) {
   EXPECT_THAT(t->Delete("nope = 1"), testing::IsErrorWith(ErrorKind::kInvalidArgument, "nope"));
   EXPECT_TRUE(t->metadata()->snapshots.empty());
 }
+
+}  // namespace
+}  // namespace skade
+
+namespace skade {
+namespace {
+
+// Two writers upsert overlapping keys at once: no error, no duplicate key, and each
+// key ends with a value one of them wrote.
+void ConcurrentUpserts(const std::string& partition) {
+  testing::TempDir dir;
+  {
+    auto cat = std::move(*Catalog::Open(dir.path()));
+    ASSERT_THAT(cat->CreateNamespace("c"), IsOk());
+    Schema schema(0, {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
+                      NestedField{2, "grp", false, Type::Primitive(TypeId::kString), ""},
+                      NestedField{3, "v", false, Type::Primitive(TypeId::kString), ""}},
+                  {1});
+    PartitionSpec spec;
+    if (!partition.empty()) spec = *ParsePartitionSpec(partition, schema);
+    ASSERT_THAT(cat->CreateTable({"c", "t"}, schema, spec, {}), IsOk());
+  }
+  auto writer = [&](char who) {
+    auto cat = std::move(*Catalog::Open(dir.path()));
+    auto t = std::move(*Table::Load(*cat, {"c", "t"}));
+    const Schema schema = *t->metadata()->schema();  // a copy: writes replace the metadata
+    for (int n = 0; n < 12; ++n) {
+      std::vector<Row> rows;
+      for (int k = 0; k < 8; ++k) {
+        Row r(3);
+        r[0].value = Value{static_cast<int64_t>(k)};
+        r[1].value = Value{std::string(k % 2 ? "a" : "b")};
+        r[2].value = Value{std::string(1, who) + std::to_string(n)};
+        rows.push_back(r);
+      }
+      auto res = t->Upsert(testing::ToArrow(schema, rows));
+      EXPECT_THAT(res, IsOk());
+    }
+  };
+  std::thread a(writer, 'A'), b(writer, 'B');
+  a.join();
+  b.join();
+  auto cat = std::move(*Catalog::Open(dir.path()));
+  auto t = std::move(*Table::Load(*cat, {"c", "t"}));
+  auto table = t->NewScan().ToTable();
+  ASSERT_THAT(table, IsOk());
+  auto rows = testing::FromArrow(**table, t->metadata()->schema()->fields());
+  std::map<int64_t, std::string> seen;
+  for (const auto& r : rows) {
+    int64_t k = std::get<int64_t>(r[0].value);
+    EXPECT_FALSE(seen.contains(k)) << "duplicate key " << k;
+    seen[k] = std::get<std::string>(r[2].value);
+  }
+  EXPECT_EQ(seen.size(), 8u);
+  // The last committed upsert wrote every key: all keys carry its value.
+  std::set<std::string> values;
+  for (const auto& [k, v] : seen) values.insert(v);
+  EXPECT_EQ(values.size(), 1u);
+  EXPECT_EQ(t->metadata()->snapshots.size(), 24u);
+}
+
+TEST(ConcurrentUpsertTest, EqualityDeletePath) { ConcurrentUpserts(""); }
+TEST(ConcurrentUpsertTest, PositionDeletePath) { ConcurrentUpserts("grp"); }
 
 }  // namespace
 }  // namespace skade

@@ -3,6 +3,8 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 
+#include <chrono>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -31,12 +33,14 @@ std::string DeleteFileLocation(const TableMetadata& m) {
 
 // The schema of position delete files (spec "Position Delete Files").
 const Schema& PositionDeleteSchema() {
-  static const Schema s(0, {NestedField{kDeleteFilePathId, "file_path", true, Type::Primitive(TypeId::kString), ""},
-                            NestedField{kDeletePosId, "pos", true, Type::Primitive(TypeId::kLong), ""}});
+  static const Schema s(
+      0, {NestedField{kDeleteFilePathId, "file_path", true, Type::Primitive(TypeId::kString), ""},
+          NestedField{kDeletePosId, "pos", true, Type::Primitive(TypeId::kLong), ""}});
   return s;
 }
 
-Result<DataFile> WritePositionDeletes(const TableMetadata& m, const DataFile& target, std::vector<int64_t> positions) {
+Result<DataFile> WritePositionDeletes(const TableMetadata& m, const DataFile& target,
+                                      std::vector<int64_t> positions) {
   std::sort(positions.begin(), positions.end());
   arrow::StringBuilder paths;
   arrow::Int64Builder pos;
@@ -48,7 +52,8 @@ Result<DataFile> WritePositionDeletes(const TableMetadata& m, const DataFile& ta
   SKADE_ARROW_RETURN(paths.Finish(&a), "position deletes");
   SKADE_ARROW_RETURN(pos.Finish(&b), "position deletes");
   auto batch = arrow::RecordBatch::Make(ToArrowSchema(PositionDeleteSchema()), a->length(), {a, b});
-  SKADE_ASSIGN_OR_RETURN(DataFile df, WriteParquetFile(m, DeleteFileLocation(m), batch, PositionDeleteSchema()));
+  SKADE_ASSIGN_OR_RETURN(DataFile df,
+                         WriteParquetFile(m, DeleteFileLocation(m), batch, PositionDeleteSchema()));
   df.content = FileContent::kPositionDeletes;
   df.partition = target.partition;
   df.spec_id = target.spec_id;
@@ -73,10 +78,11 @@ struct RowRemoval {
 
 // Reads the live rows of each candidate file with their positions and asks `match`
 // which to delete; then drops, position-deletes or rewrites per `copy_on_write`.
-using MatchFn = std::function<Result<std::shared_ptr<arrow::Array>>(const std::shared_ptr<arrow::RecordBatch>&)>;
+using MatchFn = std::function<Result<std::shared_ptr<arrow::Array>>(
+    const std::shared_ptr<arrow::RecordBatch>&)>;
 
-Result<RowRemoval> RemoveRows(const TableMetadataPtr& m, FileIO& io, const ScanPlan& candidates, bool copy_on_write,
-                              const MatchFn& match) {
+Result<RowRemoval> RemoveRows(const TableMetadataPtr& m, FileIO& io, const ScanPlan& candidates,
+                              bool copy_on_write, const MatchFn& match) {
   RowRemoval out;
   std::unique_ptr<DataWriter> rewriter;
   for (const auto& task : candidates.tasks) {
@@ -100,7 +106,8 @@ Result<RowRemoval> RemoveRows(const TableMetadataPtr& m, FileIO& io, const ScanP
       live += batch->num_rows();
       SKADE_ASSIGN_OR_RETURN(auto mask, match(batch));
       const auto& bm = static_cast<const arrow::BooleanArray&>(*mask);
-      const auto& pos = static_cast<const arrow::Int64Array&>(*batch->column(batch->num_columns() - 1));
+      const auto& pos =
+          static_cast<const arrow::Int64Array&>(*batch->column(batch->num_columns() - 1));
       arrow::BooleanBuilder keep;
       for (int64_t r = 0; r < batch->num_rows(); ++r) {
         bool del = bm.IsValid(r) && bm.Value(r);
@@ -140,7 +147,8 @@ Result<RowRemoval> RemoveRows(const TableMetadataPtr& m, FileIO& io, const ScanP
   return out;
 }
 
-Result<ScanPlan> CandidatePlan(const Table& t, const std::optional<std::string>& filter, const std::string& branch) {
+Result<ScanPlan> CandidatePlan(const Table& t, const std::optional<std::string>& filter,
+                               const std::string& branch) {
   TableScan scan = t.NewScan();
   if (filter) scan.Filter(*filter);
   if (t.metadata()->refs.contains(branch)) scan.UseRef(branch);
@@ -152,12 +160,14 @@ bool CopyOnWrite(const TableMetadata& m) {
 }
 
 // The identifier columns of the table, or an error naming what is missing.
-Result<std::vector<const NestedField*>> IdentifierFields(const Schema& schema, const std::string& table) {
+Result<std::vector<const NestedField*>> IdentifierFields(const Schema& schema,
+                                                         const std::string& table) {
   std::vector<const NestedField*> out;
   for (int id : schema.identifier_field_ids())
     if (const NestedField* f = schema.FindField(id)) out.push_back(f);
   if (out.empty())
-    return InvalidArgument("table " + table + " has no identifier fields (create it with --identifier COLS)");
+    return InvalidArgument("table " + table +
+                           " has no identifier fields (create it with --identifier COLS)");
   return out;
 }
 
@@ -174,13 +184,16 @@ Result<std::shared_ptr<arrow::RecordBatch>> KeyBatch(const std::shared_ptr<arrow
     int idx = combined->schema()->GetFieldIndex(f->name);
     if (idx < 0) {
       std::string have;
-      for (const auto& x : combined->schema()->fields()) have += (have.empty() ? "" : ", ") + x->name();
-      return InvalidArgument("the keys lack identifier column '" + f->name + "' (they have: " + have + ")");
+      for (const auto& x : combined->schema()->fields())
+        have += (have.empty() ? "" : ", ") + x->name();
+      return InvalidArgument("the keys lack identifier column '" + f->name +
+                             "' (they have: " + have + ")");
     }
     in_fields.push_back(combined->schema()->field(idx));
     in_cols.push_back(combined->column(idx));
   }
-  auto projected = arrow::RecordBatch::Make(arrow::schema(in_fields), combined->num_rows(), in_cols);
+  auto projected =
+      arrow::RecordBatch::Make(arrow::schema(in_fields), combined->num_rows(), in_cols);
   return ConformToSchema(projected, key_schema, 1);
 }
 
@@ -207,8 +220,10 @@ Result<std::vector<std::string>> Keys(const arrow::RecordBatch& batch, const Sch
 // Removes rows whose key is in `keys`: equality delete files when every partition
 // source is an identifier column (the key then names its partition), else position
 // deletes found by reading.
-Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io, const std::shared_ptr<arrow::RecordBatch>& key_rows,
-                              const std::vector<const NestedField*>& ids, const std::string& branch) {
+Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
+                              const std::shared_ptr<arrow::RecordBatch>& key_rows,
+                              const std::vector<const NestedField*>& ids,
+                              const std::string& branch) {
   const TableMetadataPtr& m = t.metadata();
   const Schema& schema = *m->schema();
   const PartitionSpec& spec = m->spec();
@@ -251,7 +266,8 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io, const std::shared_ptr<
       std::shared_ptr<arrow::Array> ia;
       SKADE_ARROW_RETURN(idx.Finish(&ia), "equality deletes");
       SKADE_ARROW_ASSIGN(auto part, arrow::compute::Take(key_rows, ia), "equality deletes");
-      SKADE_ASSIGN_OR_RETURN(DataFile df, WriteParquetFile(*m, DeleteFileLocation(*m), part.record_batch(), key_schema));
+      SKADE_ASSIGN_OR_RETURN(DataFile df, WriteParquetFile(*m, DeleteFileLocation(*m),
+                                                           part.record_batch(), key_schema));
       df.content = FileContent::kEqualityDeletes;
       df.equality_ids = eq_ids;
       df.partition = g.first;
@@ -265,10 +281,12 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io, const std::shared_ptr<
   if (!BranchHead(*m, branch)) return out;
   SKADE_ASSIGN_OR_RETURN(ScanPlan candidates, CandidatePlan(t, std::nullopt, branch));
   return RemoveRows(m, io, candidates, CopyOnWrite(*m),
-                    [&](const std::shared_ptr<arrow::RecordBatch>& batch) -> Result<std::shared_ptr<arrow::Array>> {
+                    [&](const std::shared_ptr<arrow::RecordBatch>& batch)
+                        -> Result<std::shared_ptr<arrow::Array>> {
                       SKADE_ASSIGN_OR_RETURN(auto row_keys, Keys(*batch, schema, ids));
                       arrow::BooleanBuilder b;
-                      for (const auto& k : row_keys) SKADE_ARROW_RETURN(b.Append(key_set.contains(k)), "keys");
+                      for (const auto& k : row_keys)
+                        SKADE_ARROW_RETURN(b.Append(key_set.contains(k)), "keys");
                       std::shared_ptr<arrow::Array> out_mask;
                       SKADE_ARROW_RETURN(b.Finish(&out_mask), "keys");
                       return out_mask;
@@ -276,7 +294,8 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io, const std::shared_ptr<
 }
 
 // Keeps the last row of each key (an upsert batch may repeat a key).
-Result<std::shared_ptr<arrow::Table>> LastRowPerKey(const std::shared_ptr<arrow::Table>& rows, const Schema& schema,
+Result<std::shared_ptr<arrow::Table>> LastRowPerKey(const std::shared_ptr<arrow::Table>& rows,
+                                                    const Schema& schema,
                                                     const std::vector<const NestedField*>& ids) {
   SKADE_ARROW_ASSIGN(auto batch, rows->CombineChunksToBatch(), "upsert");
   SKADE_ASSIGN_OR_RETURN(auto conformed, ConformToSchema(batch, schema, 1));
@@ -295,9 +314,28 @@ Result<std::shared_ptr<arrow::Table>> LastRowPerKey(const std::shared_ptr<arrow:
   return arrow::Table::FromRecordBatches({taken.record_batch()}).ValueOrDie();
 }
 
+// Changes computed from reading the table are recomputed when a concurrent commit
+// added rows since the read (the producer refuses them); other conflicts are
+// rebased by the producer itself.
+template <typename F>
+Result<CommitResult> WithRecompute(Table& t, F attempt) {
+  for (int i = 1;; ++i) {
+    auto r = attempt();
+    if (r || r.error().kind != ErrorKind::kCommitConflict || i >= 20) return r;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + (i * 7) % 50));
+    SKADE_RETURN_IF_ERROR(t.Refresh());
+  }
+}
+
+std::optional<int64_t> ReadSnapshot(const TableMetadata& m, const std::string& branch) {
+  const Snapshot* head = BranchHead(m, branch);
+  return head ? head->snapshot_id : 0;
+}
+
 }  // namespace
 
-Result<CommitResult> Table::CommitFileChange(FileChange change, int64_t rows_added, int64_t rows_deleted) {
+Result<CommitResult> Table::CommitFileChange(FileChange change, int64_t rows_added,
+                                             int64_t rows_deleted) {
   if (change.added.empty() && change.removed.empty()) {
     CommitResult nothing;
     nothing.committed = false;
@@ -315,99 +353,136 @@ Result<CommitResult> Table::CommitFileChange(FileChange change, int64_t rows_add
     return std::unexpected(produced.error());
   }
   loaded_ = (*produced)[0].table;
-  CommitResult r{(*produced)[0].snapshot_id, (*produced)[0].commit_seq, (*produced)[0].attempts, added,
-                 rows_added, rows_deleted, true};
+  CommitResult r{(*produced)[0].snapshot_id,
+                 (*produced)[0].commit_seq,
+                 (*produced)[0].attempts,
+                 added,
+                 rows_added,
+                 rows_deleted,
+                 true};
   return r;
 }
 
 Result<CommitResult> Table::Delete(const std::string& filter, const WriteOptions& options) {
-  SKADE_ASSIGN_OR_RETURN(ScanPlan candidates, CandidatePlan(*this, filter, options.branch));
-  const Schema& schema = *candidates.schema;
-  expr::ExprPtr bound = candidates.filter;
-  SKADE_ASSIGN_OR_RETURN(
-      RowRemoval removal,
-      RemoveRows(loaded_.metadata, catalog_->io(), candidates, CopyOnWrite(*loaded_.metadata),
-                 [&](const std::shared_ptr<arrow::RecordBatch>& batch) { return expr::EvaluateBatch(*bound, schema, batch); }));
-  FileChange change;
-  change.operation = removal.rewritten.empty() ? "delete" : "overwrite";
-  change.added = removal.delete_files;
-  change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
-  change.removed = removal.removed;
-  change.properties = options.snapshot_properties;
-  change.branch = options.branch;
-  return CommitFileChange(std::move(change), 0, removal.rows_deleted);
+  return WithRecompute(*this, [&]() -> Result<CommitResult> {
+    std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
+    SKADE_ASSIGN_OR_RETURN(ScanPlan candidates, CandidatePlan(*this, filter, options.branch));
+    const Schema& schema = *candidates.schema;
+    expr::ExprPtr bound = candidates.filter;
+    SKADE_ASSIGN_OR_RETURN(
+        RowRemoval removal,
+        RemoveRows(loaded_.metadata, catalog_->io(), candidates, CopyOnWrite(*loaded_.metadata),
+                   [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
+                     return expr::EvaluateBatch(*bound, schema, batch);
+                   }));
+    FileChange change;
+    change.operation = removal.rewritten.empty() ? "delete" : "overwrite";
+    change.added = removal.delete_files;
+    change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
+    change.removed = removal.removed;
+    change.properties = options.snapshot_properties;
+    change.branch = options.branch;
+    change.validate_no_new_data_since = read;
+    return CommitFileChange(std::move(change), 0, removal.rows_deleted);
+  });
 }
 
-Result<CommitResult> Table::DeleteKeys(const std::shared_ptr<arrow::Table>& keys, const WriteOptions& options) {
-  SKADE_ASSIGN_OR_RETURN(auto ids, IdentifierFields(*loaded_.metadata->schema(), ident().ToString()));
+Result<CommitResult> Table::DeleteKeys(const std::shared_ptr<arrow::Table>& keys,
+                                       const WriteOptions& options) {
+  TableMetadataPtr pinned = loaded_.metadata;  // `ids` point into it across refreshes
+  SKADE_ASSIGN_OR_RETURN(auto ids, IdentifierFields(*pinned->schema(), ident().ToString()));
   SKADE_ASSIGN_OR_RETURN(auto key_rows, KeyBatch(keys, ids));
-  SKADE_ASSIGN_OR_RETURN(RowRemoval removal, RemoveKeys(*this, catalog_->io(), key_rows, ids, options.branch));
-  FileChange change;
-  change.operation = removal.rewritten.empty() ? "delete" : "overwrite";
-  change.added = removal.delete_files;
-  change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
-  change.removed = removal.removed;
-  change.properties = options.snapshot_properties;
-  change.branch = options.branch;
-  return CommitFileChange(std::move(change), 0, removal.rows_deleted);
+  return WithRecompute(*this, [&]() -> Result<CommitResult> {
+    std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
+    SKADE_ASSIGN_OR_RETURN(RowRemoval removal,
+                           RemoveKeys(*this, catalog_->io(), key_rows, ids, options.branch));
+    FileChange change;
+    change.operation = removal.rewritten.empty() ? "delete" : "overwrite";
+    change.added = removal.delete_files;
+    change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
+    change.removed = removal.removed;
+    change.properties = options.snapshot_properties;
+    change.branch = options.branch;
+    if (removal.delete_files.empty() ||
+        removal.delete_files[0].content != FileContent::kEqualityDeletes)
+      change.validate_no_new_data_since = read;
+    return CommitFileChange(std::move(change), 0, removal.rows_deleted);
+  });
 }
 
-Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& rows, const WriteOptions& options) {
-  const Schema& schema = *loaded_.metadata->schema();
+Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& rows,
+                                   const WriteOptions& options) {
+  TableMetadataPtr pinned = loaded_.metadata;  // `ids` point into it across refreshes
+  const Schema& schema = *pinned->schema();
   SKADE_ASSIGN_OR_RETURN(auto ids, IdentifierFields(schema, ident().ToString()));
   SKADE_ASSIGN_OR_RETURN(auto latest, LastRowPerKey(rows, schema, ids));
   SKADE_ARROW_ASSIGN(auto batch, latest->CombineChunksToBatch(), "upsert");
-  SKADE_ASSIGN_OR_RETURN(RowRemoval removal, RemoveKeys(*this, catalog_->io(), batch, ids, options.branch));
-  SKADE_ASSIGN_OR_RETURN(StagedAppend staged, StageAppend(latest, options));
-  FileChange change;
-  change.operation = "overwrite";
-  change.added = removal.delete_files;
-  change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
-  change.added.insert(change.added.end(), staged.files.begin(), staged.files.end());
-  change.removed = removal.removed;
-  change.properties = options.snapshot_properties;
-  change.branch = options.branch;
-  return CommitFileChange(std::move(change), latest->num_rows(), removal.rows_deleted);
+  return WithRecompute(*this, [&]() -> Result<CommitResult> {
+    std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
+    SKADE_ASSIGN_OR_RETURN(RowRemoval removal,
+                           RemoveKeys(*this, catalog_->io(), batch, ids, options.branch));
+    SKADE_ASSIGN_OR_RETURN(StagedAppend staged, StageAppend(latest, options));
+    FileChange change;
+    change.operation = "overwrite";
+    change.added = removal.delete_files;
+    change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
+    change.added.insert(change.added.end(), staged.files.begin(), staged.files.end());
+    change.removed = removal.removed;
+    change.properties = options.snapshot_properties;
+    change.branch = options.branch;
+    bool by_equality = !removal.delete_files.empty() &&
+                       removal.delete_files[0].content == FileContent::kEqualityDeletes;
+    if (!by_equality) change.validate_no_new_data_since = read;
+    return CommitFileChange(std::move(change), latest->num_rows(), removal.rows_deleted);
+  });
 }
 
-Result<CommitResult> Table::Overwrite(const std::shared_ptr<arrow::Table>& rows, const std::optional<std::string>& filter,
+Result<CommitResult> Table::Overwrite(const std::shared_ptr<arrow::Table>& rows,
+                                      const std::optional<std::string>& filter,
                                       const WriteOptions& options) {
-  SKADE_ASSIGN_OR_RETURN(StagedAppend staged, StageAppend(rows, options));
-  RowRemoval removal;
-  if (filter) {
-    auto candidates = CandidatePlan(*this, filter, options.branch);
-    if (!candidates) {
-      for (const auto& f : staged.files) (void)catalog_->io().DeleteFile(f.file_path);
-      return std::unexpected(candidates.error());
-    }
-    const Schema& schema = *candidates->schema;
-    expr::ExprPtr bound = candidates->filter;
-    SKADE_ASSIGN_OR_RETURN(removal, RemoveRows(loaded_.metadata, catalog_->io(), *candidates, CopyOnWrite(*loaded_.metadata),
-                                               [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
-                                                 return expr::EvaluateBatch(*bound, schema, batch);
-                                               }));
-  } else if (const Snapshot* head = BranchHead(*loaded_.metadata, options.branch)) {
-    // Dynamic overwrite: every live file in a partition the new rows touch goes.
-    std::set<std::string> touched;
-    for (const auto& f : staged.files) touched.insert(PartitionTupleKey(f.spec_id, f.partition));
-    SKADE_ASSIGN_OR_RETURN(auto live, LiveDataFiles(*loaded_.metadata, *head, catalog_->io()));
-    for (const auto& task : live)
-      if (touched.contains(PartitionTupleKey(task.file.spec_id, task.file.partition))) {
-        removal.removed.insert(task.file.file_path);
-        removal.rows_deleted += task.file.record_count;
+  return WithRecompute(*this, [&]() -> Result<CommitResult> {
+    std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
+    SKADE_ASSIGN_OR_RETURN(StagedAppend staged, StageAppend(rows, options));
+    RowRemoval removal;
+    if (filter) {
+      auto candidates = CandidatePlan(*this, filter, options.branch);
+      if (!candidates) {
+        for (const auto& f : staged.files) (void)catalog_->io().DeleteFile(f.file_path);
+        return std::unexpected(candidates.error());
       }
-  }
-  FileChange change;
-  change.operation = "overwrite";
-  change.added = staged.files;
-  change.added.insert(change.added.end(), removal.delete_files.begin(), removal.delete_files.end());
-  change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
-  change.removed = removal.removed;
-  change.properties = options.snapshot_properties;
-  change.branch = options.branch;
-  int64_t added_rows = 0;
-  for (const auto& f : staged.files) added_rows += f.record_count;
-  return CommitFileChange(std::move(change), added_rows, removal.rows_deleted);
+      const Schema& schema = *candidates->schema;
+      expr::ExprPtr bound = candidates->filter;
+      SKADE_ASSIGN_OR_RETURN(
+          removal,
+          RemoveRows(loaded_.metadata, catalog_->io(), *candidates, CopyOnWrite(*loaded_.metadata),
+                     [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
+                       return expr::EvaluateBatch(*bound, schema, batch);
+                     }));
+    } else if (const Snapshot* head = BranchHead(*loaded_.metadata, options.branch)) {
+      // Dynamic overwrite: every live file in a partition the new rows touch goes.
+      std::set<std::string> touched;
+      for (const auto& f : staged.files) touched.insert(PartitionTupleKey(f.spec_id, f.partition));
+      SKADE_ASSIGN_OR_RETURN(auto live, LiveDataFiles(*loaded_.metadata, *head, catalog_->io()));
+      for (const auto& task : live)
+        if (touched.contains(PartitionTupleKey(task.file.spec_id, task.file.partition))) {
+          removal.removed.insert(task.file.file_path);
+          removal.rows_deleted += task.file.record_count;
+        }
+    }
+    FileChange change;
+    change.operation = "overwrite";
+    change.added = staged.files;
+    change.added.insert(change.added.end(), removal.delete_files.begin(),
+                        removal.delete_files.end());
+    change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
+    change.removed = removal.removed;
+    change.properties = options.snapshot_properties;
+    change.branch = options.branch;
+    change.validate_no_new_data_since = read;
+    int64_t added_rows = 0;
+    for (const auto& f : staged.files) added_rows += f.record_count;
+    return CommitFileChange(std::move(change), added_rows, removal.rows_deleted);
+  });
 }
 
 }  // namespace skade

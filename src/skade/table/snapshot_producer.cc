@@ -145,6 +145,20 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
     parent = b.CurrentSnapshot();
   }
 
+  if (change_.validate_no_new_data_since) {
+    int64_t read = *change_.validate_no_new_data_since;
+    for (const Snapshot* s = parent; s && s->snapshot_id != read;
+         s = s->parent_snapshot_id ? b.SnapshotById(*s->parent_snapshot_id) : nullptr) {
+      auto it = s->summary.find("added-data-files");
+      bool added_data = it != s->summary.end() && it->second != "0";
+      if (added_data || (read != 0 && !s->parent_snapshot_id)) {
+        retryable_ = false;
+        return MakeError(ErrorKind::kCommitConflict,
+                         "rows were added to " + base.ident.ToString() + " by a concurrent commit (snapshot " +
+                             std::to_string(s->snapshot_id) + ") since this change read the table");
+      }
+    }
+  }
   std::vector<ManifestFile> list = added_manifests_;
   for (auto& mf : list) {
     mf.sequence_number = seq;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <string>
@@ -27,6 +28,10 @@ struct FileChange {
   std::string branch = "main";
   /// Rewrites the parent's manifests into one per (content, spec) (rewrite manifests).
   bool merge_manifests = false;
+  /// For changes computed from reading the branch: the snapshot that was read
+  /// (0: the branch was empty). If data files were added to the branch since, the
+  /// change is refused with kCommitConflict (not retried here: it must be recomputed).
+  std::optional<int64_t> validate_no_new_data_since;
 };
 
 /// The outcome for one table.

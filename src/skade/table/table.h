@@ -66,6 +66,8 @@ class Table {
   Table(Catalog& catalog, LoadedTable loaded);
 
   const TableIdent& ident() const { return loaded_.ident; }
+  /// The current metadata; every write replaces it, so hold the pointer (not a
+  /// reference into it) across writes.
   const TableMetadataPtr& metadata() const { return loaded_.metadata; }
   const std::string& metadata_location() const { return loaded_.metadata_location; }
   Catalog& catalog() { return *catalog_; }
