@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""skade benchmarks: scan and append, skade vs PyIceberg (and pyarrow for scans).
+"""skade benchmarks: scan, append and upsert, skade vs PyIceberg (and pyarrow for scans).
 
-skade's side runs in the C++ drivers (build/bin/scan_bench, build/bin/append_bench),
+skade's side runs in the C++ drivers (build/bin/scan_bench, append_bench, upsert_bench),
 which time the C++ API with a steady clock and print JSON; the peers run here, in
 the same run, on the same table / the same catalog kind, interleaved round by
 round (skade, PyIceberg, pyarrow, skade, ...). Figures are printed and written to
@@ -14,7 +14,9 @@ an engine is its median time, the reported ratio is the median of per-round
 ratios with the min-max spread.
 
 Usage: run_bench.py [--build-dir build] [--data-dir build/bench-data]
-                    [--only scan|append] [--rounds 5] [--commits 200] [--rows 1000000]
+                    [--only scan|append|upsert] [--rounds 5] [--commits 200] [--rows 1000000]
+                    [--upsert-batches 10] [--upsert-batch-rows 10000]
+                    [--upsert-update-fraction 0.1] [--pyiceberg-upsert-batches N]
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import glob
 import json
 import os
 import platform
+import random
 import shutil
 import statistics
 import subprocess
@@ -481,20 +484,261 @@ def bench_append(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
     }
 
 
+# ---------------------------------------------------------------- upsert
+
+UPSERT_KEY = "id"
+
+
+def upsert_batches(data: pa.Table, n: int, batch_rows: int, update_fraction: float) -> tuple[list[pa.Table], list[int]]:
+    """Deterministic upsert batches: each has round(batch_rows * update_fraction) rows
+    that update existing keys (distinct across batches; quantity + 1 and a new
+    comment, so every update really changes the row) and the rest new keys
+    (rows >= the table's row count, other columns copied from random source
+    rows), shuffled. Returns the batches and, per batch, its net quantity delta."""
+    rows = data.num_rows
+    n_upd = round(batch_rows * update_fraction)
+    n_new = batch_rows - n_upd
+    rng = random.Random(SEED + 17)
+    upd_keys = rng.sample(range(rows), n * n_upd)  # source ids are 0..rows-1 = row index
+    id_field = data.schema.field(UPSERT_KEY).with_nullable(False)
+    out, deltas = [], []
+    for b in range(n):
+        old = data.take(pa.array(upd_keys[b * n_upd:(b + 1) * n_upd], pa.int64()))
+        qi = old.schema.get_field_index("quantity")
+        ci = old.schema.get_field_index("comment")
+        upd = old.set_column(qi, "quantity", pc.add(old["quantity"], 1))
+        upd = upd.set_column(ci, "comment", pa.array([f"upserted in batch {b}"] * n_upd, pa.string()))
+        new = data.take(pa.array(rng.sample(range(rows), n_new), pa.int64()))
+        new = new.set_column(0, UPSERT_KEY, pa.array(range(rows + b * n_new, rows + (b + 1) * n_new), pa.int64()))
+        batch = pa.concat_tables([upd, new])
+        perm = list(range(batch_rows))
+        rng.shuffle(perm)
+        batch = batch.take(pa.array(perm, pa.int64())).combine_chunks()
+        batch = batch.cast(batch.schema.set(0, id_field))
+        out.append(batch)
+        deltas.append(n_upd + pc.sum(new["quantity"]).as_py())
+    return out, deltas
+
+
+def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
+    load_start = list(os.getloadavg())
+    data = pq.read_table(src)
+    data = data.cast(data.schema.set(0, data.schema.field(UPSERT_KEY).with_nullable(False)))
+    rows = data.num_rows
+    base_qsum = pc.sum(data["quantity"]).as_py()
+    n_sk = a.upsert_batches
+    n_py = min(a.pyiceberg_upsert_batches or n_sk, n_sk)
+    batches, deltas = upsert_batches(data, n_sk, a.upsert_batch_rows, a.upsert_update_fraction)
+    n_upd = round(a.upsert_batch_rows * a.upsert_update_fraction)
+    n_new = a.upsert_batch_rows - n_upd
+    batch_dir = data_dir / "upsert-batches"
+    shutil.rmtree(batch_dir, ignore_errors=True)
+    batch_dir.mkdir(parents=True)
+    batch_files = []
+    for b, t in enumerate(batches):
+        f = batch_dir / f"batch-{b:03d}.parquet"
+        pq.write_table(t, f, compression="zstd")
+        batch_files.append(f)
+
+    def expected(n: int) -> dict:
+        return {"rows": rows + n * n_new, "quantity_sum": base_qsum + sum(deltas[:n])}
+
+    from pyiceberg.schema import Schema
+    py_schema = pyiceberg_schema()
+    key_id = [c[0] for c in COLUMNS].index(UPSERT_KEY) + 1
+    py_schema = Schema(*[f.model_copy(update={"required": True}) if f.field_id == key_id else f
+                         for f in py_schema.fields], identifier_field_ids=[key_id])
+
+    sk_wh = data_dir / "upsert-skade"
+    pi_wh = data_dir / "upsert-pyiceberg"
+    for d in (sk_wh, pi_wh):
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir(parents=True)
+    catalog = sql_catalog(pi_wh)
+    catalog.create_namespace("bench")
+
+    def sk(mode: str, name: str, *extra: str) -> dict:
+        return run_driver(build_dir, "upsert_bench", mode, "--warehouse", str(sk_wh), "--table",
+                          f"bench.{name}", *extra)
+
+    def med_rate(ts: list[float]) -> dict:
+        m = statistics.median(ts)
+        return {"times_s": ts, "median_s": m, "min_s": min(ts), "max_s": max(ts),
+                "rows_per_s": a.upsert_batch_rows / m}
+
+    variants = {}
+    for label, partitioned in (("unpartitioned", False), ("partitioned", True)):
+        name = f"upsert_{label}"
+        setup = sk("setup", name, "--schema", SKADE_SCHEMA, "--partition", PARTITION if partitioned else "",
+                   "--identifier", UPSERT_KEY, "--source", str(src), *prop_args())
+        py_tbl = catalog.create_table(f"bench.{name}", schema=py_schema,
+                                      partition_spec=pyiceberg_spec(partitioned), properties=PROPERTIES)
+        py_setup_s, _ = timed(lambda: py_tbl.append(data))
+        print(f"upsert {label}: {rows} rows appended (skade {setup['append_s']:.2f} s, "
+              f"pyiceberg {py_setup_s:.2f} s); {n_sk} skade / {n_py} pyiceberg batches", file=sys.stderr)
+
+        # Interleaved batch by batch: skade upsert b, PyIceberg upsert b (same rows).
+        sk_runs, py_times, py_results = [], [], []
+        for b in range(n_sk):
+            sk_runs.append(sk("upsert", name, "--batch", str(batch_files[b])))
+            if b < n_py:
+                batch = batches[b]
+                t, res = timed(lambda: py_tbl.upsert(batch, join_cols=[UPSERT_KEY]))
+                py_times.append(t)
+                py_results.append({"rows_updated": res.rows_updated, "rows_inserted": res.rows_inserted})
+                if (res.rows_updated, res.rows_inserted) != (n_upd, n_new):
+                    sys.exit(f"pyiceberg upsert batch {b}: updated {res.rows_updated} inserted "
+                             f"{res.rows_inserted}, expected {n_upd}/{n_new}")
+            print(f"  batch {b}: skade {sk_runs[-1]['upsert_s'] * 1e3:.0f} ms"
+                  + (f", pyiceberg {py_times[-1] * 1e3:.0f} ms" if b < n_py else ""), file=sys.stderr)
+        sk_times = [r["upsert_s"] for r in sk_runs]
+        pre_snapshot = sk_runs[-1]["snapshot_id"]
+        delete_kind = ("equality" if sk_runs[0]["added"]["equality_deletes"] else
+                       "position" if sk_runs[0]["added"]["position_deletes"] else "none")
+
+        compact = sk("compact", name)
+        if not compact["committed"]:
+            sys.exit(f"upsert {label}: skade compact committed nothing")
+
+        # Full scans, interleaved: skade before compact (time travel to the last
+        # upsert snapshot), skade after compact, PyIceberg (its copy-on-write table).
+        def sk_scan(snapshot: int | None, warmup: int) -> dict:
+            extra = ["--warmup", str(warmup), "--reps", "1"]
+            if snapshot:
+                extra += ["--snapshot", str(snapshot)]
+            return sk("scan", name, *extra)
+
+        py_scan_tbl = catalog.load_table(f"bench.{name}")
+        sk_scan(pre_snapshot, 1)
+        sk_scan(None, 1)
+        py_scan_tbl.scan().to_arrow()
+        scans = {"skade_before_compact": [], "skade_after_compact": [], "pyiceberg": []}
+        for _ in range(a.rounds):
+            before = sk_scan(pre_snapshot, 1)
+            after = sk_scan(None, 1)
+            t, out = timed(lambda: py_scan_tbl.scan().to_arrow())
+            scans["skade_before_compact"].append(before["times_s"][0])
+            scans["skade_after_compact"].append(after["times_s"][0])
+            scans["pyiceberg"].append(t)
+        py_check = {"rows": out.num_rows, "quantity_sum": pc.sum(out["quantity"]).as_py()}
+        sk_check = {"rows": before["rows"], "quantity_sum": before["quantity_sum"]}
+        for who, got, want in (("skade before compact", sk_check, expected(n_sk)),
+                               ("skade after compact", {"rows": after["rows"], "quantity_sum": after["quantity_sum"]},
+                                expected(n_sk)),
+                               ("pyiceberg", py_check, expected(n_py))):
+            if got != want:
+                sys.exit(f"upsert {label}: {who} table has {got}, expected {want}")
+
+        scan_eng = {}
+        for e, ts in scans.items():
+            m = statistics.median(ts)
+            n_rows = expected(n_py if e == "pyiceberg" else n_sk)["rows"]
+            scan_eng[e] = {"times_s": ts, "median_s": m, "rows": n_rows, "rows_per_s": n_rows / m}
+        scan_eng["skade_before_compact"].update(data_files=before["data_files"], delete_files=before["delete_files"],
+                                                rows_deleted_by_deletes=before["stats"]["rows_deleted"])
+        scan_eng["skade_after_compact"].update(data_files=after["data_files"], delete_files=after["delete_files"])
+        scan_eng["pyiceberg"]["data_files"] = py_scan_tbl.inspect.files().num_rows
+        slowdown = [b / a_ for b, a_ in zip(scans["skade_before_compact"], scans["skade_after_compact"])]
+        # rows/s ratios (row counts differ when PyIceberg ran fewer batches).
+        r_pre = [(expected(n_sk)["rows"] / ts) / (expected(n_py)["rows"] / tp)
+                 for ts, tp in zip(scans["skade_before_compact"], scans["pyiceberg"])]
+        r_post = [(expected(n_sk)["rows"] / ts) / (expected(n_py)["rows"] / tp)
+                  for ts, tp in zip(scans["skade_after_compact"], scans["pyiceberg"])]
+        up_ratio = [tp / ts for ts, tp in zip(sk_times[:n_py], py_times)]
+        variants[label] = {
+            "partition": PARTITION if partitioned else None,
+            "skade_delete_kind": delete_kind,
+            "setup_append_s": {"skade": setup["append_s"], "pyiceberg": py_setup_s},
+            "upsert": {
+                "skade": {**med_rate(sk_times), "batches": n_sk,
+                          "files_added_per_batch": sk_runs[-1]["added"]},
+                "pyiceberg": {**med_rate(py_times), "batches": n_py, "results": py_results[:1]},
+                "ratio_skade_vs_pyiceberg": spread(up_ratio),
+            },
+            "compact": {"skade_s": compact["compact_s"], "rows_rewritten": compact["rows"],
+                        "files_written": compact["files_added"]},
+            "scan": {
+                "engines": scan_eng,
+                "skade_slowdown_before_vs_after_compact": spread(slowdown),
+                "ratio_skade_before_compact_vs_pyiceberg": spread(r_pre),
+                "ratio_skade_after_compact_vs_pyiceberg": spread(r_post),
+            },
+            "checks": {"expected_skade": expected(n_sk), "expected_pyiceberg": expected(n_py),
+                       "skade": sk_check, "pyiceberg": py_check},
+        }
+
+    print(f"\nUPSERT  ({a.upsert_batch_rows}-row batches into a {rows}-row table, {n_upd} updates + {n_new} "
+          f"inserts per batch; skade {n_sk} batches, PyIceberg {n_py}; median per batch, interleaved)")
+    print(f"{'variant':<14} {'skade':>16} {'pyiceberg':>16}   {'skade/pyiceberg':>22}  deletes")
+    for label, v in variants.items():
+        u = v["upsert"]
+        rr = u["ratio_skade_vs_pyiceberg"]
+        print(f"{label:<14} {fmt_rate(u['skade']['rows_per_s'])} {fmt_rate(u['pyiceberg']['rows_per_s'])}   "
+              f"{rr['median']:6.2f}x [{rr['min']:.2f}-{rr['max']:.2f}]  {v['skade_delete_kind']}")
+    print(f"\nFULL SCAN AFTER THE UPSERTS  (median of {a.rounds} interleaved rounds, warm cache)")
+    print(f"{'variant':<14} {'skade before':>13} {'skade after':>12} {'pyiceberg':>10}   "
+          f"{'before/after compact':>24} {'compact s':>10}")
+    for label, v in variants.items():
+        e, sd = v["scan"]["engines"], v["scan"]["skade_slowdown_before_vs_after_compact"]
+        print(f"{label:<14} {e['skade_before_compact']['median_s']:11.3f} s {e['skade_after_compact']['median_s']:10.3f} s "
+              f"{e['pyiceberg']['median_s']:8.3f} s   {sd['median']:10.2f}x [{sd['min']:.2f}-{sd['max']:.2f}] "
+              f"{v['compact']['skade_s']:10.2f}")
+    return {
+        "benchmark": "upsert",
+        "machine": {**machine_info(build_dir), "loadavg_1_5_15_at_start": load_start},
+        "protocol": {
+            "reading": (f"'10,000-row batches into a 1,000,000-row table (10% of keys updated per batch)' is read "
+                        f"as: each batch has {a.upsert_batch_rows} rows whose keys are {a.upsert_update_fraction:.0%} "
+                        f"existing keys ({n_upd} updates, distinct across batches, every update changes quantity "
+                        f"and comment) and {1 - a.upsert_update_fraction:.0%} new keys ({n_new} inserts); "
+                        "rows shuffled. The 10% applies to the batch's keys, as 10% of the table's keys per batch "
+                        "(100,000) cannot fit a 10,000-row batch."),
+            "batches": {"skade": n_sk, "pyiceberg": n_py},
+            "interleaved": True,
+            "upsert_order": "per batch b: skade upsert b (own process), then PyIceberg upsert b, same rows",
+            "catalog": "SQLite SQL catalog on both sides (skade's <wh>/catalog.db; PyIceberg SqlCatalog)",
+            "tables": "each engine its own table with the same 1M source rows (appended outside the timing), "
+                      "id required and the identifier field",
+            "skade_timing": "Table::Upsert(arrow::Table) incl. key matching, delete files, data files, commit; "
+                            "table loaded and batch read into memory outside the timing",
+            "pyiceberg_timing": "table.upsert(pa.Table, join_cols=['id']) (copy-on-write: matching rows' files "
+                                "are rewritten, no delete files)",
+            "rows_per_s": "batch rows / median time per batch",
+            "ratio": "per-batch time(pyiceberg)/time(skade); median [min-max]",
+            "scan": "full scan (all columns) to an Arrow table after the last upsert; skade before compaction "
+                    "= time travel to the last upsert snapshot, after = current snapshot after "
+                    "Table::Compact(nullopt); PyIceberg: table.scan().to_arrow(); one warm-up each, then "
+                    f"{a.rounds} interleaved rounds",
+            "slowdown": "per-round scan time(skade before compact)/time(skade after compact); median [min-max]",
+            "checks": "row count and sum(quantity) of every scanned table equal the expected values",
+        },
+        "data": {"rows": rows, "columns": len(COLUMNS), "seed": SEED, "schema": SKADE_SCHEMA,
+                 "identifier": UPSERT_KEY, "batch_rows": a.upsert_batch_rows, "updates_per_batch": n_upd,
+                 "inserts_per_batch": n_new, "properties": PROPERTIES},
+        "variants": variants,
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build-dir", default=str(REPO / "build"))
     ap.add_argument("--data-dir", default=None, help="generated data (default <build-dir>/bench-data)")
     ap.add_argument("--results-dir", default=str(REPO / "bench" / "results"))
-    ap.add_argument("--only", choices=["scan", "append"])
+    ap.add_argument("--only", choices=["scan", "append", "upsert"])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--commits", type=int, default=200)
     ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--upsert-batches", type=int, default=10)
+    ap.add_argument("--upsert-batch-rows", type=int, default=10_000)
+    ap.add_argument("--upsert-update-fraction", type=float, default=0.1)
+    ap.add_argument("--pyiceberg-upsert-batches", type=int, default=None,
+                    help="fewer upsert batches for PyIceberg (default: as many as skade)")
     a = ap.parse_args()
     build_dir = Path(a.build_dir).resolve()
     data_dir = Path(a.data_dir).resolve() if a.data_dir else build_dir / "bench-data"
     results_dir = Path(a.results_dir).resolve()
-    for exe in ("scan_bench", "append_bench"):
+    for exe in {"scan": ["scan_bench"], "append": ["append_bench"], "upsert": ["upsert_bench"]}.get(
+            a.only, ["scan_bench", "append_bench", "upsert_bench"]):
         if not (build_dir / "bin" / exe).exists():
             sys.exit(f"{build_dir}/bin/{exe} is missing: build first (make build; needs libbenchmark-dev)")
     warnings.filterwarnings("ignore")
@@ -506,6 +750,9 @@ def main() -> None:
     if a.only in (None, "append"):
         doc = bench_append(a, build_dir, data_dir, src)
         print(f"wrote {write_result(results_dir, 'append', doc)}")
+    if a.only in (None, "upsert"):
+        doc = bench_upsert(a, build_dir, data_dir, src)
+        print(f"wrote {write_result(results_dir, 'upsert', doc)}")
     print(f"total {time.perf_counter() - t0:.0f} s", file=sys.stderr)
 
 

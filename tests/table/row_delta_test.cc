@@ -63,7 +63,7 @@ class RowDeltaModel {
     int added_columns = 0;
     for (int step = 0; step < 18; ++step) {
       // Start with an append, an upsert and a delete; then anything.
-      int op = step == 0 ? 0 : step == 1 ? 2 : step == 2 ? 1 : d_.Uniform(0, 7);
+      int op = step == 0 ? 0 : step == 1 ? 2 : step == 2 ? 1 : d_.Uniform(0, 8);
       std::string what;
       Result<CommitResult> res;
       if (op == 0) {
@@ -72,7 +72,8 @@ class RowDeltaModel {
         res = t->Append(testing::ToArrow(schema_, rows));
         model_.insert(model_.end(), rows.begin(), rows.end());
       } else if (op == 1) {
-        std::string filter = testing::RandomFilter(d_, schema_, 1);
+        // The first delete matches part of the rows, so copy-on-write must rewrite.
+        std::string filter = step == 2 ? std::string("id < 75") : testing::RandomFilter(d_, schema_, 1);
         what = "delete where " + filter;
         auto bound = expr::Bind(*expr::Parse(filter), schema_);
         ASSERT_THAT(bound, IsOk());
@@ -109,6 +110,14 @@ class RowDeltaModel {
         EXPECT_LE(t->metadata()->snapshots.size(), 3u);
         res = expired->commit;
         res->committed = false;  // no new snapshot
+      } else if (op == 8) {
+        // Partition evolution: add a bucket of id, or drop it again.
+        bool has = false;
+        for (const auto& f : t->metadata()->spec().fields()) has = has || f.name == "id_bucket";
+        what = has ? "drop partition id_bucket" : "add partition bucket(3,id)";
+        res = has ? t->RemovePartitionField("id_bucket") : t->AddPartitionFields("bucket(3,id)");
+        ASSERT_THAT(res, IsOk()) << what;
+        res->committed = false;
       } else if (op == 7) {
         what = "add column";
         SchemaUpdate u;

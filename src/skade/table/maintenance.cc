@@ -183,11 +183,13 @@ Result<CommitResult> Table::Compact(std::optional<int64_t> target_file_size) {
   }
   SKADE_ASSIGN_OR_RETURN(change.added, writer->Finish());
   for (const auto& t : chosen) change.removed.insert(t.file.file_path);
-  // Delete files whose every target was rewritten are folded in: drop them too.
-  for (const auto& t : chosen) {
-    if (!whole_groups.contains(PartitionTupleKey(t.file.spec_id, t.file.partition))) continue;
-    for (const auto& d : t.deletes)
-      if (!d.file.partition.empty() || whole_groups.size() == groups.size()) change.removed.insert(d.file.file_path);
+  // Delete files of partitions rewritten whole are folded in (or applied to nothing):
+  // drop them too. Unpartitioned ones go when every partition was rewritten whole.
+  bool everything = whole_groups.size() == groups.size();
+  for (const auto& d : all.delete_files) {
+    bool whole = d.partition.empty() ? everything
+                                     : whole_groups.contains(PartitionTupleKey(d.spec_id, d.partition));
+    if (whole) change.removed.insert(d.file_path);
   }
   change.properties["compacted-records"] = std::to_string(rows);
   return CommitFileChange(std::move(change), rows, 0);

@@ -484,8 +484,10 @@ Result<ScanPlan> TableScan::Plan() const {
     if (mf.content == 0) continue;
     SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, m, schema, *io_));
     for (auto& e : entries)
-      if (e.status != EntryStatus::kDeleted)
+      if (e.status != EntryStatus::kDeleted) {
+        plan.delete_files.push_back(e.data_file);
         deletes.Add(DeleteFileEntry{std::move(e.data_file), e.sequence_number.value_or(0)});
+      }
   }
   for (const auto& mf : list) {
     if (mf.content != 0) continue;

@@ -57,6 +57,7 @@ struct ScanPlan {
   std::vector<int> projected_ids;      // top-level field ids, output order
   expr::ExprPtr filter;                // bound, or null
   std::vector<FileScanTask> tasks;
+  std::vector<DataFile> delete_files;  // every live delete file of the snapshot
   std::shared_ptr<ScanStats> stats;    // updated while reading
   int64_t limit = -1;
   /// Adds a last column `_pos` (int64): each row's position in its data file.
