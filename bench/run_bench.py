@@ -509,12 +509,11 @@ def upsert_batches(data: pa.Table, n: int, batch_rows: int, update_fraction: flo
         upd = old.set_column(qi, "quantity", pc.add(old["quantity"], 1))
         upd = upd.set_column(ci, "comment", pa.array([f"upserted in batch {b}"] * n_upd, pa.string()))
         new = data.take(pa.array(rng.sample(range(rows), n_new), pa.int64()))
-        new = new.set_column(0, UPSERT_KEY, pa.array(range(rows + b * n_new, rows + (b + 1) * n_new), pa.int64()))
-        batch = pa.concat_tables([upd, new])
+        new = new.set_column(0, id_field, pa.array(range(rows + b * n_new, rows + (b + 1) * n_new), pa.int64()))
+        batch = pa.concat_tables([upd.cast(new.schema), new])
         perm = list(range(batch_rows))
         rng.shuffle(perm)
         batch = batch.take(pa.array(perm, pa.int64())).combine_chunks()
-        batch = batch.cast(batch.schema.set(0, id_field))
         out.append(batch)
         deltas.append(n_upd + pc.sum(new["quantity"]).as_py())
     return out, deltas
@@ -655,7 +654,8 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
                 "pyiceberg": {**med_rate(py_times), "batches": n_py, "results": py_results[:1]},
                 "ratio_skade_vs_pyiceberg": spread(up_ratio),
             },
-            "compact": {"skade_s": compact["compact_s"], "rows_rewritten": compact["rows"],
+            "compact": {"skade_s": compact["compact_s"], "snapshot_before": pre_snapshot,
+                        "snapshot_after": compact["snapshot_id"], "rows_rewritten": compact["rows"],
                         "files_written": compact["files_added"]},
             "scan": {
                 "engines": scan_eng,
@@ -673,7 +673,7 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
     for label, v in variants.items():
         u = v["upsert"]
         rr = u["ratio_skade_vs_pyiceberg"]
-        print(f"{label:<14} {fmt_rate(u['skade']['rows_per_s'])} {fmt_rate(u['pyiceberg']['rows_per_s'])}   "
+        print(f"{label:<14} {u['skade']['rows_per_s'] / 1e3:8.1f} k rows/s {u['pyiceberg']['rows_per_s'] / 1e3:8.1f} k rows/s   "
               f"{rr['median']:6.2f}x [{rr['min']:.2f}-{rr['max']:.2f}]  {v['skade_delete_kind']}")
     print(f"\nFULL SCAN AFTER THE UPSERTS  (median of {a.rounds} interleaved rounds, warm cache)")
     print(f"{'variant':<14} {'skade before':>13} {'skade after':>12} {'pyiceberg':>10}   "

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "skade/avro/avro_internal.h"
+#include "testing/matchers.h"
 
 namespace skade::avro {
 namespace {
@@ -21,20 +22,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-MATCHER(IsOk, "") {
-  if (arg.has_value()) return true;
-  *result_listener << "error " << arg.error().ToString();
-  return false;
-}
-
-MATCHER_P(IsError, kind, "") {
-  if (arg.has_value()) {
-    *result_listener << "is OK";
-    return false;
-  }
-  *result_listener << "error " << arg.error().ToString();
-  return arg.error().kind == kind;
-}
+using ::skade::testing::IsError;
+using ::skade::testing::IsOk;
 
 MATCHER_P(SameAs, expected, "") { return internal::SameValue(arg, expected); }
 

@@ -13,34 +13,13 @@
 
 #include "skade/format/types.h"
 #include "skade/format/value.h"
+#include "testing/matchers.h"
 
 namespace skade::format_test {
 
-MATCHER(IsOk, "") {
-  if (arg.has_value()) return true;
-  *result_listener << "error " << arg.error().ToString();
-  return false;
-}
-
-MATCHER_P(IsError, kind, "") {
-  if (arg.has_value()) {
-    *result_listener << "is OK";
-    return false;
-  }
-  *result_listener << "error " << arg.error().ToString();
-  return arg.error().kind == kind;
-}
-
-/// Matches an error whose message contains `text`.
-MATCHER_P2(IsErrorWith, kind, text, "") {
-  if (arg.has_value()) {
-    *result_listener << "is OK";
-    return false;
-  }
-  *result_listener << "error " << arg.error().ToString();
-  return arg.error().kind == kind &&
-         arg.error().message.find(std::string(text)) != std::string::npos;
-}
+using ::skade::testing::IsError;
+using ::skade::testing::IsErrorWith;
+using ::skade::testing::IsOk;
 
 inline TypePtr T(TypeId id) { return Type::Primitive(id); }
 

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from pyiceberg.transforms import BucketTransform, DayTransform, IdentityTransform
 from pyiceberg.types import LongType, StringType, TimestampType
 
-from skade_util import EPOCH, assert_same_rows, current_metadata, local_path, skade_literal
+from skade_util import EPOCH, current_metadata, local_path, skade_literal
 
 # The table of the row-level sequences; `id` is its identifier field.
 SCHEMA = "id:long!, grp:string, k:long, v:int, s:string, ts:timestamp, amt:decimal(9,2)"
@@ -256,8 +256,3 @@ def live_entries(warehouse: Path, table: str, snapshot_id=None) -> list[dict]:
                             "equality_ids": d.get("equality_ids"), "file_path": d["file_path"],
                             "record_count": d["record_count"]})
     return out
-
-
-def check_same(what, oracle_rows, *actual):
-    for name, a in actual:
-        assert_same_rows(a, oracle_rows, what=f"{what}: {name}")

@@ -50,16 +50,9 @@ def _writer(skade, files, results):
         results.append((str(f), p.returncode, p.stdout, p.stderr))
 
 
-POSITION_BUG = ("skade bug: concurrent upserts that write position deletes (partitioned by a non-key column) fail "
-                "with exit 2 'file ... was removed by a concurrent commit; redo the operation' (or 'rows were added "
-                "... by a concurrent commit') instead of re-reading the table and retrying the upsert; the commit "
-                "retry loop only re-applies the same file change (SnapshotProducer::Prepare marks it not retryable)")
-
-
 @pytest.mark.parametrize("partition", [
     pytest.param(None, id="unpartitioned_equality_deletes"),
-    pytest.param("grp", id="by_grp_position_deletes",
-                 marks=pytest.mark.xfail(strict=True, raises=WriterErrors, reason=POSITION_BUG)),
+    pytest.param("grp", id="by_grp_position_deletes"),
 ])
 def test_two_processes_upsert_at_once(skade, warehouse, tmp_path, partition):
     skade.ok("create-namespace", "db")

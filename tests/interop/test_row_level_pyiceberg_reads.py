@@ -27,7 +27,7 @@ from row_oracle import (
     write_keys,
     write_rows,
 )
-from skade_util import assert_same_rows, catalog_row, current_metadata
+from skade_util import assert_same_rows, current_metadata
 
 T = "db.rl"
 ALL_OPS = ["append", "delete_where", "delete_keys", "upsert", "overwrite_where", "overwrite_dynamic"]
@@ -256,39 +256,35 @@ def test_pyiceberg_reads_after_schema_evolution(skade, catalog, warehouse, tmp_p
         oracle.upsert(new)
         commit(what, skade.ok("upsert", T, _write(new, f("u"))))
 
-    def evolve(fn, *args):
+    def evolve(new_stage, fn, *args):
         skade.ok("alter", T, *args)
         for r in oracle.rows:
             fn(r)
-        stage[0] += 0  # caller sets the stage
+        stage[0] = new_stage
 
     append(30, "append v0")
     upsert(6, "upsert v0")
 
     # add a struct column (placed after i), then a field inside it
-    evolve(lambda r: r.setdefault("extra", None), "add-column", "extra", "struct<a:int,b:string>", "--after", "i")
-    stage[0] = 1
+    evolve(1, lambda r: r.setdefault("extra", None), "add-column", "extra", "struct<a:int,b:string>", "--after", "i")
     append(15, "append +extra")
 
     def add_c(r):
         if r["extra"] is not None:
             r["extra"]["c"] = None
 
-    evolve(add_c, "add-column", "extra.c", "long")
-    stage[0] = 2
+    evolve(2, add_c, "add-column", "extra.c", "long")
     append(10, "append +extra.c")
     upsert(6, "upsert +extra.c")
 
-    # rename s -> s2; delete by the new name
-    evolve(lambda r: r.__setitem__("s2", r.pop("s")), "rename-column", "s", "s2")
-    stage[0] = 3
+    # rename s -> s2; delete by the new name (before any snapshot has the new schema)
+    evolve(3, lambda r: r.__setitem__("s2", r.pop("s")), "rename-column", "s", "s2")
     oracle.delete_where(lambda r: r["s2"] == "p")
     commit("delete s2 = 'p'", skade.ok("delete", T, "--where", "s2 = 'p'"))
     append(8, "append renamed")
 
     # drop x
-    evolve(lambda r: r.pop("x"), "drop-column", "x")
-    stage[0] = 4
+    evolve(4, lambda r: r.pop("x"), "drop-column", "x")
     ids = [r["id"] for r in oracle.rows]
     keys = [{"id": i} for i in rng.sample(ids, 5)]
     oracle.delete_keys(keys)

@@ -332,6 +332,25 @@ std::optional<int64_t> ReadSnapshot(const TableMetadata& m, const std::string& b
   return head ? head->snapshot_id : 0;
 }
 
+// The file change a removal (plus any appended files) amounts to. Changes that
+// read the table are validated against rows added since, except equality deletes,
+// whose sequence numbers already order them after concurrent appends.
+FileChange ChangeFrom(const RowRemoval& removal, std::vector<DataFile> appended,
+                      const WriteOptions& options, std::optional<int64_t> read) {
+  FileChange change;
+  change.operation = !appended.empty() || !removal.rewritten.empty() ? "overwrite" : "delete";
+  change.added = std::move(appended);
+  change.added.insert(change.added.end(), removal.delete_files.begin(), removal.delete_files.end());
+  change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
+  change.removed = removal.removed;
+  change.properties = options.snapshot_properties;
+  change.branch = options.branch;
+  bool by_equality = !removal.delete_files.empty() &&
+                     removal.delete_files[0].content == FileContent::kEqualityDeletes;
+  if (!by_equality) change.validate_no_new_data_since = read;
+  return change;
+}
+
 }  // namespace
 
 Result<CommitResult> Table::CommitFileChange(FileChange change, int64_t rows_added,
@@ -375,15 +394,7 @@ Result<CommitResult> Table::Delete(const std::string& filter, const WriteOptions
                    [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
                      return expr::EvaluateBatch(*bound, schema, batch);
                    }));
-    FileChange change;
-    change.operation = removal.rewritten.empty() ? "delete" : "overwrite";
-    change.added = removal.delete_files;
-    change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
-    change.removed = removal.removed;
-    change.properties = options.snapshot_properties;
-    change.branch = options.branch;
-    change.validate_no_new_data_since = read;
-    return CommitFileChange(std::move(change), 0, removal.rows_deleted);
+    return CommitFileChange(ChangeFrom(removal, {}, options, read), 0, removal.rows_deleted);
   });
 }
 
@@ -396,17 +407,7 @@ Result<CommitResult> Table::DeleteKeys(const std::shared_ptr<arrow::Table>& keys
     std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
     SKADE_ASSIGN_OR_RETURN(RowRemoval removal,
                            RemoveKeys(*this, catalog_->io(), key_rows, ids, options.branch));
-    FileChange change;
-    change.operation = removal.rewritten.empty() ? "delete" : "overwrite";
-    change.added = removal.delete_files;
-    change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
-    change.removed = removal.removed;
-    change.properties = options.snapshot_properties;
-    change.branch = options.branch;
-    if (removal.delete_files.empty() ||
-        removal.delete_files[0].content != FileContent::kEqualityDeletes)
-      change.validate_no_new_data_since = read;
-    return CommitFileChange(std::move(change), 0, removal.rows_deleted);
+    return CommitFileChange(ChangeFrom(removal, {}, options, read), 0, removal.rows_deleted);
   });
 }
 
@@ -422,18 +423,8 @@ Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& rows,
     SKADE_ASSIGN_OR_RETURN(RowRemoval removal,
                            RemoveKeys(*this, catalog_->io(), batch, ids, options.branch));
     SKADE_ASSIGN_OR_RETURN(StagedAppend staged, StageAppend(latest, options));
-    FileChange change;
-    change.operation = "overwrite";
-    change.added = removal.delete_files;
-    change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
-    change.added.insert(change.added.end(), staged.files.begin(), staged.files.end());
-    change.removed = removal.removed;
-    change.properties = options.snapshot_properties;
-    change.branch = options.branch;
-    bool by_equality = !removal.delete_files.empty() &&
-                       removal.delete_files[0].content == FileContent::kEqualityDeletes;
-    if (!by_equality) change.validate_no_new_data_since = read;
-    return CommitFileChange(std::move(change), latest->num_rows(), removal.rows_deleted);
+    return CommitFileChange(ChangeFrom(removal, staged.files, options, read), latest->num_rows(),
+                            removal.rows_deleted);
   });
 }
 
@@ -469,18 +460,10 @@ Result<CommitResult> Table::Overwrite(const std::shared_ptr<arrow::Table>& rows,
           removal.rows_deleted += task.file.record_count;
         }
     }
-    FileChange change;
-    change.operation = "overwrite";
-    change.added = staged.files;
-    change.added.insert(change.added.end(), removal.delete_files.begin(),
-                        removal.delete_files.end());
-    change.added.insert(change.added.end(), removal.rewritten.begin(), removal.rewritten.end());
-    change.removed = removal.removed;
-    change.properties = options.snapshot_properties;
-    change.branch = options.branch;
-    change.validate_no_new_data_since = read;
     int64_t added_rows = 0;
     for (const auto& f : staged.files) added_rows += f.record_count;
+    FileChange change = ChangeFrom(removal, staged.files, options, read);
+    change.operation = "overwrite";
     return CommitFileChange(std::move(change), added_rows, removal.rows_deleted);
   });
 }

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "skade/io/file_io.h"
+#include "skade/table/delete_index.h"
 
 namespace skade {
 namespace {
@@ -26,26 +27,6 @@ int64_t SummaryInt(const Snapshot* s, const char* key) {
   } catch (...) {
     return 0;
   }
-}
-
-// A text key for a partition tuple, for counting distinct partitions.
-std::string TupleKey(const std::vector<Value>& tuple) {
-  std::string key;
-  for (const auto& v : tuple) {
-    key += std::visit(
-        [](const auto& x) -> std::string {
-          using T = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<T, std::monostate>) return "null";
-          else if constexpr (std::is_same_v<T, std::string>) return "s" + x;
-          else if constexpr (std::is_same_v<T, Decimal>)
-            return "d" + std::to_string(static_cast<int64_t>(x.unscaled >> 64)) + ":" +
-                   std::to_string(static_cast<uint64_t>(x.unscaled));
-          else return "n" + std::to_string(x);
-        },
-        v);
-    key += '\x1f';
-  }
-  return key;
 }
 
 std::string AvroCodec(const TableMetadata& m) {
@@ -167,7 +148,7 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
   Counts added, removed;
   for (const auto& f : change_.added) added.Add(f);
   std::set<std::string> changed_partitions;
-  for (const auto& f : change_.added) changed_partitions.insert(std::to_string(f.spec_id) + TupleKey(f.partition));
+  for (const auto& f : change_.added) changed_partitions.insert(PartitionTupleKey(f.spec_id, f.partition));
 
   if (parent) {
     SKADE_ASSIGN_OR_RETURN(std::string bytes, io_.ReadFile(parent->manifest_list));
@@ -207,7 +188,7 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
         if (change_.removed.contains(e.data_file.file_path)) {
           found.insert(e.data_file.file_path);
           removed.Add(e.data_file);
-          changed_partitions.insert(std::to_string(e.data_file.spec_id) + TupleKey(e.data_file.partition));
+          changed_partitions.insert(PartitionTupleKey(e.data_file.spec_id, e.data_file.partition));
           e.status = EntryStatus::kDeleted;
           e.snapshot_id = snapshot_id_;
           ++nm.deleted_files_count;
