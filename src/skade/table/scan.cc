@@ -87,6 +87,16 @@ Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<arrow::
           want, data->length, children, data->buffers[0], data->null_count, data->offset));
     }
     case TypeId::kList: {
+      if (arr->type_id() == arrow::Type::LARGE_LIST || arr->type_id() == arrow::Type::LIST_VIEW ||
+          arr->type_id() == arrow::Type::LARGE_LIST_VIEW) {
+        // Writers that keep pyarrow's schema (PyIceberg) read back as large lists.
+        InitCompute();
+        auto value_field = arr->type()->field(0);
+        SKADE_ARROW_ASSIGN(auto small, arrow::compute::Cast(*arr, arrow::list(value_field),
+                                                            arrow::compute::CastOptions::Safe()),
+                           where + " column " + target.name);
+        return ConformArray(small, target, where);
+      }
       if (arr->type_id() != arrow::Type::LIST) break;
       const auto& la = static_cast<const arrow::ListArray&>(*arr);
       SKADE_ASSIGN_OR_RETURN(auto values, ConformArray(la.values(), t.element(), where));
