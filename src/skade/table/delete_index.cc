@@ -81,19 +81,14 @@ std::vector<DeleteFileEntry> DeleteIndex::For(const DataFile& data_file, int64_t
   return out;
 }
 
-std::vector<int> DeletedRows::EqualityFieldIds() const {
-  std::vector<int> ids;
-  for (const auto& [set_ids, keys] : equality_)
-    for (int id : set_ids)
-      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-  return ids;
-}
-
-std::unordered_set<std::string>& DeletedRows::EqualityKeys(const std::vector<int>& ids) {
-  for (auto& [set_ids, keys] : equality_)
-    if (set_ids == ids) return keys;
-  equality_.emplace_back(ids, std::unordered_set<std::string>{});
-  return equality_.back().second;
+void DeletedRows::AddEqualityKeys(const std::vector<int>& field_ids,
+                                  const std::unordered_set<std::string>* keys) {
+  for (auto& e : equality_)
+    if (e.field_ids == field_ids) {
+      e.keys.push_back(keys);
+      return;
+    }
+  equality_.push_back(EqualitySets{field_ids, {keys}});
 }
 
 Result<std::string> EqualityKey(const std::vector<std::shared_ptr<arrow::Array>>& columns,
@@ -177,8 +172,7 @@ Result<DeletedRows> DeleteLoader::Load(const std::string& data_file_path,
       if (it != pf->by_path.end()) rows.positions().insert(it->second.begin(), it->second.end());
     } else {
       SKADE_ASSIGN_OR_RETURN(const auto* keys, LoadEquality(d.file));
-      auto& target = rows.EqualityKeys(d.file.equality_ids);
-      target.insert(keys->begin(), keys->end());
+      rows.AddEqualityKeys(d.file.equality_ids, keys);  // shared, not copied per data file
     }
   }
   return rows;

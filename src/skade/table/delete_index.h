@@ -55,21 +55,26 @@ std::string PartitionTupleKey(int spec_id, const std::vector<Value>& tuple);
 /// Deleted rows of one data file: positions, and equality keys by field-id set.
 class DeletedRows {
  public:
+  /// Key sets of equality deletes over one list of field ids (owned by the loader).
+  struct EqualitySets {
+    std::vector<int> field_ids;
+    std::vector<const std::unordered_set<std::string>*> keys;
+    bool Contains(const std::string& key) const {
+      for (const auto* k : keys)
+        if (k->contains(key)) return true;
+      return false;
+    }
+  };
   bool empty() const { return positions_.empty() && equality_.empty(); }
   bool PositionDeleted(int64_t pos) const { return positions_.contains(pos); }
-  /// Field-id sets whose keys must be checked, with their key sets.
-  const std::vector<std::pair<std::vector<int>, std::unordered_set<std::string>>>& equality() const {
-    return equality_;
-  }
-  /// Field ids the reader must read to check equality deletes.
-  std::vector<int> EqualityFieldIds() const;
+  const std::vector<EqualitySets>& equality() const { return equality_; }
 
   std::unordered_set<int64_t>& positions() { return positions_; }
-  std::unordered_set<std::string>& EqualityKeys(const std::vector<int>& ids);
+  void AddEqualityKeys(const std::vector<int>& field_ids, const std::unordered_set<std::string>* keys);
 
  private:
   std::unordered_set<int64_t> positions_;
-  std::vector<std::pair<std::vector<int>, std::unordered_set<std::string>>> equality_;
+  std::vector<EqualitySets> equality_;
 };
 
 /// Loads delete files (cached by path for the life of the loader).

@@ -81,8 +81,24 @@ struct RowRemoval {
 using MatchFn = std::function<Result<std::shared_ptr<arrow::Array>>(
     const std::shared_ptr<arrow::RecordBatch>&)>;
 
+// The top-level columns holding the given field ids.
+std::vector<int> TopLevelIds(const Schema& schema, const std::vector<int>& ids) {
+  std::vector<int> out;
+  for (const auto& f : schema.fields()) {
+    Schema one(0, {f});
+    for (int id : ids)
+      if (one.FindField(id) && std::find(out.begin(), out.end(), f.id) == out.end())
+        out.push_back(f.id);
+  }
+  if (out.empty() && !schema.fields().empty()) out.push_back(schema.fields()[0].id);  // e.g. `true`
+  return out;
+}
+
+// Merge-on-read only needs the columns `match` looks at (`match_ids`, top-level);
+// copy-on-write reads whole rows to rewrite the survivors.
 Result<RowRemoval> RemoveRows(const TableMetadataPtr& m, FileIO& io, const ScanPlan& candidates,
-                              bool copy_on_write, const MatchFn& match) {
+                              bool copy_on_write, const std::vector<int>& match_ids,
+                              const MatchFn& match) {
   RowRemoval out;
   std::unique_ptr<DataWriter> rewriter;
   for (const auto& task : candidates.tasks) {
@@ -90,7 +106,10 @@ Result<RowRemoval> RemoveRows(const TableMetadataPtr& m, FileIO& io, const ScanP
     one.metadata = m;
     one.snapshot = candidates.snapshot;
     one.schema = candidates.schema;
-    for (const auto& f : one.schema->fields()) one.projected_ids.push_back(f.id);
+    for (const auto& f : one.schema->fields())
+      if (copy_on_write || match_ids.empty() ||
+          std::find(match_ids.begin(), match_ids.end(), f.id) != match_ids.end())
+        one.projected_ids.push_back(f.id);
     one.tasks = {task};
     one.stats = std::make_shared<ScanStats>();
     one.emit_positions = true;
@@ -279,8 +298,26 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
     return out;
   }
   if (!BranchHead(*m, branch)) return out;
-  SKADE_ASSIGN_OR_RETURN(ScanPlan candidates, CandidatePlan(t, std::nullopt, branch));
-  return RemoveRows(m, io, candidates, CopyOnWrite(*m),
+  // Files whose key bounds miss the keys' range are skipped (one numeric key column).
+  std::optional<std::string> range;
+  if (ids.size() == 1 && (ids[0]->type->id == TypeId::kLong || ids[0]->type->id == TypeId::kInt)) {
+    auto col = ColumnForFieldId(*key_rows, schema, ids[0]->id);
+    std::optional<int64_t> lo, hi;
+    for (int64_t r = 0; col && r < col->length(); ++r) {
+      SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(*col, r, *Type::Primitive(TypeId::kLong)));
+      if (IsNull(v)) continue;
+      int64_t x = std::get<int64_t>(v);
+      lo = lo ? std::min(*lo, x) : x;
+      hi = hi ? std::max(*hi, x) : x;
+    }
+    if (lo)
+      range = "\"" + ids[0]->name + "\" >= " + std::to_string(*lo) + " and \"" + ids[0]->name +
+              "\" <= " + std::to_string(*hi);
+  }
+  SKADE_ASSIGN_OR_RETURN(ScanPlan candidates, CandidatePlan(t, range, branch));
+  std::vector<int> match_ids;
+  for (const auto* f : ids) match_ids.push_back(f->id);
+  return RemoveRows(m, io, candidates, CopyOnWrite(*m), match_ids,
                     [&](const std::shared_ptr<arrow::RecordBatch>& batch)
                         -> Result<std::shared_ptr<arrow::Array>> {
                       SKADE_ASSIGN_OR_RETURN(auto row_keys, Keys(*batch, schema, ids));
@@ -391,6 +428,7 @@ Result<CommitResult> Table::Delete(const std::string& filter, const WriteOptions
     SKADE_ASSIGN_OR_RETURN(
         RowRemoval removal,
         RemoveRows(loaded_.metadata, catalog_->io(), candidates, CopyOnWrite(*loaded_.metadata),
+                   TopLevelIds(*candidates.schema, expr::ReferencedFieldIds(*bound)),
                    [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
                      return expr::EvaluateBatch(*bound, schema, batch);
                    }));
@@ -446,6 +484,7 @@ Result<CommitResult> Table::Overwrite(const std::shared_ptr<arrow::Table>& rows,
       SKADE_ASSIGN_OR_RETURN(
           removal,
           RemoveRows(loaded_.metadata, catalog_->io(), *candidates, CopyOnWrite(*loaded_.metadata),
+                     TopLevelIds(*candidates->schema, expr::ReferencedFieldIds(*bound)),
                      [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
                        return expr::EvaluateBatch(*bound, schema, batch);
                      }));

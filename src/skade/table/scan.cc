@@ -317,10 +317,10 @@ class ScanReader final : public arrow::RecordBatchReader {
   Result<std::shared_ptr<arrow::RecordBatch>> ApplyDeletes(const std::shared_ptr<arrow::RecordBatch>& batch,
                                                            int64_t first_pos) {
     std::vector<std::pair<std::vector<std::shared_ptr<arrow::Array>>, std::vector<TypePtr>>> eq_cols;
-    for (const auto& [ids, keys] : deleted_.equality()) {
+    for (const auto& sets : deleted_.equality()) {
       std::vector<std::shared_ptr<arrow::Array>> cols;
       std::vector<TypePtr> types;
-      for (int id : ids) {
+      for (int id : sets.field_ids) {
         auto col = ColumnForFieldId(*batch, *plan_.schema, id);
         const NestedField* f = plan_.schema->FindField(id);
         if (!col || !f) return Corrupt("equality delete column " + std::to_string(id) + " not readable");
@@ -335,7 +335,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       bool gone = deleted_.PositionDeleted(first_pos + r);
       for (size_t k = 0; !gone && k < eq_cols.size(); ++k) {
         SKADE_ASSIGN_OR_RETURN(std::string key, EqualityKey(eq_cols[k].first, eq_cols[k].second, r));
-        gone = deleted_.equality()[k].second.contains(key);
+        gone = deleted_.equality()[k].Contains(key);
       }
       keep.UnsafeAppend(!gone);
     }
