@@ -10,6 +10,7 @@ import random
 import re
 import subprocess
 import threading
+import time
 
 import pyarrow as pa
 import pytest
@@ -43,10 +44,12 @@ def _batches(writer: str, seed: int):
     return out
 
 
-def _writer(skade, files, results):
+def _writer(skade, files, results, spans):
     for f in files:
+        t0 = time.monotonic()
         p = subprocess.run([skade.binary, "--warehouse", str(skade.warehouse), "upsert", T, str(f)],
                            capture_output=True, text=True, timeout=120)
+        spans.append((t0, time.monotonic()))
         results.append((str(f), p.returncode, p.stdout, p.stderr))
 
 
@@ -67,7 +70,8 @@ def test_two_processes_upsert_at_once(skade, warehouse, tmp_path, partition):
     files = {w: [write_parquet(pa.Table.from_pylist(rows, schema=SCHEMA), tmp_path / f"{w}{n:02}.parquet")
                  for n, rows in enumerate(bs)] for w, bs in batches.items()}
     results = {"A": [], "B": []}
-    threads = [threading.Thread(target=_writer, args=(skade, files[w], results[w])) for w in "AB"]
+    spans = {"A": [], "B": []}
+    threads = [threading.Thread(target=_writer, args=(skade, files[w], results[w], spans[w])) for w in "AB"]
     for t in threads:
         t.start()
     for t in threads:
@@ -119,10 +123,10 @@ def test_two_processes_upsert_at_once(skade, warehouse, tmp_path, partition):
         assert_same_rows(open_catalog(warehouse).load_table(T).scan().to_arrow(), list(final.values()),
                          what="PyIceberg after concurrent upserts")
 
-    # the writers really raced
-    order = "".join(c[2] for c in commits)
-    switches = sum(1 for x, y in zip(order, order[1:]) if x != y)
-    print("commit order by writer:", order)
-    assert switches >= 3, f"writers did not overlap: {order}"
+    # the writers really raced: most upserts of A ran while one of B was running (the commit
+    # order may still be lopsided: a writer that loses a race recomputes and tries again)
+    print("commit order by writer:", "".join(c[2] for c in commits))
+    overlapping = sum(1 for a0, a1 in spans["A"] if any(b0 < a1 and a0 < b1 for b0, b1 in spans["B"]))
+    assert overlapping >= COMMITS // 2, f"writers did not overlap: {overlapping} of {COMMITS}"
     if errors:
         raise WriterErrors(f"{len(errors)} of {2 * COMMITS} upserts failed; first: {errors[0]}")

@@ -255,6 +255,10 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
   SKADE_ASSIGN_OR_RETURN(auto keys, Keys(*key_rows, schema, ids));
   std::unordered_set<std::string> key_set(keys.begin(), keys.end());
   RowRemoval out;
+  // A partition-scoped equality delete reaches only files of its own spec, so
+  // once the table has had several specs only unpartitioned (global) ones are safe.
+  if (key_names_partition && !spec.unpartitioned() && m->specs.size() > 1)
+    key_names_partition = false;
   if (key_names_partition && !m->refs.empty()) {
     // Group key rows by partition and write one equality delete file per partition.
     std::vector<NestedField> fields;
