@@ -451,9 +451,6 @@ def test_upsert_unpartitioned_writes_equality_deletes(skade, catalog, warehouse,
     assert len([e for e in live_entries(warehouse, T) if e["content"] == 2]) == len(eq) + 1
 
 
-@pytest.mark.xfail(strict=True, reason="skade bug: with write.delete.mode=copy-on-write, upsert and delete --keys on a "
-                   "table whose partition the key determines (here unpartitioned) still write equality delete files "
-                   "(RemoveKeys checks key_names_partition before CopyOnWrite) instead of rewriting data files")
 def test_copy_on_write_upsert_rewrites_files(skade, catalog, warehouse, tmp_path):
     rng, gen, oracle = _eq_setup(skade, tmp_path, ("--property", "write.delete.mode=copy-on-write"))
     new = gen.upsert_batch({r["id"] for r in oracle.rows}, 10, dup=2)
@@ -466,10 +463,6 @@ def test_copy_on_write_upsert_rewrites_files(skade, catalog, warehouse, tmp_path
     assert_same_rows(catalog().load_table(T).scan().to_arrow(), oracle.visible(), COLUMNS, what="PyIceberg")
 
 
-@pytest.mark.xfail(strict=True, reason="skade bug: after partition evolution (unpartitioned -> bucket(4,id)) upsert "
-                   "writes equality deletes under the new spec; by the Iceberg spec they apply only to data files of "
-                   "that spec and partition, so the old-spec row of an upserted key stays live (duplicate keys; "
-                   "skade's own scan shows both rows)")
 def test_upsert_after_partition_evolution_replaces_old_spec_rows(skade, warehouse, tmp_path):
     rng, gen, oracle = _eq_setup(skade, tmp_path)
     skade.ok("alter", T, "add-partition", "bucket(4,id)")

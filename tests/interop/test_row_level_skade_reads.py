@@ -235,10 +235,6 @@ def test_skade_reads_pyiceberg_row_level_writes(skade, catalog, warehouse, tmp_p
     assert re.fullmatch(r"(external)+", "".join(engines[:-3]))
 
 
-@pytest.mark.xfail(strict=True, reason="skade bug: `skade log` reports a metadata-only external commit (PyIceberg "
-                   "update_schema) with the current snapshot's id and operation (e.g. 'append'), as if it had "
-                   "appended; Catalog::Log takes the operation from the new metadata's current snapshot without "
-                   "checking that the commit changed it")
 def test_log_external_schema_change_is_not_a_data_operation(skade, catalog):
     cat = catalog()
     cat.create_namespace("py")

@@ -456,7 +456,19 @@ Result<std::vector<CommitLogEntry>> Catalog::CommitsSince(int64_t after_seq,
     auto m = ParseTableMetadata(*text);
     if (!m) continue;
     e.snapshot_id = m->current_snapshot_id;
-    if (const Snapshot* snap = m->CurrentSnapshot()) e.operation = snap->operation();
+    // A commit that kept the current snapshot changed metadata only (schema, spec,
+    // refs, properties); one that moved it did what that snapshot says.
+    std::optional<TableMetadata> prev;
+    if (!e.previous_metadata_location.empty())
+      if (auto ptext = io_->ReadFile(e.previous_metadata_location))
+        if (auto pm = ParseTableMetadata(*ptext)) prev = std::move(*pm);
+    if (prev && prev->current_snapshot_id == m->current_snapshot_id) {
+      e.operation = prev->current_schema_id != m->current_schema_id ? "schema-change"
+                    : prev->default_spec_id != m->default_spec_id    ? "partition-change"
+                                                                     : "metadata-change";
+    } else if (const Snapshot* snap = m->CurrentSnapshot()) {
+      e.operation = snap->operation();
+    }
   }
   return out;
 }

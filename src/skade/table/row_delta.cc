@@ -259,6 +259,7 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
   // once the table has had several specs only unpartitioned (global) ones are safe.
   if (key_names_partition && !spec.unpartitioned() && m->specs.size() > 1)
     key_names_partition = false;
+  if (CopyOnWrite(*m)) key_names_partition = false;  // copy-on-write rewrites files instead
   if (key_names_partition && !m->refs.empty()) {
     // Group key rows by partition and write one equality delete file per partition.
     std::vector<NestedField> fields;
