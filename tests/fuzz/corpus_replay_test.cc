@@ -25,6 +25,7 @@ constexpr Corpus kCorpora[] = {
     {"avro_container", FuzzAvroContainer},
     {"expression_parser", FuzzExpressionParser},
     {"metadata_json", FuzzMetadataJson},
+    {"manifest_list", FuzzManifestList},
 };
 
 class CorpusReplayTest : public ::testing::TestWithParam<Corpus> {};

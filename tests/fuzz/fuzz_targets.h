@@ -20,4 +20,8 @@ int FuzzExpressionParser(const uint8_t* data, size_t size);
 /// the same serialization. Only kCorrupt errors are allowed.
 int FuzzMetadataJson(const uint8_t* data, size_t size);
 
+/// Reads a manifest list; if it parses, writing it back and reading again gives
+/// the same manifests. Only kCorrupt errors are allowed.
+int FuzzManifestList(const uint8_t* data, size_t size);
+
 }  // namespace skade::fuzz
