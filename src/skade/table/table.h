@@ -70,7 +70,8 @@ class Table {
   /// reference into it) across writes.
   const TableMetadataPtr& metadata() const { return loaded_.metadata; }
   const std::string& metadata_location() const { return loaded_.metadata_location; }
-  Catalog& catalog() { return *catalog_; }
+  /// The catalog the table lives in (not owned).
+  Catalog& catalog() const { return *catalog_; }
   /// Reloads the current metadata from the catalog.
   Status Refresh();
 

@@ -1,0 +1,48 @@
+// Row-level changes between two snapshots, in the vocabulary of Iceberg's Spark
+// changelog view: the table's columns plus _change_type (INSERT, DELETE,
+// UPDATE_BEFORE, UPDATE_AFTER), _change_ordinal and _commit_snapshot_id.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "skade/common/result.h"
+
+namespace arrow {
+class Table;
+}
+
+namespace skade {
+class Table;
+}
+
+namespace skade::cdc {
+
+struct ChangelogOptions {
+  /// A DELETE and an INSERT of the same identifier in one snapshot become
+  /// UPDATE_BEFORE / UPDATE_AFTER (needs identifier fields).
+  bool compute_updates = false;
+  /// Collapse the range to its net effect (one ordinal, the last snapshot's id).
+  bool net_changes = false;
+  /// Table columns to return (default all); metadata columns are always kept.
+  std::vector<std::string> columns;
+  /// Row filter on the table's columns, pushed into the delta reads.
+  std::string filter;
+};
+
+/// Changes made by the snapshots after `from` (exclusive; nullopt = since the table
+/// was created) up to `to` (inclusive; nullopt = the current snapshot), oldest first.
+/// Deleted rows come back whole whichever way they were deleted (position or
+/// equality deletes, copy-on-write rewrites, dropped files, overwrites); rows that a
+/// rewrite carried over unchanged are not changes, and `replace` snapshots
+/// (compaction) produce none. Errors: kNotFound for a snapshot that is not an
+/// ancestor of `to`; kInvalidArgument for bad columns/filter or compute_updates
+/// without identifier fields.
+Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::optional<int64_t> from,
+                                                    std::optional<int64_t> to,
+                                                    const ChangelogOptions& options = {});
+
+}  // namespace skade::cdc

@@ -1,0 +1,194 @@
+// Oracle test of read_changelog over random histories: per-snapshot changes equal
+// the multiset difference of consecutive full scans, net changes over any range
+// equal the difference of its two ends, and updates pair by identifier.
+#include "skade/cdc/changelog.h"
+
+#include <arrow/api.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "skade/table/scan.h"
+#include "skade/table/table.h"
+#include "testing/matchers.h"
+#include "testing/random_data.h"
+#include "testing/row_eval.h"
+#include "testing/temp_dir.h"
+
+namespace skade {
+namespace {
+
+using testing::IsError;
+using testing::IsOk;
+using testing::Row;
+
+using Multiset = std::map<std::string, int>;
+
+Multiset Count(const std::vector<std::string>& rows) {
+  Multiset m;
+  for (const auto& r : rows) ++m[r];
+  return m;
+}
+
+// a − b as multisets.
+Multiset Minus(const Multiset& a, const Multiset& b) {
+  Multiset out;
+  for (const auto& [k, n] : a) {
+    auto it = b.find(k);
+    int left = n - (it == b.end() ? 0 : it->second);
+    if (left > 0) out[k] = left;
+  }
+  return out;
+}
+
+struct Changes {
+  Multiset inserted, deleted, update_before, update_after;
+};
+
+Changes Split(const arrow::Table& t, const Schema& schema) {
+  std::vector<NestedField> fields = schema.fields();
+  fields.push_back(NestedField{-1, "_change_type", true, Type::Primitive(TypeId::kString), ""});
+  fields.push_back(NestedField{-2, "_change_ordinal", true, Type::Primitive(TypeId::kInt), ""});
+  fields.push_back(NestedField{-3, "_commit_snapshot_id", true, Type::Primitive(TypeId::kLong), ""});
+  Changes c;
+  size_t n = schema.fields().size();
+  std::vector<NestedField> data_fields(fields.begin(), fields.begin() + static_cast<long>(n));
+  for (auto r : testing::FromArrow(t, fields)) {
+    std::string type = std::get<std::string>(r[n].value);
+    r.resize(n);
+    std::string text = testing::RowToString(r, data_fields);
+    if (type == "INSERT") ++c.inserted[text];
+    else if (type == "DELETE") ++c.deleted[text];
+    else if (type == "UPDATE_BEFORE") ++c.update_before[text];
+    else ++c.update_after[text];
+  }
+  return c;
+}
+
+void RunHistory(uint64_t seed, const std::string& mode, const std::string& partition) {
+  testing::TempDir dir;
+  auto cat = std::move(*Catalog::Open(dir.path()));
+  ASSERT_THAT(cat->CreateNamespace("c"), IsOk());
+  Schema schema(0, {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
+                    NestedField{2, "grp", false, Type::Primitive(TypeId::kString), ""},
+                    NestedField{3, "v", false, Type::Primitive(TypeId::kInt), ""}},
+                {1});
+  PartitionSpec spec;
+  if (!partition.empty()) spec = *ParsePartitionSpec(partition, schema);
+  ASSERT_THAT(cat->CreateTable({"c", "t"}, schema, spec, {{"write.delete.mode", mode}}), IsOk());
+  auto t = std::move(*Table::Load(*cat, {"c", "t"}));
+  testing::RandomData d(seed);
+  auto batch = [&](int n) {
+    std::vector<Row> rows;
+    for (int i = 0; i < n; ++i) {
+      Row r(3);
+      r[0].value = Value{static_cast<int64_t>(d.Uniform(0, 60))};
+      r[1].null = d.Chance(0.1);
+      r[1].value = Value{std::string(1, static_cast<char>('a' + d.Uniform(0, 2)))};
+      r[2].value = Value{static_cast<int32_t>(d.Uniform(0, 9))};
+      rows.push_back(r);
+    }
+    return rows;
+  };
+  std::vector<int64_t> snaps;
+  std::vector<Multiset> states;
+  auto scan_state = [&](int64_t snapshot) {
+    auto table = *t->NewScan().UseSnapshot(snapshot).ToTable();
+    std::vector<std::string> rows;
+    for (const auto& r : testing::FromArrow(*table, schema.fields())) rows.push_back(testing::RowToString(r, schema.fields()));
+    return Count(rows);
+  };
+  for (int step = 0; step < 12; ++step) {
+    int op = step == 0 ? 0 : d.Uniform(0, 5);
+    Result<CommitResult> res;
+    if (op == 0) res = t->Append(testing::ToArrow(schema, batch(d.Uniform(5, 40))));
+    else if (op == 1) res = t->Delete(testing::RandomFilter(d, schema, 1));
+    else if (op == 2) res = t->Upsert(testing::ToArrow(schema, batch(d.Uniform(1, 15))));
+    else if (op == 3) res = t->DeleteKeys(testing::ToArrow(schema, batch(d.Uniform(1, 8))));
+    else if (op == 4) res = t->Overwrite(testing::ToArrow(schema, batch(d.Uniform(1, 10))), std::string("grp = 'a'"));
+    else res = t->Compact(std::nullopt);
+    ASSERT_THAT(res, IsOk()) << "op " << op;
+    if (!res->committed) continue;
+    snaps.push_back(*t->metadata()->current_snapshot_id);
+    states.push_back(scan_state(snaps.back()));
+  }
+  // Per snapshot: the changes are exactly what the snapshot did.
+  for (size_t i = 0; i < snaps.size(); ++i) {
+    std::optional<int64_t> from = i ? std::optional<int64_t>(snaps[i - 1]) : std::nullopt;
+    auto log = cdc::ReadChangelog(*t, from, snaps[i]);
+    ASSERT_THAT(log, IsOk());
+    Changes c = Split(**log, schema);
+    Multiset before = i ? states[i - 1] : Multiset{};
+    EXPECT_EQ(c.deleted, Minus(before, states[i])) << "snapshot #" << i;
+    EXPECT_EQ(c.inserted, Minus(states[i], before)) << "snapshot #" << i;
+    if (t->metadata()->SnapshotById(snaps[i])->operation() == "replace") {
+      EXPECT_EQ((*log)->num_rows(), 0);
+    }
+  }
+  // Net changes over every range equal the difference of its ends.
+  for (size_t i = 0; i < snaps.size(); ++i)
+    for (size_t j = i + 1; j < snaps.size(); ++j) {
+      cdc::ChangelogOptions net;
+      net.net_changes = true;
+      auto log = cdc::ReadChangelog(*t, snaps[i], snaps[j], net);
+      ASSERT_THAT(log, IsOk());
+      Changes c = Split(**log, schema);
+      EXPECT_EQ(c.deleted, Minus(states[i], states[j])) << i << ".." << j;
+      EXPECT_EQ(c.inserted, Minus(states[j], states[i])) << i << ".." << j;
+      // With updates computed, every UPDATE_BEFORE has an UPDATE_AFTER of its key.
+      net.compute_updates = true;
+      auto upd = cdc::ReadChangelog(*t, snaps[i], snaps[j], net);
+      ASSERT_THAT(upd, IsOk());
+      Changes u = Split(**upd, schema);
+      auto key_of = [](const std::string& row) { return row.substr(0, row.find(',')); };
+      std::multiset<std::string> before_keys, after_keys;
+      for (const auto& [r, n] : u.update_before) for (int k = 0; k < n; ++k) before_keys.insert(key_of(r));
+      for (const auto& [r, n] : u.update_after) for (int k = 0; k < n; ++k) after_keys.insert(key_of(r));
+      EXPECT_EQ(before_keys, after_keys);
+    }
+}
+
+TEST(ChangelogTest, MergeOnReadUnpartitioned) { RunHistory(1, "merge-on-read", ""); }
+TEST(ChangelogTest, CopyOnWriteUnpartitioned) { RunHistory(2, "copy-on-write", ""); }
+TEST(ChangelogTest, MergeOnReadPartitioned) { RunHistory(3, "merge-on-read", "grp"); }
+TEST(ChangelogTest, CopyOnWritePartitioned) { RunHistory(4, "copy-on-write", "bucket(3,id)"); }
+
+TEST(ChangelogTest, ProjectionFilterAndErrors) {
+  testing::TempDir dir;
+  auto cat = std::move(*Catalog::Open(dir.path()));
+  ASSERT_THAT(cat->CreateNamespace("c"), IsOk());
+  Schema schema(0, {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
+                    NestedField{2, "v", false, Type::Primitive(TypeId::kString), ""}});
+  ASSERT_THAT(cat->CreateTable({"c", "t"}, schema, PartitionSpec(), {}), IsOk());
+  auto t = std::move(*Table::Load(*cat, {"c", "t"}));
+  std::vector<Row> rows;
+  for (int i = 0; i < 10; ++i) {
+    Row r(2);
+    r[0].value = Value{static_cast<int64_t>(i)};
+    r[1].value = Value{"x" + std::to_string(i)};
+    rows.push_back(r);
+  }
+  ASSERT_THAT(t->Append(testing::ToArrow(schema, rows)), IsOk());
+  int64_t first = *t->metadata()->current_snapshot_id;
+  ASSERT_THAT(t->Delete("id < 3"), IsOk());
+  cdc::ChangelogOptions o;
+  o.columns = {"v"};
+  o.filter = "id >= 1";
+  auto log = cdc::ReadChangelog(*t, first, std::nullopt, o);
+  ASSERT_THAT(log, IsOk());
+  EXPECT_EQ((*log)->num_rows(), 2);  // ids 1 and 2
+  EXPECT_EQ((*log)->num_columns(), 4);
+  EXPECT_EQ((*log)->schema()->field(1)->name(), "_change_type");
+  o.compute_updates = true;
+  EXPECT_THAT(cdc::ReadChangelog(*t, first, std::nullopt, o), testing::IsErrorWith(ErrorKind::kInvalidArgument, "identifier"));
+  EXPECT_THAT(cdc::ReadChangelog(*t, 12345, std::nullopt), IsError(ErrorKind::kNotFound));
+  o = {};
+  o.columns = {"nope"};
+  EXPECT_THAT(cdc::ReadChangelog(*t, first, std::nullopt, o), IsError(ErrorKind::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace skade
