@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "input.h"
 #include "output.h"
+#include "skade/cdc/changelog.h"
 #include "skade/expr/expression.h"
 #include "skade/format/value.h"
 #include "skade/io/file_io.h"
@@ -628,6 +629,67 @@ int Main(int argc, char** argv) {
     SKADE_ASSIGN_OR_RETURN(auto r, table->RewriteManifests());
     if (!r.committed) std::printf("%s: no snapshot, nothing to rewrite\n", table_name.c_str());
     else std::printf("rewrote the manifests of %s: snapshot %lld\n", table_name.c_str(), static_cast<long long>(r.snapshot_id));
+    return {};
+  }; });
+
+  std::string changes_from, changes_to, changes_columns, changes_where, changes_format = "table", changes_output;
+  bool compute_updates = false, net = false;
+  auto* changes = app.add_subcommand("changes", "row-level changes between two snapshots");
+  changes->add_option("TABLE", table_name)->required();
+  changes->add_option("--from", changes_from, "snapshot id (exclusive); 0 = since the table was created")->required();
+  changes->add_option("--to", changes_to, "snapshot id (inclusive; default: current)");
+  changes->add_flag("--compute-updates", compute_updates, "pair DELETE/INSERT of one identifier as updates");
+  changes->add_flag("--net", net, "collapse the range to its net effect");
+  changes->add_option("--columns", changes_columns, "table columns to show, comma separated");
+  changes->add_option("--where", changes_where, "filter on the table's columns");
+  changes->add_option("--format", changes_format, "table, csv, jsonl or parquet");
+  changes->add_option("--output", changes_output, "write to FILE");
+  changes->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(Format f, ParseFormat(changes_format, true));
+    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
+    auto parse_id = [](const std::string& text, const char* what) -> Result<int64_t> {
+      try {
+        size_t used = 0;
+        int64_t v = std::stoll(text, &used);
+        if (used == text.size()) return v;
+      } catch (...) {
+      }
+      return InvalidArgument(std::string(what) + " must be a snapshot id, got '" + text + "'");
+    };
+    std::optional<int64_t> from, to;
+    SKADE_ASSIGN_OR_RETURN(int64_t from_id, parse_id(changes_from, "--from"));
+    if (from_id != 0) from = from_id;
+    if (!changes_to.empty()) {
+      SKADE_ASSIGN_OR_RETURN(to, parse_id(changes_to, "--to"));
+    }
+    cdc::ChangelogOptions o;
+    o.compute_updates = compute_updates;
+    o.net_changes = net;
+    o.filter = changes_where;
+    for (size_t start = 0; !changes_columns.empty();) {
+      size_t comma = changes_columns.find(',', start);
+      std::string c = changes_columns.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      c.erase(0, c.find_first_not_of(' '));
+      c.erase(c.find_last_not_of(' ') + 1);
+      o.columns.push_back(c);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    SKADE_ASSIGN_OR_RETURN(auto rows, cdc::ReadChangelog(*table, from, to, o));
+    // Formatting knows the metadata columns by name.
+    std::vector<NestedField> fields = table->metadata()->schema()->fields();
+    fields.push_back(NestedField{2147483001, "_change_type", true, Type::Primitive(TypeId::kString), ""});
+    fields.push_back(NestedField{2147483002, "_change_ordinal", true, Type::Primitive(TypeId::kInt), ""});
+    fields.push_back(NestedField{2147483003, "_commit_snapshot_id", true, Type::Primitive(TypeId::kLong), ""});
+    arrow::TableBatchReader reader(*rows);
+    std::FILE* out = stdout;
+    if (!changes_output.empty() && f != Format::kParquet) {
+      out = std::fopen(changes_output.c_str(), "w");
+      if (!out) return IoError("cannot write " + changes_output);
+    }
+    auto written = WriteScan(reader, Schema(0, fields), f, out, changes_output);
+    if (out != stdout) std::fclose(out);
+    if (!written) return std::unexpected(written.error());
     return {};
   }; });
 
