@@ -70,6 +70,7 @@ const Snapshot* BranchHead(const TableMetadata& m, const std::string& branch) {
 
 // Outcome of matching rows against the live files of a branch.
 struct RowRemoval {
+  expr::ExprPtr conflict_filter;  // rows this removal depends on (bound), or null: all
   std::vector<DataFile> delete_files;
   std::set<std::string> removed;
   std::vector<DataFile> rewritten;
@@ -320,19 +321,24 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
               "\" <= " + std::to_string(*hi);
   }
   SKADE_ASSIGN_OR_RETURN(ScanPlan candidates, CandidatePlan(t, range, branch));
+  // Rows appended concurrently outside the keys' range cannot hold them.
+  RowRemoval found;
   std::vector<int> match_ids;
   for (const auto* f : ids) match_ids.push_back(f->id);
-  return RemoveRows(m, io, candidates, CopyOnWrite(*m), match_ids,
-                    [&](const std::shared_ptr<arrow::RecordBatch>& batch)
-                        -> Result<std::shared_ptr<arrow::Array>> {
-                      SKADE_ASSIGN_OR_RETURN(auto row_keys, Keys(*batch, schema, ids));
-                      arrow::BooleanBuilder b;
-                      for (const auto& k : row_keys)
-                        SKADE_ARROW_RETURN(b.Append(key_set.contains(k)), "keys");
-                      std::shared_ptr<arrow::Array> out_mask;
-                      SKADE_ARROW_RETURN(b.Finish(&out_mask), "keys");
-                      return out_mask;
-                    });
+  SKADE_ASSIGN_OR_RETURN(
+      found, RemoveRows(m, io, candidates, CopyOnWrite(*m), match_ids,
+                        [&](const std::shared_ptr<arrow::RecordBatch>& batch)
+                            -> Result<std::shared_ptr<arrow::Array>> {
+                          SKADE_ASSIGN_OR_RETURN(auto row_keys, Keys(*batch, schema, ids));
+                          arrow::BooleanBuilder b;
+                          for (const auto& k : row_keys)
+                            SKADE_ARROW_RETURN(b.Append(key_set.contains(k)), "keys");
+                          std::shared_ptr<arrow::Array> out_mask;
+                          SKADE_ARROW_RETURN(b.Finish(&out_mask), "keys");
+                          return out_mask;
+                        }));
+  found.conflict_filter = candidates.filter;
+  return found;
 }
 
 // Keeps the last row of each key (an upsert batch may repeat a key).
@@ -389,7 +395,10 @@ FileChange ChangeFrom(const RowRemoval& removal, std::vector<DataFile> appended,
   change.branch = options.branch;
   bool by_equality = !removal.delete_files.empty() &&
                      removal.delete_files[0].content == FileContent::kEqualityDeletes;
-  if (!by_equality) change.validate_no_new_data_since = read;
+  if (!by_equality) {
+    change.validate_no_new_data_since = read;
+    change.conflict_filter = removal.conflict_filter;
+  }
   return change;
 }
 
@@ -437,6 +446,7 @@ Result<CommitResult> Table::Delete(const std::string& filter, const WriteOptions
                    [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
                      return expr::EvaluateBatch(*bound, schema, batch);
                    }));
+    removal.conflict_filter = bound;
     return CommitFileChange(ChangeFrom(removal, {}, options, read), 0, removal.rows_deleted);
   });
 }
@@ -493,6 +503,7 @@ Result<CommitResult> Table::Overwrite(const std::shared_ptr<arrow::Table>& rows,
                      [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
                        return expr::EvaluateBatch(*bound, schema, batch);
                      }));
+      removal.conflict_filter = bound;
     } else if (const Snapshot* head = BranchHead(*loaded_.metadata, options.branch)) {
       // Dynamic overwrite: every live file in a partition the new rows touch goes.
       std::set<std::string> touched;

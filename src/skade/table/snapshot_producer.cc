@@ -69,6 +69,25 @@ struct Counts {
   }
 };
 
+// Whether data files a snapshot added might hold rows matching `filter`.
+Result<bool> AddedFilesMightMatch(FileIO& io, const TableMetadata& m, const Snapshot& s,
+                                  const expr::Expr& filter) {
+  SKADE_ASSIGN_OR_RETURN(std::string bytes, io.ReadFile(s.manifest_list));
+  SKADE_ASSIGN_OR_RETURN(auto list, ReadManifestList(bytes));
+  for (const auto& mf : list) {
+    if (mf.content != 0 || mf.added_snapshot_id != s.snapshot_id || mf.added_files_count == 0) continue;
+    const PartitionSpec* spec = m.SpecById(mf.partition_spec_id);
+    if (!spec) return true;
+    SKADE_ASSIGN_OR_RETURN(std::string mb, io.ReadFile(mf.manifest_path));
+    SKADE_ASSIGN_OR_RETURN(auto entries, ReadManifest(mb, mf, *m.schema(), *spec));
+    for (const auto& e : entries)
+      if (e.status == EntryStatus::kAdded && e.snapshot_id == s.snapshot_id &&
+          expr::MightMatch(filter, e.data_file.stats))
+        return true;
+  }
+  return false;
+}
+
 void Backoff(int attempt) {
   static thread_local std::mt19937 rng{std::random_device{}()};
   int cap = std::min(1000, 5 << std::min(attempt, 8));
@@ -132,6 +151,9 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
          s = s->parent_snapshot_id ? b.SnapshotById(*s->parent_snapshot_id) : nullptr) {
       auto it = s->summary.find("added-data-files");
       bool added_data = it != s->summary.end() && it->second != "0";
+      if (added_data && change_.conflict_filter) {
+        SKADE_ASSIGN_OR_RETURN(added_data, AddedFilesMightMatch(io_, b, *s, *change_.conflict_filter));
+      }
       if (added_data || (read != 0 && !s->parent_snapshot_id)) {
         retryable_ = false;
         return MakeError(ErrorKind::kCommitConflict,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "skade/catalog/catalog.h"
+#include "skade/expr/expression.h"
 #include "skade/format/manifest.h"
 #include "skade/format/table_metadata.h"
 
@@ -32,6 +33,9 @@ struct FileChange {
   /// (0: the branch was empty). If data files were added to the branch since, the
   /// change is refused with kCommitConflict (not retried here: it must be recomputed).
   std::optional<int64_t> validate_no_new_data_since;
+  /// Narrows that validation: only added files whose metrics might hold rows
+  /// matching this bound filter conflict (null: every added file does).
+  expr::ExprPtr conflict_filter;
 };
 
 /// The outcome for one table.
