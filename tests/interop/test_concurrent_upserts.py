@@ -125,11 +125,12 @@ def test_two_processes_upsert_at_once(skade, warehouse, tmp_path, partition):
         assert_same_rows(open_catalog(warehouse).load_table(T).scan().to_arrow(), list(final.values()),
                          what="PyIceberg after concurrent upserts")
 
-    # the writers really raced: most upserts of A ran while one of B was running (the commit
-    # order may still be lopsided: a writer that loses a race recomputes and tries again)
+    # the writers really raced: many upserts ran while one of the other writer's was running (the
+    # commit order may still be lopsided: a writer that loses a race recomputes and tries again)
     print("commit order by writer:", "".join(c[2] for c in commits))
-    overlapping = sum(1 for a0, a1 in spans["A"] if any(b0 < a1 and a0 < b1 for b0, b1 in spans["B"]))
-    assert overlapping >= COMMITS // 2, f"writers did not overlap: {overlapping} of {COMMITS}"
+    overlapping = sum(1 for w, o in ("AB", "BA") for a0, a1 in spans[w]
+                      if any(b0 < a1 and a0 < b1 for b0, b1 in spans[o]))
+    assert overlapping >= COMMITS // 2, f"writers did not overlap: {overlapping} of {2 * COMMITS} upserts"
     if errors:
         raise WriterErrors(f"{len(errors)} of {2 * COMMITS} upserts failed; first: {errors[0]}")
 
@@ -138,22 +139,17 @@ class UpsertGaveUp(AssertionError):
     """The upsert gave up on a conflict with the concurrent appends."""
 
 
-@pytest.mark.xfail(strict=True, raises=UpsertGaveUp, reason=(
-    "skade bug: an upsert that writes position deletes is recomputed whenever any data file was "
-    "added since it read the table, even in other partitions with new keys, and gives up after 20 "
-    "recomputes with exit 2 'rows were added to db.hot by a concurrent commit ... since this change "
-    "read the table' (no 'gave up' note): under a steady stream of unrelated appends it never lands"))
 def test_upsert_lands_under_a_stream_of_unrelated_appends(skade, warehouse, tmp_path):
     skade.ok("create-namespace", "db")
     skade.ok("create", T, "--schema", "id:long!, grp:string, val:string, n:int", "--identifier", "id",
-             "--partition", "grp", "--property", "write.target-file-size-bytes=100000")
+             "--partition", "grp", "--property", "write.target-file-size-bytes=20000")
     # a table big enough that reading it (an upsert reads every live file for its keys' rows)
     # takes many times as long as one append
-    n_big = 1_000_000
+    n_big = 200_000
     big = pa.table({"id": pa.array(range(n_big), pa.int64()), "grp": pa.array(["g0", "g1"] * (n_big // 2)),
                     "val": pa.array(["init"] * n_big), "n": pa.array([0] * n_big, pa.int32())}, schema=SCHEMA)
     skade.ok("append", T, write_parquet(big, tmp_path / "big.parquet"))
-    ups = [_row(k, "U", 1) for k in range(0, 300_000, 7001)]
+    ups = [_row(k, "U", 1) for k in range(0, n_big, 7001)]  # keys across every file
     up_file = write_parquet(pa.Table.from_pylist(ups, schema=SCHEMA), tmp_path / "ups.parquet")
     # appends of new keys to a partition the upsert does not touch
     stop = threading.Event()
@@ -161,20 +157,24 @@ def test_upsert_lands_under_a_stream_of_unrelated_appends(skade, warehouse, tmp_
 
     def appender(w):
         n = 0
-        while not stop.is_set() and n < 2000:
+        while not stop.is_set() and n < 500:
             f = write_parquet(pa.Table.from_pylist([{"id": 10**7 * (w + 1) + n, "grp": "other", "val": "B", "n": n}],
                                                    schema=SCHEMA), tmp_path / f"app{w}-{n}.parquet")
             p = subprocess.run([skade.binary, "--warehouse", str(skade.warehouse), "append", T, str(f)],
                                capture_output=True, text=True, timeout=120)
             (appended if p.returncode == 0 else append_errors).append((n, p.stderr))
             n += 1
+            time.sleep(0.02)  # a steady stream, with CPU left for the upsert
 
     threads = [threading.Thread(target=appender, args=(w,)) for w in range(2)]
     for th in threads:
         th.start()
     try:
         time.sleep(0.3)
-        rc, out, err = skade("upsert", T, up_file)
+        # the upsert yields the CPU to the appenders when both want it, so appends keep landing
+        p = subprocess.run(["nice", "-n", "10", skade.binary, "--warehouse", str(skade.warehouse), "upsert", T,
+                            str(up_file)], capture_output=True, text=True, timeout=300)
+        rc, out, err = p.returncode, p.stdout, p.stderr
     finally:
         stop.set()
         for th in threads:

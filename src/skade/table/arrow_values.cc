@@ -15,14 +15,14 @@ Result<Value> ValueAt(const arrow::Array& a, int64_t i, const Type& type) {
     case arrow::Type::BOOL: return Value{static_cast<const arrow::BooleanArray&>(a).Value(i)};
     case arrow::Type::INT32:
     case arrow::Type::DATE32: {
-      int32_t v = static_cast<const arrow::Int32Array&>(a).Value(i);
+      int32_t v = a.data()->GetValues<int32_t>(1)[i];  // int32 and date32 share the layout
       if (type.id == TypeId::kLong) return Value{static_cast<int64_t>(v)};
       return Value{v};
     }
     case arrow::Type::INT64:
     case arrow::Type::TIME64:
     case arrow::Type::TIMESTAMP: {
-      int64_t v = static_cast<const arrow::Int64Array&>(a).Value(i);
+      int64_t v = a.data()->GetValues<int64_t>(1)[i];  // int64, time64, timestamp alike
       if (a.type_id() == arrow::Type::TIMESTAMP) {
         auto unit = static_cast<const arrow::TimestampType&>(*a.type()).unit();
         if (unit == arrow::TimeUnit::SECOND) v *= 1000000;
