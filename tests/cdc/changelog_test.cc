@@ -52,7 +52,8 @@ Changes Split(const arrow::Table& t, const Schema& schema) {
   std::vector<NestedField> fields = schema.fields();
   fields.push_back(NestedField{-1, "_change_type", true, Type::Primitive(TypeId::kString), ""});
   fields.push_back(NestedField{-2, "_change_ordinal", true, Type::Primitive(TypeId::kInt), ""});
-  fields.push_back(NestedField{-3, "_commit_snapshot_id", true, Type::Primitive(TypeId::kLong), ""});
+  fields.push_back(
+      NestedField{-3, "_commit_snapshot_id", true, Type::Primitive(TypeId::kLong), ""});
   Changes c;
   size_t n = schema.fields().size();
   std::vector<NestedField> data_fields(fields.begin(), fields.begin() + static_cast<long>(n));
@@ -60,10 +61,14 @@ Changes Split(const arrow::Table& t, const Schema& schema) {
     std::string type = std::get<std::string>(r[n].value);
     r.resize(n);
     std::string text = testing::RowToString(r, data_fields);
-    if (type == "INSERT") ++c.inserted[text];
-    else if (type == "DELETE") ++c.deleted[text];
-    else if (type == "UPDATE_BEFORE") ++c.update_before[text];
-    else ++c.update_after[text];
+    if (type == "INSERT")
+      ++c.inserted[text];
+    else if (type == "DELETE")
+      ++c.deleted[text];
+    else if (type == "UPDATE_BEFORE")
+      ++c.update_before[text];
+    else
+      ++c.update_after[text];
   }
   return c;
 }
@@ -72,9 +77,10 @@ void RunHistory(uint64_t seed, const std::string& mode, const std::string& parti
   testing::TempDir dir;
   auto cat = std::move(*Catalog::Open(dir.path()));
   ASSERT_THAT(cat->CreateNamespace("c"), IsOk());
-  Schema schema(0, {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
-                    NestedField{2, "grp", false, Type::Primitive(TypeId::kString), ""},
-                    NestedField{3, "v", false, Type::Primitive(TypeId::kInt), ""}},
+  Schema schema(0,
+                {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
+                 NestedField{2, "grp", false, Type::Primitive(TypeId::kString), ""},
+                 NestedField{3, "v", false, Type::Primitive(TypeId::kInt), ""}},
                 {1});
   PartitionSpec spec;
   if (!partition.empty()) spec = *ParsePartitionSpec(partition, schema);
@@ -98,18 +104,26 @@ void RunHistory(uint64_t seed, const std::string& mode, const std::string& parti
   auto scan_state = [&](int64_t snapshot) {
     auto table = *t->NewScan().UseSnapshot(snapshot).ToTable();
     std::vector<std::string> rows;
-    for (const auto& r : testing::FromArrow(*table, schema.fields())) rows.push_back(testing::RowToString(r, schema.fields()));
+    for (const auto& r : testing::FromArrow(*table, schema.fields()))
+      rows.push_back(testing::RowToString(r, schema.fields()));
     return Count(rows);
   };
   for (int step = 0; step < 12; ++step) {
     int op = step == 0 ? 0 : d.Uniform(0, 5);
     Result<CommitResult> res;
-    if (op == 0) res = t->Append(testing::ToArrow(schema, batch(d.Uniform(5, 40))));
-    else if (op == 1) res = t->Delete(testing::RandomFilter(d, schema, 1));
-    else if (op == 2) res = t->Upsert(testing::ToArrow(schema, batch(d.Uniform(1, 15))));
-    else if (op == 3) res = t->DeleteKeys(testing::ToArrow(schema, batch(d.Uniform(1, 8))));
-    else if (op == 4) res = t->Overwrite(testing::ToArrow(schema, batch(d.Uniform(1, 10))), std::string("grp = 'a'"));
-    else res = t->Compact(std::nullopt);
+    if (op == 0)
+      res = t->Append(testing::ToArrow(schema, batch(d.Uniform(5, 40))));
+    else if (op == 1)
+      res = t->Delete(testing::RandomFilter(d, schema, 1));
+    else if (op == 2)
+      res = t->Upsert(testing::ToArrow(schema, batch(d.Uniform(1, 15))));
+    else if (op == 3)
+      res = t->DeleteKeys(testing::ToArrow(schema, batch(d.Uniform(1, 8))));
+    else if (op == 4)
+      res =
+          t->Overwrite(testing::ToArrow(schema, batch(d.Uniform(1, 10))), std::string("grp = 'a'"));
+    else
+      res = t->Compact(std::nullopt);
     ASSERT_THAT(res, IsOk()) << "op " << op;
     if (!res->committed) continue;
     snaps.push_back(*t->metadata()->current_snapshot_id);
@@ -145,8 +159,10 @@ void RunHistory(uint64_t seed, const std::string& mode, const std::string& parti
       Changes u = Split(**upd, schema);
       auto key_of = [](const std::string& row) { return row.substr(0, row.find(',')); };
       std::multiset<std::string> before_keys, after_keys;
-      for (const auto& [r, n] : u.update_before) for (int k = 0; k < n; ++k) before_keys.insert(key_of(r));
-      for (const auto& [r, n] : u.update_after) for (int k = 0; k < n; ++k) after_keys.insert(key_of(r));
+      for (const auto& [r, n] : u.update_before)
+        for (int k = 0; k < n; ++k) before_keys.insert(key_of(r));
+      for (const auto& [r, n] : u.update_after)
+        for (int k = 0; k < n; ++k) after_keys.insert(key_of(r));
       EXPECT_EQ(before_keys, after_keys);
     }
 }
@@ -183,7 +199,8 @@ TEST(ChangelogTest, ProjectionFilterAndErrors) {
   EXPECT_EQ((*log)->num_columns(), 4);
   EXPECT_EQ((*log)->schema()->field(1)->name(), "_change_type");
   o.compute_updates = true;
-  EXPECT_THAT(cdc::ReadChangelog(*t, first, std::nullopt, o), testing::IsErrorWith(ErrorKind::kInvalidArgument, "identifier"));
+  EXPECT_THAT(cdc::ReadChangelog(*t, first, std::nullopt, o),
+              testing::IsErrorWith(ErrorKind::kInvalidArgument, "identifier"));
   EXPECT_THAT(cdc::ReadChangelog(*t, 12345, std::nullopt), IsError(ErrorKind::kNotFound));
   o = {};
   o.columns = {"nope"};

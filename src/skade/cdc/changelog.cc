@@ -22,10 +22,14 @@ enum class Change { kInsert, kDelete, kUpdateBefore, kUpdateAfter };
 
 const char* ChangeName(Change c) {
   switch (c) {
-    case Change::kInsert: return "INSERT";
-    case Change::kDelete: return "DELETE";
-    case Change::kUpdateBefore: return "UPDATE_BEFORE";
-    case Change::kUpdateAfter: return "UPDATE_AFTER";
+    case Change::kInsert:
+      return "INSERT";
+    case Change::kDelete:
+      return "DELETE";
+    case Change::kUpdateBefore:
+      return "UPDATE_BEFORE";
+    case Change::kUpdateAfter:
+      return "UPDATE_AFTER";
   }
   return "?";
 }
@@ -68,12 +72,14 @@ Result<std::string> RowKey(const arrow::RecordBatch& batch, const Schema& schema
   return key;
 }
 
-Result<std::string> IdentifierKey(const arrow::RecordBatch& batch, const Schema& schema, int64_t row) {
+Result<std::string> IdentifierKey(const arrow::RecordBatch& batch, const Schema& schema,
+                                  int64_t row) {
   std::string key;
   for (int id : schema.identifier_field_ids()) {
     const NestedField* f = schema.FindField(id);
     auto col = ColumnForFieldId(batch, schema, id);
-    if (!f || !col) return InvalidArgument("identifier column " + std::to_string(id) + " not readable");
+    if (!f || !col)
+      return InvalidArgument("identifier column " + std::to_string(id) + " not readable");
     SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(*col, row, *f->type));
     if (IsNull(v)) {
       key += "\x01N";
@@ -86,7 +92,8 @@ Result<std::string> IdentifierKey(const arrow::RecordBatch& batch, const Schema&
 }
 
 // Live rows of one file as of a plan's snapshot, with positions (last column).
-Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadFile(const ScanPlan& plan, const FileScanTask& task,
+Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadFile(const ScanPlan& plan,
+                                                                  const FileScanTask& task,
                                                                   FileIO* io) {
   ScanPlan one = plan;
   one.tasks = {task};
@@ -219,8 +226,8 @@ Status SnapshotChanges(const Table& table, const Snapshot& s, const Snapshot* pa
 }
 
 // Rows of a whole snapshot (for net changes).
-Status SnapshotRows(const Table& table, std::optional<int64_t> snapshot, const std::string& filter, Change change,
-                    std::vector<RowRef>* out) {
+Status SnapshotRows(const Table& table, std::optional<int64_t> snapshot, const std::string& filter,
+                    Change change, std::vector<RowRef>* out) {
   if (!snapshot) return {};
   SKADE_ASSIGN_OR_RETURN(ScanPlan plan, PlanAt(table, *snapshot, filter));
   FileIO* io = &table.catalog().io();
@@ -235,19 +242,22 @@ Status SnapshotRows(const Table& table, std::optional<int64_t> snapshot, const s
 }  // namespace
 
 Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::optional<int64_t> from,
-                                                    std::optional<int64_t> to, const ChangelogOptions& options) {
+                                                    std::optional<int64_t> to,
+                                                    const ChangelogOptions& options) {
   const TableMetadata& m = *table.metadata();
   const Schema& schema = *m.schema();
   if (options.compute_updates && schema.identifier_field_ids().empty())
-    return InvalidArgument("compute_updates needs identifier fields; table " + table.ident().ToString() +
-                           " has none");
+    return InvalidArgument("compute_updates needs identifier fields; table " +
+                           table.ident().ToString() + " has none");
   std::vector<int> out_ids;
   if (options.columns.empty()) {
     for (const auto& f : schema.fields()) out_ids.push_back(f.id);
   } else {
     for (const auto& c : options.columns) {
       const NestedField* f = schema.FindTopLevel(c);
-      if (!f) return InvalidArgument("unknown column '" + c + "' (columns: " + schema.ColumnNames() + ")");
+      if (!f)
+        return InvalidArgument("unknown column '" + c + "' (columns: " + schema.ColumnNames() +
+                               ")");
       out_ids.push_back(f->id);
     }
   }
@@ -259,7 +269,8 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
   // The snapshots after `from`, oldest first.
   std::vector<const Snapshot*> chain;
   bool reached = !from;
-  for (const Snapshot* s = end; s; s = s->parent_snapshot_id ? m.SnapshotById(*s->parent_snapshot_id) : nullptr) {
+  for (const Snapshot* s = end; s;
+       s = s->parent_snapshot_id ? m.SnapshotById(*s->parent_snapshot_id) : nullptr) {
     if (from && s->snapshot_id == *from) {
       reached = true;
       break;
@@ -274,25 +285,32 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
   std::vector<RowRef> rows;
   if (options.net_changes) {
     SKADE_RETURN_IF_ERROR(SnapshotRows(table, from, options.filter, Change::kDelete, &rows));
-    SKADE_RETURN_IF_ERROR(SnapshotRows(table, end ? std::optional<int64_t>(end->snapshot_id) : std::nullopt,
-                                       options.filter, Change::kInsert, &rows));
+    SKADE_RETURN_IF_ERROR(
+        SnapshotRows(table, end ? std::optional<int64_t>(end->snapshot_id) : std::nullopt,
+                     options.filter, Change::kInsert, &rows));
     for (auto& r : rows) r.snapshot_id = end ? end->snapshot_id : 0;
     SKADE_RETURN_IF_ERROR(Reconcile(rows, schema, options.compute_updates));
   } else {
     for (size_t i = 0; i < chain.size(); ++i) {
-      const Snapshot* parent = chain[i]->parent_snapshot_id ? m.SnapshotById(*chain[i]->parent_snapshot_id) : nullptr;
+      const Snapshot* parent =
+          chain[i]->parent_snapshot_id ? m.SnapshotById(*chain[i]->parent_snapshot_id) : nullptr;
       std::vector<RowRef> one;
-      SKADE_RETURN_IF_ERROR(SnapshotChanges(table, *chain[i], parent, static_cast<int>(i), options.filter, &one));
+      SKADE_RETURN_IF_ERROR(
+          SnapshotChanges(table, *chain[i], parent, static_cast<int>(i), options.filter, &one));
       SKADE_RETURN_IF_ERROR(Reconcile(one, schema, options.compute_updates));
-      rows.insert(rows.end(), std::make_move_iterator(one.begin()), std::make_move_iterator(one.end()));
+      rows.insert(rows.end(), std::make_move_iterator(one.begin()),
+                  std::make_move_iterator(one.end()));
     }
   }
 
   // Assemble: projected columns from each row's batch, then the metadata columns.
   auto out_schema = ToArrowSchema(schema, out_ids);
-  out_schema = *out_schema->AddField(out_schema->num_fields(), arrow::field("_change_type", arrow::utf8(), false));
-  out_schema = *out_schema->AddField(out_schema->num_fields(), arrow::field("_change_ordinal", arrow::int32(), false));
-  out_schema = *out_schema->AddField(out_schema->num_fields(), arrow::field("_commit_snapshot_id", arrow::int64(), false));
+  out_schema = *out_schema->AddField(out_schema->num_fields(),
+                                     arrow::field("_change_type", arrow::utf8(), false));
+  out_schema = *out_schema->AddField(out_schema->num_fields(),
+                                     arrow::field("_change_ordinal", arrow::int32(), false));
+  out_schema = *out_schema->AddField(out_schema->num_fields(),
+                                     arrow::field("_commit_snapshot_id", arrow::int64(), false));
   InitCompute();
   std::vector<std::shared_ptr<arrow::RecordBatch>> pieces;
   for (size_t i = 0; i < rows.size();) {
