@@ -11,6 +11,7 @@
 #include "input.h"
 #include "output.h"
 #include "skade/cdc/changelog.h"
+#include "skade/cdc/commit_watcher.h"
 #include "skade/expr/expression.h"
 #include "skade/format/value.h"
 #include "skade/io/file_io.h"
@@ -691,6 +692,69 @@ int Main(int argc, char** argv) {
     if (out != stdout) std::fclose(out);
     if (!written) return std::unexpected(written.error());
     return {};
+  }; });
+
+  std::string watch_table;
+  int64_t watch_from = 0;
+  bool watch_changes = false;
+  std::string watch_format = "jsonl";
+  auto* watch = app.add_subcommand("watch", "print commits (and their changes) as they land, until interrupted");
+  watch->add_option("TABLE", watch_table, "only this table");
+  auto* watch_from_opt = watch->add_option("--from-seq", watch_from, "first replay the log from this commit_seq");
+  watch->add_flag("--changes", watch_changes, "also print each commit's change rows");
+  watch->add_option("--format", watch_format, "jsonl");
+  watch->callback([&] { action = [&]() -> Status {
+    if (watch_format != "jsonl") return InvalidArgument("watch prints jsonl only");
+    std::optional<TableIdent> only;
+    if (!watch_table.empty()) {
+      SKADE_ASSIGN_OR_RETURN(only, TableIdent::Parse(watch_table));
+    }
+    SKADE_ASSIGN_OR_RETURN(auto watcher, cdc::CommitWatcher::Make(*ctx.catalog));
+    int64_t cursor = 0;
+    if (watch_from_opt->count()) {
+      cursor = watch_from > 0 ? watch_from - 1 : 0;
+    } else {
+      SKADE_ASSIGN_OR_RETURN(auto all, ctx.catalog->CommitsSince(0));
+      if (!all.empty()) cursor = all.back().commit_seq;
+    }
+    bool settling = false;
+    while (true) {
+      SKADE_ASSIGN_OR_RETURN(auto entries, ctx.catalog->CommitsSince(cursor, only));
+      for (const auto& e : entries) {
+        cursor = e.commit_seq;
+        Listing one{{"commit_seq", "table", "action", "snapshot_id", "operation", "engine", "committed_at"},
+                    {{std::to_string(e.commit_seq), e.table.ToString(), e.action,
+                      e.snapshot_id ? std::to_string(*e.snapshot_id) : "", e.operation, e.engine,
+                      TimeText(e.committed_at_ms)}},
+                    {true, false, false, true, false, false, false}};
+        PrintListing(one, Format::kJsonl, stdout);
+        if (watch_changes && e.action == "commit" && e.snapshot_id) {
+          auto table = Table::Load(*ctx.catalog, e.table);
+          const Snapshot* snap = table ? (*table)->metadata()->SnapshotById(*e.snapshot_id) : nullptr;
+          if (snap) {
+            auto rows = cdc::ReadChangelog(**table, snap->parent_snapshot_id, snap->snapshot_id);
+            if (rows) {
+              arrow::TableBatchReader reader(**rows);
+              std::vector<NestedField> fields = (*table)->metadata()->schema()->fields();
+              fields.push_back(NestedField{2147483001, "_change_type", true, Type::Primitive(TypeId::kString), ""});
+              fields.push_back(NestedField{2147483002, "_change_ordinal", true, Type::Primitive(TypeId::kInt), ""});
+              fields.push_back(NestedField{2147483003, "_commit_snapshot_id", true, Type::Primitive(TypeId::kLong), ""});
+              (void)WriteScan(reader, Schema(0, fields), Format::kJsonl, stdout, "");
+            }
+          }
+        }
+        std::fflush(stdout);
+      }
+      // Sleep until the catalog files change: no polling loop. A wake can come while
+      // the writer is still mid-commit, so once it goes quiet for a moment, look again.
+      if (!settling) {
+        SKADE_RETURN_IF_ERROR(watcher->Wait(std::nullopt));
+        settling = true;
+      } else {
+        SKADE_ASSIGN_OR_RETURN(bool more, watcher->Wait(std::chrono::milliseconds(25)));
+        settling = more;
+      }
+    }
   }; });
 
   ScanArgs sa;

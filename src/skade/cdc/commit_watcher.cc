@@ -1,0 +1,67 @@
+#include "skade/cdc/commit_watcher.h"
+
+#include <poll.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "skade/catalog/catalog.h"
+
+namespace skade::cdc {
+
+CommitWatcher::~CommitWatcher() { ::close(fd_); }
+
+Result<std::unique_ptr<CommitWatcher>> CommitWatcher::Make(const Catalog& catalog) {
+  int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (fd < 0) return IoError(std::string("inotify: ") + std::strerror(errno));
+  // The folder, not the files: the WAL file comes and goes with connections.
+  std::string dir = catalog.warehouse();
+  if (::inotify_add_watch(fd, dir.c_str(), IN_MODIFY | IN_CREATE | IN_MOVED_TO) < 0) {
+    int e = errno;
+    ::close(fd);
+    return IoError("watch " + dir + ": " + std::strerror(e));
+  }
+  return std::unique_ptr<CommitWatcher>(new CommitWatcher(fd));
+}
+
+Result<bool> CommitWatcher::Wait(std::optional<std::chrono::milliseconds> timeout) {
+  auto deadline = timeout ? std::chrono::steady_clock::now() + *timeout
+                          : std::chrono::steady_clock::time_point::max();
+  while (true) {
+    int ms = -1;
+    if (timeout) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      ms = static_cast<int>(left.count());
+    }
+    pollfd p{fd_, POLLIN, 0};
+    int rc = ::poll(&p, 1, ms);
+    if (rc < 0) {
+      if (errno == EINTR) continue;
+      return IoError(std::string("poll: ") + std::strerror(errno));
+    }
+    if (rc == 0) return false;
+    alignas(inotify_event) char buf[4096];
+    bool catalog_changed = false;
+    while (true) {
+      ssize_t n = ::read(fd_, buf, sizeof buf);
+      if (n <= 0) break;
+      for (char* at = buf; at < buf + n;) {
+        auto* ev = reinterpret_cast<inotify_event*>(at);
+        std::string name = ev->len ? ev->name : "";
+        // A commit writes the WAL (or the database/journal); -shm changes on reads.
+        if (name == "catalog.db" || name == "catalog.db-wal" || name == "catalog.db-journal")
+          catalog_changed = true;
+        at += sizeof(inotify_event) + ev->len;
+      }
+    }
+    if (catalog_changed) return true;
+  }
+}
+
+}  // namespace skade::cdc

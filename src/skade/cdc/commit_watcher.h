@@ -1,0 +1,36 @@
+// Cross-process commit wake-up without polling: every commit by any engine writes
+// the catalog's SQLite WAL (or database file), so an inotify watch on those files
+// wakes a subscriber in another process within milliseconds; what changed is then
+// read from the durable commit log.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include "skade/common/result.h"
+
+namespace skade {
+class Catalog;
+}
+
+namespace skade::cdc {
+
+class CommitWatcher {
+ public:
+  ~CommitWatcher();
+  CommitWatcher(const CommitWatcher&) = delete;
+  CommitWatcher& operator=(const CommitWatcher&) = delete;
+
+  /// Watches the catalog files of `catalog`'s warehouse. Errors: kIoError.
+  static Result<std::unique_ptr<CommitWatcher>> Make(const Catalog& catalog);
+  /// Blocks until the catalog files change or `timeout` passes (nullopt: forever).
+  /// Returns whether something changed.
+  Result<bool> Wait(std::optional<std::chrono::milliseconds> timeout);
+
+ private:
+  explicit CommitWatcher(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+}  // namespace skade::cdc
