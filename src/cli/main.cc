@@ -24,6 +24,21 @@
 namespace skade::cli {
 namespace {
 
+// "a, b,c" → {"a", "b", "c"}.
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    out.push_back(item);
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
 std::string TimeText(int64_t ms) {
   auto v = FormatValue(*Type::Primitive(TypeId::kTimestampTz), Value{ms * 1000});
   return v;
@@ -49,20 +64,13 @@ Status CmdCreate(Context& ctx, const std::string& name, const std::string& schem
   SKADE_ASSIGN_OR_RETURN(Schema schema, ParseSchemaSpec(schema_spec));
   if (!identifier.empty()) {
     std::vector<int> ids;
-    size_t start = 0;
-    while (start <= identifier.size()) {
-      size_t comma = identifier.find(',', start);
-      std::string col = identifier.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      col.erase(0, col.find_first_not_of(' '));
-      col.erase(col.find_last_not_of(' ') + 1);
+    for (const auto& col : SplitList(identifier)) {
       const NestedField* f = schema.FindTopLevel(col);
       if (!f) return InvalidArgument("identifier column '" + col + "' is not in the schema (columns: " + schema.ColumnNames() + ")");
       if (!f->required) return InvalidArgument("identifier column '" + col + "' must be required (mark it with !)");
       if (!f->type->is_primitive() || f->type->id == TypeId::kFloat || f->type->id == TypeId::kDouble)
         return InvalidArgument("identifier column '" + col + "' must be a non-floating primitive");
       ids.push_back(f->id);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
     }
     schema = Schema(schema.schema_id(), schema.fields(), ids);
   }
@@ -194,20 +202,7 @@ Status CmdScan(Context& ctx, const std::string& name, const ScanArgs& a, bool sn
   SKADE_ASSIGN_OR_RETURN(Format format, ParseFormat(a.format, true));
   SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
   TableScan scan = table->NewScan();
-  if (!a.columns.empty()) {
-    std::vector<std::string> cols;
-    size_t start = 0;
-    while (true) {
-      size_t comma = a.columns.find(',', start);
-      std::string c = a.columns.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      c.erase(0, c.find_first_not_of(' '));
-      c.erase(c.find_last_not_of(' ') + 1);
-      cols.push_back(c);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-    scan.Select(cols);
-  }
+  if (!a.columns.empty()) scan.Select(SplitList(a.columns));
   if (!a.where.empty()) scan.Filter(a.where);
   if (snapshot_given) scan.UseSnapshot(a.snapshot);
   if (!a.as_of.empty()) {
@@ -667,28 +662,15 @@ int Main(int argc, char** argv) {
     o.compute_updates = compute_updates;
     o.net_changes = net;
     o.filter = changes_where;
-    for (size_t start = 0; !changes_columns.empty();) {
-      size_t comma = changes_columns.find(',', start);
-      std::string c = changes_columns.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      c.erase(0, c.find_first_not_of(' '));
-      c.erase(c.find_last_not_of(' ') + 1);
-      o.columns.push_back(c);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
+    if (!changes_columns.empty()) o.columns = SplitList(changes_columns);
     SKADE_ASSIGN_OR_RETURN(auto rows, cdc::ReadChangelog(*table, from, to, o));
-    // Formatting knows the metadata columns by name.
-    std::vector<NestedField> fields = table->metadata()->schema()->fields();
-    fields.push_back(NestedField{2147483001, "_change_type", true, Type::Primitive(TypeId::kString), ""});
-    fields.push_back(NestedField{2147483002, "_change_ordinal", true, Type::Primitive(TypeId::kInt), ""});
-    fields.push_back(NestedField{2147483003, "_commit_snapshot_id", true, Type::Primitive(TypeId::kLong), ""});
     arrow::TableBatchReader reader(*rows);
     std::FILE* out = stdout;
     if (!changes_output.empty() && f != Format::kParquet) {
       out = std::fopen(changes_output.c_str(), "w");
       if (!out) return IoError("cannot write " + changes_output);
     }
-    auto written = WriteScan(reader, Schema(0, fields), f, out, changes_output);
+    auto written = WriteScan(reader, cdc::ChangelogSchema(*table->metadata()->schema()), f, out, changes_output);
     if (out != stdout) std::fclose(out);
     if (!written) return std::unexpected(written.error());
     return {};
@@ -733,14 +715,17 @@ int Main(int argc, char** argv) {
           const Snapshot* snap = table ? (*table)->metadata()->SnapshotById(*e.snapshot_id) : nullptr;
           if (snap) {
             auto rows = cdc::ReadChangelog(**table, snap->parent_snapshot_id, snap->snapshot_id);
+            // A commit whose changes cannot be read is reported, not fatal to the watch.
+            Status printed = rows ? Status() : Status(std::unexpected(rows.error()));
             if (rows) {
               arrow::TableBatchReader reader(**rows);
-              std::vector<NestedField> fields = (*table)->metadata()->schema()->fields();
-              fields.push_back(NestedField{2147483001, "_change_type", true, Type::Primitive(TypeId::kString), ""});
-              fields.push_back(NestedField{2147483002, "_change_ordinal", true, Type::Primitive(TypeId::kInt), ""});
-              fields.push_back(NestedField{2147483003, "_commit_snapshot_id", true, Type::Primitive(TypeId::kLong), ""});
-              (void)WriteScan(reader, Schema(0, fields), Format::kJsonl, stdout, "");
+              auto written = WriteScan(reader, cdc::ChangelogSchema(*(*table)->metadata()->schema()),
+                                       Format::kJsonl, stdout, "");
+              if (!written) printed = std::unexpected(written.error());
             }
+            if (!printed)
+              std::fprintf(stderr, "skade: changes of commit %lld: %s\n", static_cast<long long>(e.commit_seq),
+                           printed.error().message.c_str());
           }
         }
         std::fflush(stdout);

@@ -315,11 +315,7 @@ Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, const Schema& 
       return MakeError(ErrorKind::kAlreadyExists, "table " + ident.ToString() + " already exists");
     return std::unexpected(r.error());
   }
-  SKADE_ASSIGN_OR_RETURN(Stmt mark, Stmt::Prepare(db_,
-      "UPDATE skade_commit_log SET engine='skade', operation='create', committed_at_ms=?1 "
-      "WHERE commit_seq=(SELECT max(commit_seq) FROM skade_commit_log)"));
-  mark.Bind(1, m->last_updated_ms);
-  SKADE_RETURN_IF_ERROR(mark.Step());
+  SKADE_RETURN_IF_ERROR(ClaimLogRow(std::nullopt, "create", m->last_updated_ms));
   SKADE_RETURN_IF_ERROR(txn.Commit());
   return LoadedTable{ident, location, m};
 }
@@ -346,9 +342,7 @@ Status Catalog::DropTable(const TableIdent& ident) {
   s.Bind(1, name_).Bind(2, ident.ns).Bind(3, ident.name);
   SKADE_RETURN_IF_ERROR(s.Step());
   if (sqlite3_changes(db_) == 0) return NotFound("table " + ident.ToString() + " does not exist");
-  SKADE_ASSIGN_OR_RETURN(Stmt mark, Stmt::Prepare(db_,
-      "UPDATE skade_commit_log SET engine='skade' WHERE commit_seq=(SELECT max(commit_seq) FROM skade_commit_log)"));
-  SKADE_RETURN_IF_ERROR(mark.Step());
+  SKADE_RETURN_IF_ERROR(ClaimLogRow(std::nullopt, std::nullopt, std::nullopt));
   return txn.Commit();
 }
 
@@ -366,9 +360,7 @@ Status Catalog::RenameTable(const TableIdent& from, const TableIdent& to) {
   s.Bind(1, name_).Bind(2, from.ns).Bind(3, from.name).Bind(4, to.ns).Bind(5, to.name);
   SKADE_RETURN_IF_ERROR(s.Step());
   if (sqlite3_changes(db_) == 0) return NotFound("table " + from.ToString() + " does not exist");
-  SKADE_ASSIGN_OR_RETURN(Stmt mark, Stmt::Prepare(db_,
-      "UPDATE skade_commit_log SET engine='skade' WHERE commit_seq=(SELECT max(commit_seq) FROM skade_commit_log)"));
-  SKADE_RETURN_IF_ERROR(mark.Step());
+  SKADE_RETURN_IF_ERROR(ClaimLogRow(std::nullopt, std::nullopt, std::nullopt));
   return txn.Commit();
 }
 
@@ -394,14 +386,8 @@ Result<std::vector<int64_t>> Catalog::Commit(const std::vector<TableCommit>& com
         return MakeError(ErrorKind::kCommitConflict,
                          "table " + c.table.ToString() + " was changed by another commit");
       }
-      SKADE_ASSIGN_OR_RETURN(Stmt mark, Stmt::Prepare(db_,
-          "UPDATE skade_commit_log SET engine='skade', snapshot_id=?1, operation=?2, "
-          "committed_at_ms=?3 WHERE commit_seq=(SELECT max(commit_seq) FROM skade_commit_log) "
-          "RETURNING commit_seq"));
-      mark.Bind(1, c.snapshot_id).Bind(2, c.operation).Bind(3, now);
-      SKADE_ASSIGN_OR_RETURN(bool row, mark.Step());
-      if (!row) return Internal("commit log trigger did not record the commit");
-      seqs.push_back(mark.Int(0));
+      SKADE_ASSIGN_OR_RETURN(int64_t seq, ClaimLogRow(c.snapshot_id, c.operation, now));
+      seqs.push_back(seq);
     }
     SKADE_RETURN_IF_ERROR(txn.Commit());
   }
@@ -416,6 +402,22 @@ Result<std::vector<int64_t>> Catalog::Commit(const std::vector<TableCommit>& com
     for (auto* l : listeners) l->OnCommit(ev);
   }
   return seqs;
+}
+
+Result<int64_t> Catalog::ClaimLogRow(std::optional<int64_t> snapshot_id, std::optional<std::string> operation,
+                                     std::optional<int64_t> ts_ms) {
+  // The trigger just logged this transaction's change; mark it as skade's and add
+  // what only skade knows. Inside the write transaction, the newest row is ours.
+  SKADE_ASSIGN_OR_RETURN(Stmt mark, Stmt::Prepare(db_,
+      "UPDATE skade_commit_log SET engine='skade', snapshot_id=COALESCE(?1, snapshot_id), "
+      "operation=COALESCE(?2, operation), committed_at_ms=COALESCE(?3, committed_at_ms) "
+      "WHERE commit_seq=(SELECT max(commit_seq) FROM skade_commit_log) RETURNING commit_seq"));
+  mark.Bind(1, snapshot_id).Bind(3, ts_ms);
+  if (operation) mark.Bind(2, *operation);
+  else mark.BindNull(2);
+  SKADE_ASSIGN_OR_RETURN(bool row, mark.Step());
+  if (!row) return Internal("the commit log trigger did not record the change");
+  return mark.Int(0);
 }
 
 Result<std::vector<CommitLogEntry>> Catalog::CommitsSince(int64_t after_seq,

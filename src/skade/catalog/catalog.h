@@ -132,6 +132,9 @@ class Catalog {
   Catalog(std::string warehouse, std::string name, sqlite3* db, std::unique_ptr<FileIO> io);
   Status Exec(const char* sql);
   Result<std::optional<std::string>> CurrentLocation(const TableIdent& ident);
+  /// Marks the log row the trigger just wrote as skade's; returns its commit_seq.
+  Result<int64_t> ClaimLogRow(std::optional<int64_t> snapshot_id, std::optional<std::string> operation,
+                              std::optional<int64_t> ts_ms);
 
   std::string warehouse_;
   std::string name_;

@@ -34,11 +34,6 @@ const char* ChangeName(Change c) {
   return "?";
 }
 
-void InitCompute() {
-  static bool once = arrow::compute::Initialize().ok();
-  (void)once;
-}
-
 // One changed row: which batch and row, what happened.
 struct RowRef {
   std::shared_ptr<arrow::RecordBatch> batch;
@@ -241,6 +236,14 @@ Status SnapshotRows(const Table& table, std::optional<int64_t> snapshot, const s
 
 }  // namespace
 
+Schema ChangelogSchema(const Schema& table_schema) {
+  std::vector<NestedField> fields = table_schema.fields();
+  fields.push_back(NestedField{2147483001, "_change_type", true, Type::Primitive(TypeId::kString), ""});
+  fields.push_back(NestedField{2147483002, "_change_ordinal", true, Type::Primitive(TypeId::kInt), ""});
+  fields.push_back(NestedField{2147483003, "_commit_snapshot_id", true, Type::Primitive(TypeId::kLong), ""});
+  return Schema(table_schema.schema_id(), std::move(fields), table_schema.identifier_field_ids());
+}
+
 Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::optional<int64_t> from,
                                                     std::optional<int64_t> to,
                                                     const ChangelogOptions& options) {
@@ -311,7 +314,7 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
                                      arrow::field("_change_ordinal", arrow::int32(), false));
   out_schema = *out_schema->AddField(out_schema->num_fields(),
                                      arrow::field("_commit_snapshot_id", arrow::int64(), false));
-  InitCompute();
+  InitArrowCompute();
   std::vector<std::shared_ptr<arrow::RecordBatch>> pieces;
   for (size_t i = 0; i < rows.size();) {
     size_t j = i;

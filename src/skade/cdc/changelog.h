@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "skade/common/result.h"
+#include "skade/format/types.h"
 
 namespace arrow {
 class Table;
@@ -32,6 +33,10 @@ struct ChangelogOptions {
   /// Row filter on the table's columns, pushed into the delta reads.
   std::string filter;
 };
+
+/// The table's schema plus the changelog's metadata columns, for code that formats
+/// changelog rows (the metadata columns carry ids from the reserved range).
+Schema ChangelogSchema(const Schema& table_schema);
 
 /// Changes made by the snapshots after `from` (exclusive; nullopt = since the table
 /// was created) up to `to` (inclusive; nullopt = the current snapshot), oldest first.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "skade/io/file_io.h"
+#include "skade/table/manifest_io.h"
 #include "skade/table/scan.h"
 #include "skade/table/table.h"
 
@@ -47,14 +48,10 @@ Result<DeltaPlan> PlanDelta(const Table& table, std::optional<int64_t> from,
   std::set<int64_t> compactions;
   for (int64_t id : plan.snapshots)
     if (m.SnapshotById(id)->operation() == "replace") compactions.insert(id);
-  SKADE_ASSIGN_OR_RETURN(std::string bytes, table.catalog().io().ReadFile(end->manifest_list));
-  SKADE_ASSIGN_OR_RETURN(auto list, ReadManifestList(bytes));
+  SKADE_ASSIGN_OR_RETURN(auto list, LoadManifestList(*end, table.catalog().io()));
   std::set<std::string> added_paths;
   for (const auto& mf : list) {
-    const PartitionSpec* spec = m.SpecById(mf.partition_spec_id);
-    if (!spec) return Corrupt("manifest " + mf.manifest_path + " names unknown spec");
-    SKADE_ASSIGN_OR_RETURN(std::string mb, table.catalog().io().ReadFile(mf.manifest_path));
-    SKADE_ASSIGN_OR_RETURN(auto entries, ReadManifest(mb, mf, *m.schema(), *spec));
+    SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, m, *m.schema(), table.catalog().io()));
     for (auto& e : entries) {
       if (e.status == EntryStatus::kDeleted || !e.snapshot_id || !in_range.contains(*e.snapshot_id))
         continue;

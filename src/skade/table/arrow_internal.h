@@ -1,6 +1,7 @@
 // Arrow/Parquet statuses become skade errors here, in one place.
 #pragma once
 
+#include <arrow/compute/initialize.h>
 #include <arrow/result.h>
 #include <arrow/status.h>
 
@@ -18,6 +19,12 @@ inline Error FromArrow(const arrow::Status& st, std::string_view context) {
                                                                  : ErrorKind::kInternal;
   std::string msg = st.message();
   return Error{kind, context.empty() ? msg : std::string(context) + ": " + msg};
+}
+
+/// Registers Arrow's compute kernels (a separate library since Arrow 21) once.
+inline void InitArrowCompute() {
+  static const bool initialized = arrow::compute::Initialize().ok();
+  (void)initialized;
 }
 
 }  // namespace skade

@@ -9,10 +9,12 @@ namespace skade {
 Result<Value> ValueAt(const arrow::Array& a, int64_t i, const Type& type) {
   if (a.IsNull(i)) return Value{};
   auto bad = [&]() {
-    return InvalidArgument("Arrow " + a.type()->ToString() + " cannot be read as " + type.ToString());
+    return InvalidArgument("Arrow " + a.type()->ToString() + " cannot be read as " +
+                           type.ToString());
   };
   switch (a.type_id()) {
-    case arrow::Type::BOOL: return Value{static_cast<const arrow::BooleanArray&>(a).Value(i)};
+    case arrow::Type::BOOL:
+      return Value{static_cast<const arrow::BooleanArray&>(a).Value(i)};
     case arrow::Type::INT32:
     case arrow::Type::DATE32: {
       int32_t v = a.data()->GetValues<int32_t>(1)[i];  // int32 and date32 share the layout
@@ -25,14 +27,19 @@ Result<Value> ValueAt(const arrow::Array& a, int64_t i, const Type& type) {
       int64_t v = a.data()->GetValues<int64_t>(1)[i];  // int64, time64, timestamp alike
       if (a.type_id() == arrow::Type::TIMESTAMP) {
         auto unit = static_cast<const arrow::TimestampType&>(*a.type()).unit();
-        if (unit == arrow::TimeUnit::SECOND) v *= 1000000;
-        else if (unit == arrow::TimeUnit::MILLI) v *= 1000;
-        else if (unit == arrow::TimeUnit::NANO) v /= 1000;
+        if (unit == arrow::TimeUnit::SECOND)
+          v *= 1000000;
+        else if (unit == arrow::TimeUnit::MILLI)
+          v *= 1000;
+        else if (unit == arrow::TimeUnit::NANO)
+          v /= 1000;
       }
       return Value{v};
     }
-    case arrow::Type::FLOAT: return Value{static_cast<const arrow::FloatArray&>(a).Value(i)};
-    case arrow::Type::DOUBLE: return Value{static_cast<const arrow::DoubleArray&>(a).Value(i)};
+    case arrow::Type::FLOAT:
+      return Value{static_cast<const arrow::FloatArray&>(a).Value(i)};
+    case arrow::Type::DOUBLE:
+      return Value{static_cast<const arrow::DoubleArray&>(a).Value(i)};
     case arrow::Type::STRING:
     case arrow::Type::BINARY:
       return Value{std::string(static_cast<const arrow::BinaryArray&>(a).GetView(i))};
@@ -51,46 +58,47 @@ Result<Value> ValueAt(const arrow::Array& a, int64_t i, const Type& type) {
   }
 }
 
-std::shared_ptr<arrow::Array> ColumnForFieldId(const arrow::RecordBatch& batch, const Schema& schema,
-                                               int field_id) {
-  // Walk down from the top-level field holding the id through struct children.
-  for (int c = 0; c < batch.num_columns(); ++c) {
-    const auto& f = batch.schema()->field(c);
-    std::shared_ptr<arrow::Array> arr = batch.column(c);
-    std::shared_ptr<arrow::Field> field = f;
-    while (true) {
-      if (FieldIdOf(*field) == field_id) return arr;
-      if (arr->type_id() != arrow::Type::STRUCT) break;
-      auto sa = std::static_pointer_cast<arrow::StructArray>(arr);
-      bool descended = false;
-      for (int k = 0; k < sa->num_fields(); ++k) {
-        const auto& child = sa->struct_type()->field(k);
-        std::string path = schema.PathOf(field_id);
-        // Only descend into a child on the path to field_id.
-        if (FieldIdOf(*child) == field_id ||
-            (child->type()->id() == arrow::Type::STRUCT && !path.empty())) {
-          auto flat = sa->GetFlattenedField(k);
-          if (!flat.ok()) return nullptr;
-          if (FieldIdOf(*child) == field_id) return *flat;
-          // Check whether the field id lies below this child.
-          std::function<bool(const arrow::Field&)> below = [&](const arrow::Field& fl) {
-            if (FieldIdOf(fl) == field_id) return true;
-            for (const auto& ch : fl.type()->fields())
-              if (below(*ch)) return true;
-            return false;
-          };
-          if (below(*child)) {
-            arr = *flat;
-            field = child;
-            descended = true;
-            break;
-          }
-        }
-      }
-      if (!descended) break;
-    }
+namespace {
+
+// The fields from the top level down to `id`, through structs only.
+bool PathTo(const std::vector<NestedField>& fields, int id, std::vector<const NestedField*>* path) {
+  for (const auto& f : fields) {
+    path->push_back(&f);
+    if (f.id == id) return true;
+    if (f.type->id == TypeId::kStruct && PathTo(f.type->fields, id, path)) return true;
+    path->pop_back();
   }
-  return nullptr;
+  return false;
+}
+
+// The index among `fields` of the Arrow field carrying `want` (by id, else name).
+int IndexOf(const arrow::FieldVector& fields, const NestedField& want) {
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (FieldIdOf(*fields[i]) == want.id) return static_cast<int>(i);
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (FieldIdOf(*fields[i]) < 0 && fields[i]->name() == want.name) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace
+
+std::shared_ptr<arrow::Array> ColumnForFieldId(const arrow::RecordBatch& batch,
+                                               const Schema& schema, int field_id) {
+  std::vector<const NestedField*> path;
+  if (!PathTo(schema.fields(), field_id, &path)) return nullptr;
+  int top = IndexOf(batch.schema()->fields(), *path[0]);
+  if (top < 0) return nullptr;
+  std::shared_ptr<arrow::Array> arr = batch.column(top);
+  for (size_t k = 1; k < path.size(); ++k) {
+    if (arr->type_id() != arrow::Type::STRUCT) return nullptr;
+    auto sa = std::static_pointer_cast<arrow::StructArray>(arr);
+    int child = IndexOf(sa->struct_type()->fields(), *path[k]);
+    if (child < 0) return nullptr;
+    auto flat = sa->GetFlattenedField(child);  // the parent's nulls apply to the child
+    if (!flat.ok()) return nullptr;
+    arr = *flat;
+  }
+  return arr;
 }
 
 }  // namespace skade

@@ -18,6 +18,7 @@
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
 #include "skade/table/arrow_values.h"
+#include "skade/table/delete_index.h"
 #include "skade/table/parquet_stats.h"
 
 namespace skade {
@@ -35,11 +36,6 @@ std::string ShowValue(const arrow::Array& a, int64_t i) {
   std::string text = (*s)->ToString();
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   return text;
-}
-
-void InitCompute() {
-  static bool once = [] { return arrow::compute::Initialize().ok(); }();
-  (void)once;
 }
 
 // Binary and fixed values in text inputs are hex (as scans print them), "0x" optional.
@@ -182,7 +178,7 @@ Result<std::shared_ptr<arrow::Array>> ConvertColumn(const std::shared_ptr<arrow:
   if (is_text && (tid == TypeId::kUuid || tid == TypeId::kTime || tid == TypeId::kBinary || tid == TypeId::kFixed)) {
     SKADE_ASSIGN_OR_RETURN(out, ParseStrings(*in, *field.type, field.name, first_row));
   } else if (!in->type()->Equals(*target, /*check_metadata=*/false)) {
-    InitCompute();
+    InitArrowCompute();
     if (in->type_id() == arrow::Type::STRUCT && target->id() == arrow::Type::MAP) {
       SKADE_ASSIGN_OR_RETURN(out, StructToMap(static_cast<const arrow::StructArray&>(*in), *field.type, field.name));
       return ConvertColumn(out, field, first_row);
@@ -210,21 +206,6 @@ Result<std::shared_ptr<arrow::Array>> ConvertColumn(const std::shared_ptr<arrow:
                            std::to_string(first_row + row) + " is null");
   }
   return out;
-}
-
-std::string PartitionKey(const std::vector<Value>& tuple, const std::vector<TypePtr>& types) {
-  std::string key;
-  for (size_t i = 0; i < tuple.size(); ++i) {
-    if (IsNull(tuple[i])) {
-      key += '\0';
-      continue;
-    }
-    key += '\1';
-    auto b = SerializeValue(*types[i], tuple[i]);
-    std::string bytes = b ? *b : std::string();
-    key += std::to_string(bytes.size()) + ":" + bytes;
-  }
-  return key;
 }
 
 std::string PathSegment(const std::string& s) {
@@ -471,7 +452,7 @@ Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
     }
     // Transforms run once per distinct source value (dictionary-encode the source),
     // not once per row; rows then group by small integer ids.
-    InitCompute();
+    InitArrowCompute();
     std::vector<std::vector<int32_t>> field_ids(sources.size());  // per field: row → partition value id
     std::vector<std::vector<Value>> field_values(sources.size());  // per field: id → partition value
     for (size_t i = 0; i < sources.size(); ++i) {
@@ -484,7 +465,7 @@ Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
       for (int64_t k = 0; k < dict.length(); ++k) {
         SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(dict, k, src_type));
         SKADE_ASSIGN_OR_RETURN(Value p, d.spec.fields()[i].transform.Apply(src_type, v));
-        std::string key = PartitionKey({p}, {d.partition_types[i]});
+        std::string key = PartitionTupleKey(0, {p});
         auto [it, inserted] = id_of.try_emplace(key, static_cast<int32_t>(field_values[i].size()));
         if (inserted) field_values[i].push_back(std::move(p));
         dict_to_id[static_cast<size_t>(k)] = it->second;
@@ -517,13 +498,13 @@ Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
       if (inserted) {
         std::vector<Value> tuple;
         for (size_t i = 0; i < sources.size(); ++i) tuple.push_back(field_values[i][static_cast<size_t>(combo[i])]);
-        keys.push_back(PartitionKey(tuple, d.partition_types));
+        keys.push_back(PartitionTupleKey(d.spec.spec_id(), tuple));
         tuples.push_back(std::move(tuple));
         indices.emplace_back();
       }
       SKADE_ARROW_RETURN(indices[it->second].Append(r), "partitioning");
     }
-    InitCompute();
+    InitArrowCompute();
     for (size_t g = 0; g < tuples.size() && st; ++g) {
       std::shared_ptr<arrow::Array> idx;
       SKADE_ARROW_RETURN(indices[g].Finish(&idx), "partitioning");

@@ -11,6 +11,7 @@
 #include "skade/table/arrow_internal.h"
 #include "skade/table/data_writer.h"
 #include "skade/table/delete_index.h"
+#include "skade/table/manifest_io.h"
 #include "skade/table/scan.h"
 #include "skade/table/snapshot_producer.h"
 #include "skade/table/table.h"
@@ -26,17 +27,11 @@ struct SnapshotFiles {
 
 Status CollectFiles(const TableMetadata& m, const Snapshot& s, FileIO& io, bool live_only, SnapshotFiles* out) {
   out->manifest_lists.insert(LocalPath(s.manifest_list));
-  SKADE_ASSIGN_OR_RETURN(std::string bytes, io.ReadFile(s.manifest_list));
-  auto list = ReadManifestList(bytes);
-  if (!list) return std::unexpected(std::move(list).error().WithContext(LocalPath(s.manifest_list)));
-  for (const auto& mf : *list) {
+  SKADE_ASSIGN_OR_RETURN(auto list, LoadManifestList(s, io));
+  for (const auto& mf : list) {
     out->manifests.insert(LocalPath(mf.manifest_path));
-    const PartitionSpec* spec = m.SpecById(mf.partition_spec_id);
-    if (!spec) return Corrupt("manifest " + mf.manifest_path + " names unknown spec");
-    SKADE_ASSIGN_OR_RETURN(std::string mb, io.ReadFile(mf.manifest_path));
-    auto entries = ReadManifest(mb, mf, *m.schema(), *spec);
-    if (!entries) return std::unexpected(std::move(entries).error().WithContext(LocalPath(mf.manifest_path)));
-    for (const auto& e : *entries)
+    SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, m, *m.schema(), io));
+    for (const auto& e : entries)
       if (!live_only || e.status != EntryStatus::kDeleted) out->content_files.insert(LocalPath(e.data_file.file_path));
   }
   return {};

@@ -22,11 +22,6 @@
 namespace skade {
 namespace {
 
-void InitCompute() {
-  static bool once = arrow::compute::Initialize().ok();
-  (void)once;
-}
-
 std::string DeleteFileLocation(const TableMetadata& m) {
   return m.location + "/data/deletes/" + NewUuid() + ".parquet";
 }
@@ -139,7 +134,7 @@ Result<RowRemoval> RemoveRows(const TableMetadataPtr& m, FileIO& io, const ScanP
         SKADE_ARROW_RETURN(keep.Finish(&km), "rewrite");
         auto without_pos = batch->RemoveColumn(batch->num_columns() - 1);
         if (!without_pos.ok()) return Internal(without_pos.status().message());
-        InitCompute();
+        InitArrowCompute();
         SKADE_ARROW_ASSIGN(auto kept, arrow::compute::Filter(*without_pos, km), "rewrite");
         if (kept.record_batch()->num_rows() > 0) survivors.push_back(kept.record_batch());
       }
@@ -284,7 +279,7 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
       g.first = tuple;
       g.second.push_back(r);
     }
-    InitCompute();
+    InitArrowCompute();
     for (auto& [k, g] : groups) {
       arrow::Int64Builder idx;
       SKADE_ARROW_RETURN(idx.AppendValues(g.second), "equality deletes");
@@ -357,7 +352,7 @@ Result<std::shared_ptr<arrow::Table>> LastRowPerKey(const std::shared_ptr<arrow:
     if (last[keys[r]] == r) SKADE_ARROW_RETURN(idx.Append(r), "upsert");
   std::shared_ptr<arrow::Array> ia;
   SKADE_ARROW_RETURN(idx.Finish(&ia), "upsert");
-  InitCompute();
+  InitArrowCompute();
   SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(conformed, ia), "upsert");
   return arrow::Table::FromRecordBatches({taken.record_batch()}).ValueOrDie();
 }

@@ -17,34 +17,11 @@
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
 #include "skade/table/arrow_values.h"
+#include "skade/table/manifest_io.h"
 #include "skade/table/parquet_stats.h"
 
 namespace skade {
 namespace {
-
-Result<std::vector<ManifestFile>> LoadManifestList(const Snapshot& snapshot, FileIO& io) {
-  SKADE_ASSIGN_OR_RETURN(std::string bytes, io.ReadFile(snapshot.manifest_list));
-  auto list = ReadManifestList(bytes);
-  if (!list) return std::unexpected(std::move(list).error().WithContext("manifest list " + LocalPath(snapshot.manifest_list)));
-  return list;
-}
-
-Result<std::vector<ManifestEntry>> LoadManifest(const ManifestFile& mf, const TableMetadata& m,
-                                                const Schema& schema, FileIO& io) {
-  const PartitionSpec* spec = m.SpecById(mf.partition_spec_id);
-  if (!spec)
-    return Corrupt("manifest " + LocalPath(mf.manifest_path) + " names unknown partition spec " +
-                   std::to_string(mf.partition_spec_id));
-  SKADE_ASSIGN_OR_RETURN(std::string bytes, io.ReadFile(mf.manifest_path));
-  auto entries = ReadManifest(bytes, mf, schema, *spec);
-  if (!entries) return std::unexpected(std::move(entries).error().WithContext("manifest " + LocalPath(mf.manifest_path)));
-  return entries;
-}
-
-void InitCompute() {
-  static bool once = arrow::compute::Initialize().ok();
-  (void)once;
-}
 
 // The child of a file's nested type that carries `target` (by field id, else name).
 int FindChild(const arrow::DataType& file_type, const NestedField& target) {
@@ -90,7 +67,7 @@ Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<arrow::
       if (arr->type_id() == arrow::Type::LARGE_LIST || arr->type_id() == arrow::Type::LIST_VIEW ||
           arr->type_id() == arrow::Type::LARGE_LIST_VIEW) {
         // Writers that keep pyarrow's schema (PyIceberg) read back as large lists.
-        InitCompute();
+        InitArrowCompute();
         auto value_field = arr->type()->field(0);
         SKADE_ARROW_ASSIGN(auto small, arrow::compute::Cast(*arr, arrow::list(value_field),
                                                             arrow::compute::CastOptions::Safe()),
@@ -112,7 +89,7 @@ Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<arrow::
           want, data->length, ma.value_offsets(), keys, items, data->buffers[0], data->null_count, data->offset));
     }
     default: {
-      InitCompute();
+      InitArrowCompute();
       SKADE_ARROW_ASSIGN(auto cast, arrow::compute::Cast(*arr, want, arrow::compute::CastOptions::Safe()),
                          where + " column " + target.name);
       return cast;
@@ -341,8 +318,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     std::shared_ptr<arrow::Array> mask;
     SKADE_ARROW_RETURN(keep.Finish(&mask), "deletes");
-    static bool init = arrow::compute::Initialize().ok();
-    (void)init;
+    InitArrowCompute();
     SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(batch, mask), "deletes");
     return filtered.record_batch();
   }

@@ -7,6 +7,7 @@
 
 #include "skade/io/file_io.h"
 #include "skade/table/delete_index.h"
+#include "skade/table/manifest_io.h"
 
 namespace skade {
 namespace {
@@ -72,14 +73,10 @@ struct Counts {
 // Whether data files a snapshot added might hold rows matching `filter`.
 Result<bool> AddedFilesMightMatch(FileIO& io, const TableMetadata& m, const Snapshot& s,
                                   const expr::Expr& filter) {
-  SKADE_ASSIGN_OR_RETURN(std::string bytes, io.ReadFile(s.manifest_list));
-  SKADE_ASSIGN_OR_RETURN(auto list, ReadManifestList(bytes));
+  SKADE_ASSIGN_OR_RETURN(auto list, LoadManifestList(s, io));
   for (const auto& mf : list) {
     if (mf.content != 0 || mf.added_snapshot_id != s.snapshot_id || mf.added_files_count == 0) continue;
-    const PartitionSpec* spec = m.SpecById(mf.partition_spec_id);
-    if (!spec) return true;
-    SKADE_ASSIGN_OR_RETURN(std::string mb, io.ReadFile(mf.manifest_path));
-    SKADE_ASSIGN_OR_RETURN(auto entries, ReadManifest(mb, mf, *m.schema(), *spec));
+    SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, m, *m.schema(), io));
     for (const auto& e : entries)
       if (e.status == EntryStatus::kAdded && e.snapshot_id == s.snapshot_id &&
           expr::MightMatch(filter, e.data_file.stats))
@@ -173,24 +170,19 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
   for (const auto& f : change_.added) changed_partitions.insert(PartitionTupleKey(f.spec_id, f.partition));
 
   if (parent) {
-    SKADE_ASSIGN_OR_RETURN(std::string bytes, io_.ReadFile(parent->manifest_list));
-    auto old = ReadManifestList(bytes);
-    if (!old) return std::unexpected(std::move(old).error().WithContext(LocalPath(parent->manifest_list)));
+    SKADE_ASSIGN_OR_RETURN(auto old, LoadManifestList(*parent, io_));
     std::set<std::string> found;
     int rewritten = 0;
-    for (const auto& mf : *old) {
+    for (const auto& mf : old) {
       bool may_hold = !change_.removed.empty() && (mf.added_files_count + mf.existing_files_count > 0);
       if (!may_hold) {
         list.push_back(mf);
         continue;
       }
       const PartitionSpec* spec = b.SpecById(mf.partition_spec_id);
-      if (!spec) return Corrupt("manifest " + mf.manifest_path + " names unknown spec");
-      SKADE_ASSIGN_OR_RETURN(std::string mbytes, io_.ReadFile(mf.manifest_path));
-      auto entries = ReadManifest(mbytes, mf, *b.schema(), *spec);
-      if (!entries) return std::unexpected(std::move(entries).error().WithContext(LocalPath(mf.manifest_path)));
+      SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, b, *b.schema(), io_));
       bool touched = false;
-      for (const auto& e : *entries)
+      for (const auto& e : entries)
         if (e.status != EntryStatus::kDeleted && change_.removed.contains(e.data_file.file_path)) touched = true;
       if (!touched) {
         list.push_back(mf);
@@ -205,7 +197,7 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
       nm.sequence_number = seq;
       nm.min_sequence_number = seq;
       bool any_live = false;
-      for (auto e : *entries) {
+      for (auto e : entries) {
         if (e.status == EntryStatus::kDeleted) continue;
         if (change_.removed.contains(e.data_file.file_path)) {
           found.insert(e.data_file.file_path);
@@ -244,12 +236,8 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
       std::map<std::pair<int, int>, std::vector<ManifestEntry>> groups;
       for (size_t i = added_manifests_.size(); i < list.size(); ++i) {
         const ManifestFile& mf = list[i];
-        const PartitionSpec* spec = b.SpecById(mf.partition_spec_id);
-        if (!spec) return Corrupt("manifest " + mf.manifest_path + " names unknown spec");
-        SKADE_ASSIGN_OR_RETURN(std::string mbytes, io_.ReadFile(mf.manifest_path));
-        auto entries = ReadManifest(mbytes, mf, *b.schema(), *spec);
-        if (!entries) return std::unexpected(std::move(entries).error().WithContext(LocalPath(mf.manifest_path)));
-        for (auto& e : *entries) {
+        SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, b, *b.schema(), io_));
+        for (auto& e : entries) {
           if (e.status == EntryStatus::kDeleted) continue;
           e.status = EntryStatus::kExisting;
           groups[{mf.content, mf.partition_spec_id}].push_back(std::move(e));
