@@ -16,6 +16,16 @@ struct Context {
   Status Open();
 };
 
+struct WatchArgs {
+  std::string table;
+  int64_t from_seq = 0;
+  std::string from_cursor;
+  bool changes = false;
+  std::string format = "jsonl";
+};
+/// Prints commits (and their change rows) as they land, until interrupted.
+Status CmdWatch(Context& ctx, const WatchArgs& args, bool replay_from_seq);
+
 /// Builds the demo warehouse: related tables, several appends, scans, time travel.
 Status RunDemo(Context& ctx);
 

@@ -11,7 +11,6 @@
 #include "input.h"
 #include "output.h"
 #include "skade/cdc/changelog.h"
-#include "skade/cdc/commit_watcher.h"
 #include "skade/expr/expression.h"
 #include "skade/format/value.h"
 #include "skade/io/file_io.h"
@@ -37,11 +36,6 @@ std::vector<std::string> SplitList(const std::string& text) {
     if (comma == std::string::npos) return out;
     start = comma + 1;
   }
-}
-
-std::string TimeText(int64_t ms) {
-  auto v = FormatValue(*Type::Primitive(TypeId::kTimestampTz), Value{ms * 1000});
-  return v;
 }
 
 Result<int64_t> ParseTimestampMs(const std::string& text) {
@@ -676,71 +670,16 @@ int Main(int argc, char** argv) {
     return {};
   }; });
 
-  std::string watch_table;
-  int64_t watch_from = 0;
-  bool watch_changes = false;
-  std::string watch_format = "jsonl";
+  WatchArgs wa;
   auto* watch = app.add_subcommand("watch", "print commits (and their changes) as they land, until interrupted");
-  watch->add_option("TABLE", watch_table, "only this table");
-  auto* watch_from_opt = watch->add_option("--from-seq", watch_from, "first replay the log from this commit_seq");
-  watch->add_flag("--changes", watch_changes, "also print each commit's change rows");
-  watch->add_option("--format", watch_format, "jsonl");
-  watch->callback([&] { action = [&]() -> Status {
-    if (watch_format != "jsonl") return InvalidArgument("watch prints jsonl only");
-    std::optional<TableIdent> only;
-    if (!watch_table.empty()) {
-      SKADE_ASSIGN_OR_RETURN(only, TableIdent::Parse(watch_table));
-    }
-    SKADE_ASSIGN_OR_RETURN(auto watcher, cdc::CommitWatcher::Make(*ctx.catalog));
-    int64_t cursor = 0;
-    if (watch_from_opt->count()) {
-      cursor = watch_from > 0 ? watch_from - 1 : 0;
-    } else {
-      SKADE_ASSIGN_OR_RETURN(auto all, ctx.catalog->CommitsSince(0));
-      if (!all.empty()) cursor = all.back().commit_seq;
-    }
-    bool settling = false;
-    while (true) {
-      SKADE_ASSIGN_OR_RETURN(auto entries, ctx.catalog->CommitsSince(cursor, only));
-      for (const auto& e : entries) {
-        cursor = e.commit_seq;
-        Listing one{{"commit_seq", "table", "action", "snapshot_id", "operation", "engine", "committed_at"},
-                    {{std::to_string(e.commit_seq), e.table.ToString(), e.action,
-                      e.snapshot_id ? std::to_string(*e.snapshot_id) : "", e.operation, e.engine,
-                      TimeText(e.committed_at_ms)}},
-                    {true, false, false, true, false, false, false}};
-        PrintListing(one, Format::kJsonl, stdout);
-        if (watch_changes && e.action == "commit" && e.snapshot_id) {
-          auto table = Table::Load(*ctx.catalog, e.table);
-          const Snapshot* snap = table ? (*table)->metadata()->SnapshotById(*e.snapshot_id) : nullptr;
-          if (snap) {
-            auto rows = cdc::ReadChangelog(**table, snap->parent_snapshot_id, snap->snapshot_id);
-            // A commit whose changes cannot be read is reported, not fatal to the watch.
-            Status printed = rows ? Status() : Status(std::unexpected(rows.error()));
-            if (rows) {
-              arrow::TableBatchReader reader(**rows);
-              auto written = WriteScan(reader, cdc::ChangelogSchema(*(*table)->metadata()->schema()),
-                                       Format::kJsonl, stdout, "");
-              if (!written) printed = std::unexpected(written.error());
-            }
-            if (!printed)
-              std::fprintf(stderr, "skade: changes of commit %lld: %s\n", static_cast<long long>(e.commit_seq),
-                           printed.error().message.c_str());
-          }
-        }
-        std::fflush(stdout);
-      }
-      // Sleep until the catalog files change: no polling loop. A wake can come while
-      // the writer is still mid-commit, so once it goes quiet for a moment, look again.
-      if (!settling) {
-        SKADE_RETURN_IF_ERROR(watcher->Wait(std::nullopt));
-        settling = true;
-      } else {
-        SKADE_ASSIGN_OR_RETURN(bool more, watcher->Wait(std::chrono::milliseconds(25)));
-        settling = more;
-      }
-    }
-  }; });
+  watch->add_option("TABLE", wa.table, "only this table");
+  auto* watch_seq = watch->add_option("--from-seq", wa.from_seq, "first replay the log from this commit_seq");
+  watch->add_option("--from-cursor", wa.from_cursor,
+                    "with TABLE and --changes: resume after this cursor (printed on each commit line)")
+      ->excludes(watch_seq);
+  watch->add_flag("--changes", wa.changes, "also print each commit's change rows");
+  watch->add_option("--format", wa.format, "jsonl");
+  watch->callback([&] { action = [&] { return CmdWatch(ctx, wa, watch_seq->count() > 0); }; });
 
   ScanArgs sa;
   auto* scan = app.add_subcommand("scan", "read a table");

@@ -190,6 +190,10 @@ void PrintListing(const Listing& l, Format format, std::FILE* out) {
   for (const auto& row : l.rows) line(row);
 }
 
+std::string TimeText(int64_t ms) {
+  return FormatValue(*Type::Primitive(TypeId::kTimestampTz), Value{ms * 1000});
+}
+
 std::string RowToJson(const arrow::RecordBatch& batch, int64_t row, const Schema& schema) {
   std::string s = "{";
   for (int c = 0; c < batch.num_columns(); ++c) {

@@ -33,6 +33,9 @@ void PrintListing(const Listing& listing, Format format, std::FILE* out);
 Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema, Format format,
                           std::FILE* out, const std::string& output_path, bool progress = false);
 
+/// An epoch-milliseconds instant as ISO 8601 text (UTC).
+std::string TimeText(int64_t ms);
+
 /// JSON text of row `row` of `batch` (one object), typed through the schema.
 std::string RowToJson(const arrow::RecordBatch& batch, int64_t row, const Schema& schema);
 

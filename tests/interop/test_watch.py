@@ -84,13 +84,15 @@ def test_watch_replays_and_prints_changes(skade, tmp_path):
     skade.ok("append", "db.t", str(tmp_path / "a.parquet"))
     watcher = _start(skade, "db.t", "--from-seq", "1", "--changes")
     try:
-        lines = _read_lines(watcher, 4)  # create, append, and the append's two INSERT rows
-        assert [l.get("action") or l.get("_change_type") for l in lines] == ["create", "commit", "INSERT", "INSERT"]
+        # A commit's change rows come first, then its commit line with the cursor.
+        lines = _read_lines(watcher, 3)
+        assert [l.get("_change_type") or l.get("action") for l in lines] == ["INSERT", "INSERT", "commit"]
+        assert lines[2]["operation"] == "append" and lines[2]["cursor"].endswith(":%d" % lines[2]["snapshot_id"])
         pq.write_table(pa.table({"id": pa.array([2], pa.int64()), "v": ["c"]}), tmp_path / "u.parquet")
         skade.ok("upsert", "db.t", str(tmp_path / "u.parquet"))
         more = _read_lines(watcher, 3)
-        assert more[0]["operation"] == "overwrite"
-        assert sorted((r["_change_type"], r["v"]) for r in more[1:]) == [("DELETE", "b"), ("INSERT", "c")]
+        assert more[2]["operation"] == "overwrite"
+        assert sorted((r["_change_type"], r["v"]) for r in more[:2]) == [("DELETE", "b"), ("INSERT", "c")]
     finally:
         _stop(watcher)
 

@@ -4,6 +4,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -62,6 +63,32 @@ Result<bool> CommitWatcher::Wait(std::optional<std::chrono::milliseconds> timeou
     }
     if (catalog_changed) return true;
   }
+}
+
+Result<bool> CommitWatcher::WaitFor(const std::function<Result<bool>()>& arrived,
+                                    std::optional<std::chrono::milliseconds> timeout) {
+  using std::chrono::milliseconds;
+  auto deadline = timeout ? std::chrono::steady_clock::now() + *timeout
+                          : std::chrono::steady_clock::time_point::max();
+  auto left = [&]() -> std::optional<milliseconds> {
+    if (!timeout) return std::nullopt;
+    return std::max(milliseconds(0), std::chrono::duration_cast<milliseconds>(
+                                         deadline - std::chrono::steady_clock::now()));
+  };
+  SKADE_ASSIGN_OR_RETURN(bool done, arrived());
+  while (!done) {
+    SKADE_ASSIGN_OR_RETURN(bool woke, Wait(left()));
+    if (!woke) return false;
+    SKADE_ASSIGN_OR_RETURN(done, arrived());
+    // Settle: look again after 1, 2, 4 … 32 ms unless another event comes first.
+    for (milliseconds step(1); !done && step <= milliseconds(32); step *= 2) {
+      auto l = left();
+      if (l && l->count() == 0) return false;
+      SKADE_RETURN_IF_ERROR(Wait(l ? std::min(step, *l) : step));
+      SKADE_ASSIGN_OR_RETURN(done, arrived());
+    }
+  }
+  return true;
 }
 
 }  // namespace skade::cdc

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -27,6 +28,12 @@ class CommitWatcher {
   /// Blocks until the catalog files change or `timeout` passes (nullopt: forever).
   /// Returns whether something changed.
   Result<bool> Wait(std::optional<std::chrono::milliseconds> timeout);
+  /// Blocks until `arrived` says so or `timeout` passes; returns whether it did.
+  /// `arrived` runs now, after every wake, and a few more times within ~60 ms of a
+  /// wake: a reader woken by the commit's last write can look before SQLite has
+  /// published the commit to readers, and no further file event follows then.
+  Result<bool> WaitFor(const std::function<Result<bool>()>& arrived,
+                       std::optional<std::chrono::milliseconds> timeout);
 
  private:
   explicit CommitWatcher(int fd) : fd_(fd) {}
