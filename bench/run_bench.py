@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""skade benchmarks: scan, append and upsert, skade vs PyIceberg (and pyarrow for scans).
+"""skade benchmarks: scan, append, upsert and CDC, skade vs PyIceberg (and pyarrow for scans).
 
 skade's side runs in the C++ drivers (build/bin/scan_bench, append_bench, upsert_bench),
 which time the C++ API with a steady clock and print JSON; the peers run here, in
@@ -14,7 +14,7 @@ an engine is its median time, the reported ratio is the median of per-round
 ratios with the min-max spread.
 
 Usage: run_bench.py [--build-dir build] [--data-dir build/bench-data]
-                    [--only scan|append|upsert] [--rounds 5] [--commits 200] [--rows 1000000]
+                    [--only scan|append|upsert|cdc] [--rounds 5] [--commits 200] [--rows 1000000]
                     [--upsert-batches 10] [--upsert-batch-rows 10000]
                     [--upsert-update-fraction 0.1] [--pyiceberg-upsert-batches N]
 """
@@ -719,12 +719,87 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
     }
 
 
+def bench_cdc(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
+    """Commit-to-subscriber latency (in-process push, cross-process push, 100 ms poller) and
+    changelog throughput against the difference of two full scans (PyIceberg + pyarrow joins)."""
+    load_start = list(os.getloadavg())
+    lat_wh = data_dir / "cdc-latency"
+    shutil.rmtree(lat_wh, ignore_errors=True)
+    lat_wh.mkdir(parents=True)
+    latency = run_driver(build_dir, "cdc_bench", "latency", "--warehouse", str(lat_wh),
+                         "--commits", str(a.cdc_commits))
+
+    wh = data_dir / "cdc-changelog"
+    shutil.rmtree(wh, ignore_errors=True)
+    wh.mkdir(parents=True)
+    setup = run_driver(build_dir, "cdc_bench", "changelog-setup", "--warehouse", str(wh), "--table",
+                       "bench.changes", "--schema", SKADE_SCHEMA, "--partition", PARTITION,
+                       "--source", str(src), "--changed-fraction", "0.1", *prop_args())
+    table = sql_catalog(wh).load_table("bench.changes")
+
+    def skade_changelog():
+        return run_driver(build_dir, "cdc_bench", "changelog", "--warehouse", str(wh), "--table",
+                          "bench.changes", "--from", str(setup["from"]), "--to", str(setup["to"]))
+
+    def scan_diff():
+        before = table.scan(snapshot_id=setup["from"]).to_arrow()
+        after = table.scan(snapshot_id=setup["to"]).to_arrow()
+        keys = before.column_names
+        return (before.join(after, keys=keys, join_type="left anti").num_rows,
+                after.join(before, keys=keys, join_type="left anti").num_rows)
+
+    skade_changelog()  # warm-up
+    scan_diff()
+    sk_times, peer_times, ratios = [], [], []
+    for _ in range(a.rounds):
+        r = skade_changelog()
+        t, (deleted, inserted) = timed(scan_diff)
+        # Both sides must find the same changes: updates are a DELETE and an INSERT each.
+        assert r["by_type"] == {"DELETE": deleted, "INSERT": inserted}, (r, deleted, inserted)
+        sk_times.append(r["seconds"])
+        peer_times.append(t)
+        ratios.append(t / r["seconds"])
+    ratio = spread(ratios)
+    push_p99 = latency["cross_process_push"]["p99_ms"]
+    print(f"cdc latency p50/p99 ms: in-process {latency['in_process_push']['p50_ms']:.3f}/"
+          f"{latency['in_process_push']['p99_ms']:.3f}, cross-process push "
+          f"{latency['cross_process_push']['p50_ms']:.2f}/{push_p99:.2f}, 100 ms poller "
+          f"{latency['cross_process_poll_100ms']['p50_ms']:.1f}/{latency['cross_process_poll_100ms']['p99_ms']:.1f}")
+    print(f"changelog {setup['rows']} rows, 10% changed: skade {statistics.median(sk_times):.3f} s, "
+          f"two scans + diff {statistics.median(peer_times):.3f} s, ratio {ratio['median']:.2f}x "
+          f"[{ratio['min']:.2f}-{ratio['max']:.2f}]")
+    return {
+        "machine": machine_info(build_dir),
+        "load_average": {"start": load_start, "end": list(os.getloadavg())},
+        "targets": {"cross_process_p99_ms": 10, "changelog_ratio": 3.0},
+        "met": {"cross_process_p99": push_p99 < 10, "changelog_ratio": ratio["median"] >= 3.0},
+        "latency": latency,
+        "changelog": {"rows": setup["rows"], "updated": setup["updated"], "deleted": setup["deleted"],
+                      "skade_seconds": spread(sk_times), "scan_diff_seconds": spread(peer_times),
+                      "ratio": ratio},
+        "method": {
+            "latency": f"{a.cdc_commits} single-row appends per arm, 2 ms apart; latency = time the "
+                       "subscriber has the commit minus time the writer's post-commit hook saw it durable "
+                       "(steady clock, shared by processes); arms: in-process CommitSubscription, a second "
+                       "process woken by inotify on the catalog (CommitWatcher), a second process reading "
+                       "the commit log every 100 ms",
+            "changelog": "table of 1M rows partitioned by country; one upsert of 5% of ids (quantity + 1) "
+                         "and one delete of another 5% by key (position deletes, so PyIceberg can read it); "
+                         "skade: cdc::ReadChangelog(from, to) in its own process (timed inside); peer: "
+                         "PyIceberg scans of both snapshots to Arrow, then pyarrow left-anti joins on all "
+                         f"columns both ways; one warm-up each, then {a.rounds} interleaved rounds; both "
+                         "sides' change counts checked equal",
+        },
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build-dir", default=str(REPO / "build"))
     ap.add_argument("--data-dir", default=None, help="generated data (default <build-dir>/bench-data)")
     ap.add_argument("--results-dir", default=str(REPO / "bench" / "results"))
-    ap.add_argument("--only", choices=["scan", "append", "upsert"])
+    ap.add_argument("--only", choices=["scan", "append", "upsert", "cdc"])
+    ap.add_argument("--cdc-commits", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--commits", type=int, default=200)
     ap.add_argument("--rows", type=int, default=1_000_000)
@@ -737,8 +812,8 @@ def main() -> None:
     build_dir = Path(a.build_dir).resolve()
     data_dir = Path(a.data_dir).resolve() if a.data_dir else build_dir / "bench-data"
     results_dir = Path(a.results_dir).resolve()
-    for exe in {"scan": ["scan_bench"], "append": ["append_bench"], "upsert": ["upsert_bench"]}.get(
-            a.only, ["scan_bench", "append_bench", "upsert_bench"]):
+    for exe in {"scan": ["scan_bench"], "append": ["append_bench"], "upsert": ["upsert_bench"],
+                "cdc": ["cdc_bench"]}.get(a.only, ["scan_bench", "append_bench", "upsert_bench", "cdc_bench"]):
         if not (build_dir / "bin" / exe).exists():
             sys.exit(f"{build_dir}/bin/{exe} is missing: build first (make build; needs libbenchmark-dev)")
     warnings.filterwarnings("ignore")
@@ -753,6 +828,9 @@ def main() -> None:
     if a.only in (None, "upsert"):
         doc = bench_upsert(a, build_dir, data_dir, src)
         print(f"wrote {write_result(results_dir, 'upsert', doc)}")
+    if a.only in (None, "cdc"):
+        doc = bench_cdc(a, build_dir, data_dir, src)
+        print(f"wrote {write_result(results_dir, 'cdc', doc)}")
     print(f"total {time.perf_counter() - t0:.0f} s", file=sys.stderr)
 
 

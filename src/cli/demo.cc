@@ -1,11 +1,14 @@
 // `skade demo`: a small shop warehouse built step by step, printed as it goes.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
 #include "commands.h"
 #include "output.h"
+#include "skade/cdc/change_stream.h"
+#include "skade/cdc/changelog.h"
 #include "skade/io/file_io.h"
 #include "skade/table/scan.h"
 #include "skade/table/schema_update.h"
@@ -43,6 +46,47 @@ Status Show(Context& ctx, Table& t, TableScan scan, const char* title) {
   std::printf("plan: files %lld -> %lld, rows %lld -> %lld planned -> %lld returned\n",
               (long long)s.files_total, (long long)s.files_planned, (long long)s.rows_total,
               (long long)s.rows_planned, (long long)s.rows_returned);
+  return {};
+}
+
+Status ShowChangelog(Table& t, std::optional<int64_t> from, int64_t to, bool compute_updates,
+                     const char* title) {
+  std::printf("\n== %s\n", title);
+  cdc::ChangelogOptions o;
+  o.compute_updates = compute_updates;
+  SKADE_ASSIGN_OR_RETURN(auto rows, cdc::ReadChangelog(t, from, to, o));
+  arrow::TableBatchReader reader(*rows);
+  SKADE_RETURN_IF_ERROR(WriteScan(reader, cdc::ChangelogSchema(*t.metadata()->schema()), Format::kTable, stdout, ""));
+  return {};
+}
+
+// A change stream on `table` sees a commit that another skade process makes.
+Status WatchAnotherProcess(Context& ctx, const TableIdent& table, const std::string& input) {
+  std::printf("\n== watch: a change stream on %s, while another skade process appends %s\n",
+              table.ToString().c_str(), std::filesystem::path(input).filename().c_str());
+  SKADE_ASSIGN_OR_RETURN(auto cursor, cdc::ChangeStream::CurrentCursor(*ctx.catalog, table));
+  SKADE_ASSIGN_OR_RETURN(auto stream, cdc::ChangeStream::Open(*ctx.catalog, table, cursor));
+  std::string self = std::filesystem::read_symlink("/proc/self/exe");
+  std::string cmd = "'" + self + "' --warehouse '" + ctx.warehouse + "' append " + table.ToString() + " '" +
+                    input + "' > /dev/null";
+  auto started = std::chrono::steady_clock::now();
+  std::thread writer([&] {
+    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "demo: the writer process failed\n");
+  });
+  auto window = stream->Next(std::chrono::seconds(30));
+  writer.join();
+  if (!window) return std::unexpected(window.error());
+  if (!*window) return Internal("the change stream saw no commit within 30 s");
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  const auto& snap = (*window)->snapshots.back();
+  std::printf("woke %.0f ms after starting the writer process (its start-up included): snapshot %lld (%s), "
+              "resume cursor %s\n", ms, (long long)snap.snapshot_id, snap.operation.c_str(),
+              (*window)->end.ToString().c_str());
+  SKADE_ASSIGN_OR_RETURN(auto t, Table::Load(*ctx.catalog, table));
+  arrow::TableBatchReader reader(*(*window)->rows);
+  SKADE_RETURN_IF_ERROR(WriteScan(reader, cdc::ChangelogSchema(*t->metadata()->schema()), Format::kTable, stdout, ""));
+  std::printf("(from a shell: skade --warehouse %s watch %s --changes)\n", ctx.warehouse.c_str(),
+              table.ToString().c_str());
   return {};
 }
 
@@ -117,6 +161,7 @@ Status RunDemo(Context& ctx) {
   SKADE_ASSIGN_OR_RETURN(auto updates_reader, OpenInput(in + "/customers-update.csv", *customers->metadata()->schema()));
   auto updates = updates_reader->ToTable();
   if (!updates.ok()) return IoError(updates.status().message());
+  int64_t before_upsert = *customers->metadata()->current_snapshot_id;
   SKADE_ASSIGN_OR_RETURN(auto upserted, customers->Upsert(*updates));
   std::printf("\nupsert by id into shop.customers (Dag moves to NO, Greta is new) -> snapshot %lld\n",
               (long long)upserted.snapshot_id);
@@ -128,6 +173,10 @@ Status RunDemo(Context& ctx) {
   std::printf("\ndelete from shop.orders where status = 'shipped': %lld rows -> snapshot %lld\n",
               (long long)deleted.rows_deleted, (long long)deleted.snapshot_id);
   SKADE_RETURN_IF_ERROR(Show(ctx, *orders, orders->NewScan(), "shop.orders after the delete"));
+  SKADE_RETURN_IF_ERROR(ShowChangelog(*customers, before_upsert, upserted.snapshot_id, true,
+                                      "changelog of shop.customers across the upsert (updates paired by id)"));
+  SKADE_RETURN_IF_ERROR(ShowChangelog(*orders, first_orders_snapshot, deleted.snapshot_id, false,
+                                      "changelog of shop.orders from its first snapshot to the delete"));
   SchemaUpdate evolve;
   evolve.AddColumn("email", Type::Primitive(TypeId::kString), "name").RenameColumn("signup", "signed_up");
   SKADE_RETURN_IF_ERROR(customers->UpdateSchema(evolve));
@@ -136,6 +185,10 @@ Status RunDemo(Context& ctx) {
                               "id,name,email,country,signed_up\n8,Hedda,hedda@example.com,NO,2024-05-05\n"));
   SKADE_RETURN_IF_ERROR(Append(ctx, *customers, in + "/customers-3.csv"));
   SKADE_RETURN_IF_ERROR(Show(ctx, *customers, customers->NewScan(), "shop.customers after the evolution"));
+
+  SKADE_RETURN_IF_ERROR(Write(in + "/orders-3.csv",
+                              "order_id,customer_id,ts,amount,status\n105,7,2024-04-03T12:00:00Z,42.00,open\n"));
+  SKADE_RETURN_IF_ERROR(WatchAnotherProcess(ctx, {"shop", "orders"}, in + "/orders-3.csv"));
 
   std::printf("\n== snapshots of shop.orders\n");
   Listing snaps{{"snapshot_id", "parent_id", "operation", "added_records", "total_records"}, {}, {}};

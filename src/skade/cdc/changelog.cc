@@ -4,6 +4,7 @@
 #include <arrow/compute/api.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
 #include "skade/table/arrow_values.h"
+#include "skade/table/delete_index.h"
 #include "skade/table/scan.h"
 #include "skade/table/table.h"
 
@@ -43,48 +45,57 @@ struct RowRef {
   int64_t snapshot_id;
 };
 
-// A text identity of a whole row (all columns), for cancelling carried-over rows.
-Result<std::string> RowKey(const arrow::RecordBatch& batch, const Schema& schema, int64_t row) {
-  std::string key;
-  for (int c = 0; c < batch.num_columns(); ++c) {
-    if (FieldIdOf(*batch.schema()->field(c)) < 0) continue;  // `_pos` is not row content
-    const auto& col = *batch.column(c);
-    if (col.IsNull(row)) {
-      key += "\x01N";
-      continue;
-    }
-    int id = FieldIdOf(*batch.schema()->field(c));
-    const NestedField* f = id >= 0 ? schema.FindField(id) : nullptr;
-    if (f && f->type->is_primitive()) {
-      SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(col, row, *f->type));
-      SKADE_ASSIGN_OR_RETURN(std::string b, SerializeValue(*f->type, v));
-      key += "\x01" + std::to_string(b.size()) + ":" + b;
-    } else {
-      auto scalar = col.GetScalar(row);
-      key += "\x01" + (scalar.ok() ? (*scalar)->ToString() : std::string("?"));
-    }
-  }
-  return key;
-}
+// Text identities of rows, for matching a DELETE with an INSERT: over all columns
+// (carried-over rows) or over the identifier columns (updates). Rows arrive grouped
+// by batch, so the column lookup is done once per batch, not once per row.
+class RowKeys {
+ public:
+  RowKeys(const Schema& schema, bool identifier_only) : schema_(schema), identifier_only_(identifier_only) {}
 
-Result<std::string> IdentifierKey(const arrow::RecordBatch& batch, const Schema& schema,
-                                  int64_t row) {
-  std::string key;
-  for (int id : schema.identifier_field_ids()) {
-    const NestedField* f = schema.FindField(id);
-    auto col = ColumnForFieldId(batch, schema, id);
-    if (!f || !col)
-      return InvalidArgument("identifier column " + std::to_string(id) + " not readable");
-    SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(*col, row, *f->type));
-    if (IsNull(v)) {
-      key += "\x01N";
-      continue;
+  Result<std::string> Of(const arrow::RecordBatch& batch, int64_t row) {
+    if (&batch != batch_) SKADE_RETURN_IF_ERROR(Bind(batch));
+    std::string key;
+    for (const auto& [col, field] : cols_) {
+      if (col->IsNull(row)) {
+        key += "\x01N";
+      } else if (field && field->type->is_primitive()) {
+        SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(*col, row, *field->type));
+        SKADE_ASSIGN_OR_RETURN(std::string b, SerializeValue(*field->type, v));
+        key += "\x01" + std::to_string(b.size()) + ":" + b;
+      } else {
+        auto scalar = col->GetScalar(row);
+        key += "\x01" + (scalar.ok() ? (*scalar)->ToString() : std::string("?"));
+      }
     }
-    SKADE_ASSIGN_OR_RETURN(std::string b, SerializeValue(*f->type, v));
-    key += "\x01" + std::to_string(b.size()) + ":" + b;
+    return key;
   }
-  return key;
-}
+
+ private:
+  Status Bind(const arrow::RecordBatch& batch) {
+    batch_ = &batch;
+    cols_.clear();
+    if (identifier_only_) {
+      for (int id : schema_.identifier_field_ids()) {
+        auto col = ColumnForFieldId(batch, schema_, id);
+        const NestedField* f = schema_.FindField(id);
+        if (!col || !f) return InvalidArgument("identifier column " + std::to_string(id) + " not readable");
+        cols_.emplace_back(col, f);
+      }
+      return {};
+    }
+    for (int c = 0; c < batch.num_columns(); ++c) {
+      int id = FieldIdOf(*batch.schema()->field(c));
+      if (id < 0) continue;  // `_pos` is not row content
+      cols_.emplace_back(batch.column(c), schema_.FindField(id));
+    }
+    return {};
+  }
+
+  const Schema& schema_;
+  bool identifier_only_;
+  const arrow::RecordBatch* batch_ = nullptr;
+  std::vector<std::pair<std::shared_ptr<arrow::Array>, const NestedField*>> cols_;
+};
 
 // Live rows of one file as of a plan's snapshot, with positions (last column).
 Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadFile(const ScanPlan& plan,
@@ -133,48 +144,116 @@ Result<ScanPlan> PlanAt(const Table& table, int64_t snapshot_id, const std::stri
 // Pairs a snapshot's DELETE and INSERT rows with the same identifier as updates,
 // and drops identical DELETE/INSERT pairs (rows a rewrite carried over).
 Status Reconcile(std::vector<RowRef>& rows, const Schema& schema, bool compute_updates) {
-  std::unordered_map<std::string, std::vector<size_t>> deleted;
-  for (size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].change == Change::kDelete) {
-      SKADE_ASSIGN_OR_RETURN(std::string k, RowKey(*rows[i].batch, schema, rows[i].row));
-      deleted[k].push_back(i);
+  bool any_delete = false, any_insert = false;
+  for (const auto& r : rows) (r.change == Change::kDelete ? any_delete : any_insert) = true;
+  if (!any_delete || !any_insert) return {};  // nothing to pair
+  // Matches each INSERT with an unmatched DELETE of the same key; calls `pair`.
+  auto match = [&](RowKeys& keys, const std::function<void(size_t del, size_t ins)>& pair) -> Status {
+    std::unordered_map<std::string, std::vector<size_t>> deleted;
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].change == Change::kDelete) {
+        SKADE_ASSIGN_OR_RETURN(std::string k, keys.Of(*rows[i].batch, rows[i].row));
+        deleted[std::move(k)].push_back(i);
+      }
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].change != Change::kInsert) continue;
+      SKADE_ASSIGN_OR_RETURN(std::string k, keys.Of(*rows[i].batch, rows[i].row));
+      auto it = deleted.find(k);
+      if (it == deleted.end() || it->second.empty()) continue;
+      pair(it->second.back(), i);
+      it->second.pop_back();
     }
+    return {};
+  };
+  RowKeys whole(schema, false);
   std::vector<bool> drop(rows.size(), false);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i].change != Change::kInsert) continue;
-    SKADE_ASSIGN_OR_RETURN(std::string k, RowKey(*rows[i].batch, schema, rows[i].row));
-    auto it = deleted.find(k);
-    if (it == deleted.end() || it->second.empty()) continue;
-    drop[it->second.back()] = true;
-    drop[i] = true;
-    it->second.pop_back();
-  }
+  SKADE_RETURN_IF_ERROR(match(whole, [&](size_t d, size_t i) { drop[d] = drop[i] = true; }));
   std::vector<RowRef> kept;
   for (size_t i = 0; i < rows.size(); ++i)
     if (!drop[i]) kept.push_back(std::move(rows[i]));
   rows = std::move(kept);
   if (!compute_updates) return {};
-  std::unordered_map<std::string, std::vector<size_t>> del_by_id;
-  for (size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].change == Change::kDelete) {
-      SKADE_ASSIGN_OR_RETURN(std::string k, IdentifierKey(*rows[i].batch, schema, rows[i].row));
-      del_by_id[k].push_back(i);
-    }
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i].change != Change::kInsert) continue;
-    SKADE_ASSIGN_OR_RETURN(std::string k, IdentifierKey(*rows[i].batch, schema, rows[i].row));
-    auto it = del_by_id.find(k);
-    if (it == del_by_id.end() || it->second.empty()) continue;
-    rows[it->second.back()].change = Change::kUpdateBefore;
+  RowKeys ids(schema, true);
+  SKADE_RETURN_IF_ERROR(match(ids, [&](size_t d, size_t i) {
+    rows[d].change = Change::kUpdateBefore;
     rows[i].change = Change::kUpdateAfter;
-    it->second.pop_back();
+  }));
+  // Before-images ahead of after-images, as Spark's changelog lists them.
+  std::stable_partition(rows.begin(), rows.end(), [](const RowRef& r) {
+    return r.change == Change::kDelete || r.change == Change::kUpdateBefore;
+  });
+  return {};
+}
+
+// Decoded rows of data files with no deletes applied, kept from one snapshot to
+// the next: consecutive snapshots of a range mostly touch the same files.
+class RawFiles {
+ public:
+  RawFiles(FileIO* io, SchemaPtr schema) : io_(io), loader_(io, std::move(schema)) {}
+  void NextSnapshot() {
+    previous_ = std::move(current_);
+    current_.clear();
+  }
+  Result<const std::vector<std::shared_ptr<arrow::RecordBatch>>*> Rows(const ScanPlan& plan,
+                                                                      const FileScanTask& task) {
+    const std::string& path = task.file.file_path;
+    if (auto it = current_.find(path); it != current_.end()) return &it->second;
+    if (auto it = previous_.find(path); it != previous_.end()) {
+      auto& kept = current_[path] = std::move(it->second);
+      previous_.erase(it);
+      return &kept;
+    }
+    FileScanTask bare = task;
+    bare.deletes.clear();
+    SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(plan, bare, io_));
+    return &(current_[path] = std::move(rows));
+  }
+  DeleteLoader& loader() { return loader_; }
+
+ private:
+  using Batches = std::vector<std::shared_ptr<arrow::RecordBatch>>;
+  FileIO* io_;
+  DeleteLoader loader_;
+  std::map<std::string, Batches> current_, previous_;
+};
+
+// Rows of `task`'s file that its delete files `fresh` remove and `old` did not:
+// evaluated on the decoded file, so the file is not read once per snapshot state.
+Status NewlyDeleted(const ScanPlan& plan, const FileScanTask& task,
+                    const std::vector<DeleteFileEntry>& fresh, const std::vector<DeleteFileEntry>& old,
+                    RawFiles& raw, const std::function<void(std::shared_ptr<arrow::RecordBatch>, int64_t)>& emit) {
+  SKADE_ASSIGN_OR_RETURN(const auto* batches, raw.Rows(plan, task));
+  SKADE_ASSIGN_OR_RETURN(DeletedRows now_gone, raw.loader().Load(task.file.file_path, fresh));
+  SKADE_ASSIGN_OR_RETURN(DeletedRows was_gone, raw.loader().Load(task.file.file_path, old));
+  InitArrowCompute();
+  for (const auto& b : *batches) {
+    const auto& pos = static_cast<const arrow::Int64Array&>(*b->column(b->num_columns() - 1));
+    SKADE_ASSIGN_OR_RETURN(auto hit, DeletedFlags(now_gone, *b, *plan.schema,
+                                                  [&](int64_t r) { return pos.Value(r); }));
+    arrow::Int64Builder rows;
+    for (size_t r = 0; r < hit.size(); ++r)
+      if (hit[r]) SKADE_ARROW_RETURN(rows.Append(static_cast<int64_t>(r)), "changelog");
+    if (rows.length() == 0) continue;
+    std::shared_ptr<arrow::Array> idx;
+    SKADE_ARROW_RETURN(rows.Finish(&idx), "changelog");
+    SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(b, idx), "changelog");
+    auto sub = taken.record_batch();
+    const auto& sub_pos = static_cast<const arrow::Int64Array&>(*sub->column(sub->num_columns() - 1));
+    std::vector<bool> before(static_cast<size_t>(sub->num_rows()), false);
+    if (!was_gone.empty()) {
+      SKADE_ASSIGN_OR_RETURN(before, DeletedFlags(was_gone, *sub, *plan.schema,
+                                                  [&](int64_t r) { return sub_pos.Value(r); }));
+    }
+    for (int64_t r = 0; r < sub->num_rows(); ++r)
+      if (!before[static_cast<size_t>(r)]) emit(sub, r);
   }
   return {};
 }
 
 // The changes of one snapshot relative to its parent, touching only files that differ.
 Status SnapshotChanges(const Table& table, const Snapshot& s, const Snapshot* parent, int ordinal,
-                       const std::string& filter, std::vector<RowRef>* out) {
+                       const std::string& filter, RawFiles& raw, std::vector<RowRef>* out) {
+  raw.NextSnapshot();
   if (s.operation() == "replace") return {};
   FileIO* io = &table.catalog().io();
   SKADE_ASSIGN_OR_RETURN(ScanPlan at_s, PlanAt(table, s.snapshot_id, filter));
@@ -185,37 +264,35 @@ Status SnapshotChanges(const Table& table, const Snapshot& s, const Snapshot* pa
   auto now = ByPath(at_s);
   std::map<std::string, const FileScanTask*> before;
   if (at_p) before = ByPath(*at_p);
-  auto add = [&](const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches, Change c,
-                 const std::unordered_set<int64_t>* skip_positions) {
-    for (const auto& b : batches) {
-      const auto& pos = static_cast<const arrow::Int64Array&>(*b->column(b->num_columns() - 1));
-      for (int64_t r = 0; r < b->num_rows(); ++r)
-        if (!skip_positions || !skip_positions->contains(pos.Value(r)))
-          out->push_back(RowRef{b, r, c, ordinal, s.snapshot_id});
-    }
+  auto add = [&](const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches, Change c) {
+    for (const auto& b : batches)
+      for (int64_t r = 0; r < b->num_rows(); ++r) out->push_back(RowRef{b, r, c, ordinal, s.snapshot_id});
   };
   for (const auto& [path, task] : now) {
     auto it = before.find(path);
     if (it == before.end()) {
       SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(at_s, *task, io));
-      add(rows, Change::kInsert, nullptr);
+      add(rows, Change::kInsert);
       continue;
     }
-    if (DeletePaths(*task) == DeletePaths(*it->second)) continue;  // untouched
-    // New deletes reached this file: rows live before but not now were deleted.
-    SKADE_ASSIGN_OR_RETURN(auto still, ReadFile(at_s, *task, io));
-    std::unordered_set<int64_t> live;
-    for (const auto& b : still) {
-      const auto& pos = static_cast<const arrow::Int64Array&>(*b->column(b->num_columns() - 1));
-      for (int64_t r = 0; r < b->num_rows(); ++r) live.insert(pos.Value(r));
-    }
-    SKADE_ASSIGN_OR_RETURN(auto was, ReadFile(*at_p, *it->second, io));
-    add(was, Change::kDelete, &live);
+    std::set<std::string> had = DeletePaths(*it->second), has = DeletePaths(*task);
+    if (had == has) continue;  // untouched
+    std::vector<DeleteFileEntry> fresh;
+    for (const auto& d : task->deletes)
+      if (!had.contains(d.file.file_path)) fresh.push_back(d);
+    if (!std::includes(has.begin(), has.end(), had.begin(), had.end()))
+      return Unsupported("snapshot " + std::to_string(s.snapshot_id) + " dropped delete files of " +
+                         path + " without rewriting it");
+    SKADE_RETURN_IF_ERROR(NewlyDeleted(*at_p, *task, fresh, it->second->deletes, raw,
+                                       [&](std::shared_ptr<arrow::RecordBatch> b, int64_t r) {
+                                         out->push_back(RowRef{std::move(b), r, Change::kDelete,
+                                                               ordinal, s.snapshot_id});
+                                       }));
   }
   for (const auto& [path, task] : before)
     if (!now.contains(path)) {
       SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(*at_p, *task, io));
-      add(rows, Change::kDelete, nullptr);
+      add(rows, Change::kDelete);
     }
   return {};
 }
@@ -294,12 +371,13 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
     for (auto& r : rows) r.snapshot_id = end ? end->snapshot_id : 0;
     SKADE_RETURN_IF_ERROR(Reconcile(rows, schema, options.compute_updates));
   } else {
+    RawFiles raw(&table.catalog().io(), m.schema());
     for (size_t i = 0; i < chain.size(); ++i) {
       const Snapshot* parent =
           chain[i]->parent_snapshot_id ? m.SnapshotById(*chain[i]->parent_snapshot_id) : nullptr;
       std::vector<RowRef> one;
       SKADE_RETURN_IF_ERROR(
-          SnapshotChanges(table, *chain[i], parent, static_cast<int>(i), options.filter, &one));
+          SnapshotChanges(table, *chain[i], parent, static_cast<int>(i), options.filter, raw, &one));
       SKADE_RETURN_IF_ERROR(Reconcile(one, schema, options.compute_updates));
       rows.insert(rows.end(), std::make_move_iterator(one.begin()),
                   std::make_move_iterator(one.end()));

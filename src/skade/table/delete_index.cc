@@ -109,6 +109,34 @@ Result<std::string> EqualityKey(const std::vector<std::shared_ptr<arrow::Array>>
   return key;
 }
 
+Result<std::vector<bool>> DeletedFlags(const DeletedRows& deleted, const arrow::RecordBatch& batch,
+                                       const Schema& schema,
+                                       const std::function<int64_t(int64_t)>& position_of) {
+  std::vector<std::pair<std::vector<std::shared_ptr<arrow::Array>>, std::vector<TypePtr>>> eq_cols;
+  for (const auto& sets : deleted.equality()) {
+    std::vector<std::shared_ptr<arrow::Array>> cols;
+    std::vector<TypePtr> types;
+    for (int id : sets.field_ids) {
+      auto col = ColumnForFieldId(batch, schema, id);
+      const NestedField* f = schema.FindField(id);
+      if (!col || !f) return Corrupt("equality delete column " + std::to_string(id) + " not readable");
+      cols.push_back(col);
+      types.push_back(f->type);
+    }
+    eq_cols.emplace_back(std::move(cols), std::move(types));
+  }
+  std::vector<bool> out(static_cast<size_t>(batch.num_rows()));
+  for (int64_t r = 0; r < batch.num_rows(); ++r) {
+    bool gone = deleted.PositionDeleted(position_of(r));
+    for (size_t k = 0; !gone && k < eq_cols.size(); ++k) {
+      SKADE_ASSIGN_OR_RETURN(std::string key, EqualityKey(eq_cols[k].first, eq_cols[k].second, r));
+      gone = deleted.equality()[k].Contains(key);
+    }
+    out[static_cast<size_t>(r)] = gone;
+  }
+  return out;
+}
+
 Result<const DeleteLoader::PositionFile*> DeleteLoader::LoadPositions(const DataFile& f) {
   auto it = positions_.find(f.file_path);
   if (it != positions_.end()) return it->second.get();

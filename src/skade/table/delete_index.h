@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -96,6 +97,13 @@ class DeleteLoader {
   std::unordered_map<std::string, std::unique_ptr<PositionFile>> positions_;
   std::unordered_map<std::string, std::unique_ptr<std::unordered_set<std::string>>> equality_;
 };
+
+/// For each row of `batch`, whether `deleted` removes it; `position_of(row)` gives
+/// the row's position in its data file. Equality columns are found by field id
+/// through `schema`. Errors: kCorrupt when an equality column is missing.
+Result<std::vector<bool>> DeletedFlags(const DeletedRows& deleted, const arrow::RecordBatch& batch,
+                                       const Schema& schema,
+                                       const std::function<int64_t(int64_t)>& position_of);
 
 /// The equality key of row `row` over the given columns (same encoding for data
 /// and delete files; nulls match nulls).

@@ -293,29 +293,11 @@ class ScanReader final : public arrow::RecordBatchReader {
   // Drops rows removed by position or equality deletes.
   Result<std::shared_ptr<arrow::RecordBatch>> ApplyDeletes(const std::shared_ptr<arrow::RecordBatch>& batch,
                                                            int64_t first_pos) {
-    std::vector<std::pair<std::vector<std::shared_ptr<arrow::Array>>, std::vector<TypePtr>>> eq_cols;
-    for (const auto& sets : deleted_.equality()) {
-      std::vector<std::shared_ptr<arrow::Array>> cols;
-      std::vector<TypePtr> types;
-      for (int id : sets.field_ids) {
-        auto col = ColumnForFieldId(*batch, *plan_.schema, id);
-        const NestedField* f = plan_.schema->FindField(id);
-        if (!col || !f) return Corrupt("equality delete column " + std::to_string(id) + " not readable");
-        cols.push_back(col);
-        types.push_back(f->type);
-      }
-      eq_cols.emplace_back(std::move(cols), std::move(types));
-    }
+    SKADE_ASSIGN_OR_RETURN(auto gone, DeletedFlags(deleted_, *batch, *plan_.schema,
+                                                   [&](int64_t r) { return first_pos + r; }));
     arrow::BooleanBuilder keep;
     SKADE_ARROW_RETURN(keep.Reserve(batch->num_rows()), "deletes");
-    for (int64_t r = 0; r < batch->num_rows(); ++r) {
-      bool gone = deleted_.PositionDeleted(first_pos + r);
-      for (size_t k = 0; !gone && k < eq_cols.size(); ++k) {
-        SKADE_ASSIGN_OR_RETURN(std::string key, EqualityKey(eq_cols[k].first, eq_cols[k].second, r));
-        gone = deleted_.equality()[k].Contains(key);
-      }
-      keep.UnsafeAppend(!gone);
-    }
+    for (bool g : gone) keep.UnsafeAppend(!g);
     std::shared_ptr<arrow::Array> mask;
     SKADE_ARROW_RETURN(keep.Finish(&mask), "deletes");
     InitArrowCompute();
