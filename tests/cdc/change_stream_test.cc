@@ -223,7 +223,7 @@ TEST_F(ChangeStreamTest, EndsWithAClearErrorWhenTheTableIsDroppedOrRolledBack) {
   EXPECT_THAT(w, IsError(ErrorKind::kNotFound));
   EXPECT_THAT(w.error().message, ::testing::HasSubstr("no longer an ancestor"));
 
-  auto from_first = ChangeStream::Open(*cat_, {"s", "t"}, ChangeCursor{0, std::nullopt});
+  auto from_first = ChangeStream::Open(*t, ChangeCursor{0, std::nullopt});
   ASSERT_THAT(from_first, IsOk());
   ASSERT_THAT(cat_->DropTable({"s", "t"}), IsOk());
   auto gone = (*from_first)->Next(std::chrono::seconds(5));

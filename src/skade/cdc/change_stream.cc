@@ -64,6 +64,11 @@ Result<std::unique_ptr<ChangeStream>> ChangeStream::Open(Catalog& catalog, const
       new ChangeStream(catalog, table, from, std::move(options), std::move(watcher)));
 }
 
+Result<std::unique_ptr<ChangeStream>> ChangeStream::Open(const Table& table, ChangeCursor from,
+                                                         ChangelogOptions options) {
+  return Open(table.catalog(), table.ident(), from, std::move(options));
+}
+
 Result<ChangeCursor> ChangeStream::CurrentCursor(Catalog& catalog, const TableIdent& table) {
   // The log position first: a commit landing in between is then re-read, not skipped.
   SKADE_ASSIGN_OR_RETURN(auto entries, catalog.CommitsSince(0, table));

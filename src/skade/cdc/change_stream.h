@@ -68,6 +68,10 @@ class ChangeStream {
   static Result<std::unique_ptr<ChangeStream>> Open(Catalog& catalog, const TableIdent& table,
                                                     ChangeCursor from,
                                                     ChangelogOptions options = {});
+  /// `table.changes(from)`: the same for a loaded table (its catalog must outlive the
+  /// stream). `ChangeCursor{0, S}` starts right after snapshot S.
+  static Result<std::unique_ptr<ChangeStream>> Open(const Table& table, ChangeCursor from,
+                                                    ChangelogOptions options = {});
   /// A cursor at the table's current state: a stream opened there yields only
   /// commits still to come.
   static Result<ChangeCursor> CurrentCursor(Catalog& catalog, const TableIdent& table);
