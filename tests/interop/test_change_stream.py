@@ -1,5 +1,5 @@
 """A ChangeStream consumer (`skade watch TABLE --changes`) killed with SIGKILL at random
-moments while another process keeps committing, and resumed from the cursor of the last
+moments while other processes keep committing (skade and PyIceberg), and resumed from the cursor of the last
 commit line it printed, sees every change exactly once and in order: the same changes
 `skade changes` reads over the whole range.
 """
@@ -61,7 +61,7 @@ def _key(row):
     return (row["_change_type"], row["id"], row["v"])
 
 
-def test_killed_consumer_resumes_exactly_once_in_order(skade, tmp_path):
+def test_killed_consumer_resumes_exactly_once_in_order(skade, catalog, tmp_path):
     skade.ok("create-namespace", "db")
     skade.ok("create", "db.t", "--schema", "id:long!, v:string", "--identifier", "id")
     out = skade.ok("append", "db.t", _parquet(tmp_path / "s.parquet", [1, 2, 3], "s"))
@@ -72,10 +72,16 @@ def test_killed_consumer_resumes_exactly_once_in_order(skade, tmp_path):
     done = threading.Event()
 
     def writer():
+        table = catalog().load_table("db.t")
         for i in range(40):
-            kind = rng.choice(["append", "append", "upsert", "delete"])
+            kind = rng.choice(["append", "append", "upsert", "delete", "pyiceberg"])
             f = tmp_path / f"w{i}.parquet"
-            if kind == "append":
+            if kind == "pyiceberg":  # another engine through the same catalog
+                table.refresh()
+                ids = [rng.randrange(100, 200) for _ in range(2)]
+                table.append(pa.table({"id": pa.array(ids, pa.int64()), "v": [f"p{i}-{x}" for x in ids]},
+                                      schema=table.schema().as_arrow()))
+            elif kind == "append":
                 skade.ok("append", "db.t", _parquet(f, [rng.randrange(100) for _ in range(3)], f"a{i}-"))
             elif kind == "upsert":
                 skade.ok("upsert", "db.t", _parquet(f, sorted({rng.randrange(30) for _ in range(3)}), f"u{i}-"))
