@@ -68,7 +68,8 @@ def test_killed_consumer_resumes_exactly_once_in_order(skade, catalog, tmp_path)
     snap, seq = re.search(r"snapshot (-?\d+), commit_seq (\d+)", out).groups()
     start = f"{seq}:{snap}"
 
-    rng = random.Random(42)
+    rng = random.Random(42)  # the writer's; the consumer's timing has its own
+    chaos = random.Random(7)
     done = threading.Event()
 
     def writer():
@@ -96,7 +97,7 @@ def test_killed_consumer_resumes_exactly_once_in_order(skade, catalog, tmp_path)
     try:
         while True:
             finished = done.is_set()
-            commits = _consume(skade, cursor, 2.0 if finished else rng.uniform(0.05, 0.8))
+            commits = _consume(skade, cursor, 2.0 if finished else chaos.uniform(0.05, 0.8))
             kills += 1
             for snapshot_id, c, rows in commits:
                 assert snapshot_id not in delivered, f"snapshot {snapshot_id} delivered twice"
@@ -117,7 +118,7 @@ def test_killed_consumer_resumes_exactly_once_in_order(skade, catalog, tmp_path)
         if not expected_order or expected_order[-1] != sid:
             expected_order.append(sid)
         expected[sid].append(_key(row))
-    assert len(expected_order) >= 30
+    assert len(expected_order) >= 25, expected_order
     # Every snapshot with changes came once, in commit order, with exactly its rows.
     assert [s for s in order if delivered[s]] == expected_order
     assert {s: r for s, r in delivered.items() if r} == {s: sorted(r) for s, r in expected.items()}

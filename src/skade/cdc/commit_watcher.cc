@@ -1,6 +1,7 @@
 #include "skade/cdc/commit_watcher.h"
 
 #include <poll.h>
+#include <time.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 
@@ -29,19 +30,20 @@ Result<std::unique_ptr<CommitWatcher>> CommitWatcher::Make(const Catalog& catalo
   return std::unique_ptr<CommitWatcher>(new CommitWatcher(fd));
 }
 
-Result<bool> CommitWatcher::Wait(std::optional<std::chrono::milliseconds> timeout) {
+Result<bool> CommitWatcher::Wait(std::optional<std::chrono::microseconds> timeout) {
+  using std::chrono::microseconds;
   auto deadline = timeout ? std::chrono::steady_clock::now() + *timeout
                           : std::chrono::steady_clock::time_point::max();
   while (true) {
-    int ms = -1;
+    timespec ts{};
     if (timeout) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
+      auto left = std::chrono::duration_cast<microseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return false;
-      ms = static_cast<int>(left.count());
+      ts.tv_sec = static_cast<time_t>(left.count() / 1000000);
+      ts.tv_nsec = static_cast<long>(left.count() % 1000000) * 1000;
     }
     pollfd p{fd_, POLLIN, 0};
-    int rc = ::poll(&p, 1, ms);
+    int rc = ::ppoll(&p, 1, timeout ? &ts : nullptr, nullptr);
     if (rc < 0) {
       if (errno == EINTR) continue;
       return IoError(std::string("poll: ") + std::strerror(errno));
@@ -67,12 +69,12 @@ Result<bool> CommitWatcher::Wait(std::optional<std::chrono::milliseconds> timeou
 
 Result<bool> CommitWatcher::WaitFor(const std::function<Result<bool>()>& arrived,
                                     std::optional<std::chrono::milliseconds> timeout) {
-  using std::chrono::milliseconds;
+  using std::chrono::microseconds;
   auto deadline = timeout ? std::chrono::steady_clock::now() + *timeout
                           : std::chrono::steady_clock::time_point::max();
-  auto left = [&]() -> std::optional<milliseconds> {
+  auto left = [&]() -> std::optional<microseconds> {
     if (!timeout) return std::nullopt;
-    return std::max(milliseconds(0), std::chrono::duration_cast<milliseconds>(
+    return std::max(microseconds(0), std::chrono::duration_cast<microseconds>(
                                          deadline - std::chrono::steady_clock::now()));
   };
   SKADE_ASSIGN_OR_RETURN(bool done, arrived());
@@ -80,8 +82,9 @@ Result<bool> CommitWatcher::WaitFor(const std::function<Result<bool>()>& arrived
     SKADE_ASSIGN_OR_RETURN(bool woke, Wait(left()));
     if (!woke) return false;
     SKADE_ASSIGN_OR_RETURN(done, arrived());
-    // Settle: look again after 1, 2, 4 … 32 ms unless another event comes first.
-    for (milliseconds step(1); !done && step <= milliseconds(32); step *= 2) {
+    // Settle: look again after 0.1, 0.2, 0.4 … 51.2 ms unless another event comes
+    // first (a commit is usually visible well under a millisecond after its write).
+    for (microseconds step(100); !done && step <= microseconds(51200); step *= 2) {
       auto l = left();
       if (l && l->count() == 0) return false;
       SKADE_RETURN_IF_ERROR(Wait(l ? std::min(step, *l) : step));

@@ -27,9 +27,9 @@ class CommitWatcher {
   static Result<std::unique_ptr<CommitWatcher>> Make(const Catalog& catalog);
   /// Blocks until the catalog files change or `timeout` passes (nullopt: forever).
   /// Returns whether something changed.
-  Result<bool> Wait(std::optional<std::chrono::milliseconds> timeout);
+  Result<bool> Wait(std::optional<std::chrono::microseconds> timeout);
   /// Blocks until `arrived` says so or `timeout` passes; returns whether it did.
-  /// `arrived` runs now, after every wake, and a few more times within ~60 ms of a
+  /// `arrived` runs now, after every wake, and a few more times within ~100 ms of a
   /// wake: a reader woken by the commit's last write can look before SQLite has
   /// published the commit to readers, and no further file event follows then.
   Result<bool> WaitFor(const std::function<Result<bool>()>& arrived,
