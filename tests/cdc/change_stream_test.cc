@@ -221,7 +221,7 @@ TEST_F(ChangeStreamTest, EndsWithAClearErrorWhenTheTableIsDroppedOrRolledBack) {
   ASSERT_THAT(t->Rollback(first), IsOk());
   auto w = (*stream)->Next(std::chrono::seconds(5));
   EXPECT_THAT(w, IsError(ErrorKind::kNotFound));
-  EXPECT_THAT(w.error().message, ::testing::HasSubstr("no longer an ancestor"));
+  EXPECT_THAT(w.error().message, ::testing::HasSubstr("not in the history"));
 
   auto from_first = ChangeStream::Open(*t, ChangeCursor{0, std::nullopt});
   ASSERT_THAT(from_first, IsOk());
@@ -231,6 +231,9 @@ TEST_F(ChangeStreamTest, EndsWithAClearErrorWhenTheTableIsDroppedOrRolledBack) {
   EXPECT_THAT(gone.error().message, ::testing::HasSubstr("dropped"));
 
   EXPECT_THAT(ChangeStream::Open(*cat_, {"s", "missing"}, ChangeCursor{}), IsError(ErrorKind::kNotFound));
+  ASSERT_THAT(cat_->CreateTable({"s", "t"}, schema_, PartitionSpec(), {}), IsOk());
+  auto never = ChangeStream::Open(*cat_, {"s", "t"}, ChangeCursor{0, 12345});
+  EXPECT_THAT(never, IsError(ErrorKind::kNotFound));  // caught at open, not at the first commit
 }
 
 TEST_F(ChangeStreamTest, BadOptionsFailAtOpen) {

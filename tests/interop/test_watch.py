@@ -102,3 +102,18 @@ def test_watch_bad_arguments(skade):
     assert rc == 2 and "jsonl" in err
     rc, _, err = skade("watch", "nodot")
     assert rc == 2 and "namespace.name" in err
+
+
+def test_watch_cursor_arguments(skade):
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.t", "--schema", "id:long")
+    rc, _, err = skade("watch", "db.t", "--changes", "--from-cursor", "garbage")
+    assert rc == 2 and "SEQ:SNAPSHOT" in err
+    rc, _, err = skade("watch", "--from-cursor", "1:2")
+    assert rc == 2 and "needs TABLE and --changes" in err
+    rc, _, err = skade("watch", "db.t", "--changes", "--from-cursor", "1:2", "--from-seq", "3")
+    assert rc == 1 and "excludes" in err
+    rc, _, err = skade("watch", "db.t", "--changes", "--from-cursor", "0:12345", timeout=10)
+    assert rc == 2 and "12345" in err and "history" in err
+    rc, _, err = skade("watch", "db.nope", "--changes", timeout=10)
+    assert rc == 2 and "db.nope" in err

@@ -14,6 +14,34 @@ std::optional<int64_t> CurrentId(const TableMetadata& m) {
   return s ? std::optional<int64_t>(s->snapshot_id) : std::nullopt;
 }
 
+// The main branch's snapshots after `after` (nullopt: all), oldest first. The
+// cursor's own snapshot may have been expired, so parent ids are compared rather
+// than the snapshot looked up.
+Result<std::vector<int64_t>> SnapshotsAfter(const TableMetadata& m, std::optional<int64_t> after,
+                                            const TableIdent& table) {
+  std::vector<int64_t> chain;
+  const Snapshot* s = m.CurrentSnapshot();
+  auto parent = [&](const Snapshot* x) {
+    return x->parent_snapshot_id ? m.SnapshotById(*x->parent_snapshot_id) : nullptr;
+  };
+  bool reached = !after;
+  for (; s && !reached; s = parent(s)) {
+    if (s->snapshot_id == *after) {
+      reached = true;
+      break;
+    }
+    chain.push_back(s->snapshot_id);
+    if (s->parent_snapshot_id == after) reached = true;
+  }
+  if (!after)  // from the beginning: the whole history
+    for (; s; s = parent(s)) chain.push_back(s->snapshot_id);
+  if (!reached)
+    return NotFound("snapshot " + std::to_string(*after) + " is not in the history of " + table.ToString() +
+                    "'s current snapshot (rolled back, or never there); reopen from a new cursor");
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
 }  // namespace
 
 std::string ChangeCursor::ToString() const {
@@ -59,6 +87,7 @@ Result<std::unique_ptr<ChangeStream>> ChangeStream::Open(Catalog& catalog, const
   SKADE_ASSIGN_OR_RETURN(auto t, Table::Load(catalog, table));
   auto now = CurrentId(*t->metadata());
   SKADE_RETURN_IF_ERROR(ReadChangelog(*t, now, now, options));
+  SKADE_RETURN_IF_ERROR(SnapshotsAfter(*t->metadata(), from.snapshot_id, table));
   SKADE_ASSIGN_OR_RETURN(auto watcher, CommitWatcher::Make(catalog));
   return std::unique_ptr<ChangeStream>(
       new ChangeStream(catalog, table, from, std::move(options), std::move(watcher)));
@@ -97,23 +126,7 @@ Result<bool> ChangeStream::TryAdvance(std::optional<ChangeWindow>* window) {
     cursor_ = end;
     return false;
   }
-  // The main branch's snapshots after the cursor, newest first; the cursor's own
-  // snapshot may have been expired, so compare parent ids rather than look it up.
-  std::vector<int64_t> chain;
-  bool reached = !cursor_.snapshot_id;
-  for (const Snapshot* s = m.CurrentSnapshot(); s;) {
-    chain.push_back(s->snapshot_id);
-    if (cursor_.snapshot_id && s->parent_snapshot_id == cursor_.snapshot_id) {
-      reached = true;
-      break;
-    }
-    s = s->parent_snapshot_id ? m.SnapshotById(*s->parent_snapshot_id) : nullptr;
-  }
-  if (!reached)
-    return NotFound("the stream's snapshot " + std::to_string(*cursor_.snapshot_id) +
-                    " is no longer an ancestor of " + table_.ToString() +
-                    "'s current snapshot (rolled back?); reopen from a new cursor");
-  std::reverse(chain.begin(), chain.end());
+  SKADE_ASSIGN_OR_RETURN(auto chain, SnapshotsAfter(m, cursor_.snapshot_id, table_));
   SKADE_ASSIGN_OR_RETURN(auto rows, ReadChangelog(table, cursor_.snapshot_id, end.snapshot_id, options_));
 
   ChangeWindow w;
