@@ -4,6 +4,7 @@
 #include <arrow/compute/api.h>
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
@@ -14,6 +15,7 @@
 #include "skade/table/arrow_schema.h"
 #include "skade/table/arrow_values.h"
 #include "skade/table/delete_index.h"
+#include "skade/table/manifest_io.h"
 #include "skade/table/scan.h"
 #include "skade/table/table.h"
 
@@ -101,11 +103,15 @@ class RowKeys {
 Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadFile(const ScanPlan& plan,
                                                                   const FileScanTask& task,
                                                                   FileIO* io) {
-  ScanPlan one = plan;
+  ScanPlan one;  // the plan's settings, without copying its (many) tasks
+  one.metadata = plan.metadata;
+  one.snapshot = plan.snapshot;
+  one.schema = plan.schema;
+  one.projected_ids = plan.projected_ids;
+  one.filter = plan.filter;
   one.tasks = {task};
   one.stats = std::make_shared<ScanStats>();
   one.emit_positions = true;
-  one.limit = -1;
   SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(one, io));
   std::vector<std::shared_ptr<arrow::RecordBatch>> out;
   while (true) {
@@ -185,14 +191,83 @@ Status Reconcile(std::vector<RowRef>& rows, const Schema& schema, bool compute_u
   return {};
 }
 
-// Decoded rows of data files with no deletes applied, kept from one snapshot to
-// the next: consecutive snapshots of a range mostly touch the same files.
-class RawFiles {
+// The plan of snapshot `s` from its parent's plan, reading only the manifests `s`
+// wrote: a range of many commits would otherwise re-read every manifest of every
+// snapshot. Files the parent's plan pruned by the filter stay pruned (their rows
+// cannot match); files `s` added are read and filtered row by row.
+Result<ScanPlan> AdvancePlan(const Table& table, const ScanPlan& parent, const Snapshot& s) {
+  const TableMetadata& m = *parent.metadata;
+  FileIO& io = table.catalog().io();
+  SKADE_ASSIGN_OR_RETURN(auto list, LoadManifestList(s, io));
+  std::set<std::string> removed;
+  std::vector<ManifestEntry> added;
+  DeleteIndex new_deletes;
+  for (const auto& mf : list) {
+    if (mf.added_snapshot_id != s.snapshot_id) continue;
+    SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, m, *parent.schema, io));
+    for (auto& e : entries) {
+      if (e.snapshot_id != s.snapshot_id) continue;  // carried over by a manifest rewrite
+      if (e.status == EntryStatus::kDeleted) {
+        removed.insert(e.data_file.file_path);
+      } else if (e.status == EntryStatus::kAdded) {
+        if (e.data_file.content == FileContent::kData)
+          added.push_back(std::move(e));
+        else
+          new_deletes.Add(DeleteFileEntry{std::move(e.data_file), e.sequence_number.value_or(0)});
+      }
+    }
+  }
+  ScanPlan plan;
+  plan.metadata = parent.metadata;
+  plan.snapshot = &s;
+  plan.schema = parent.schema;
+  plan.projected_ids = parent.projected_ids;
+  plan.filter = parent.filter;
+  plan.stats = std::make_shared<ScanStats>();
+  auto applicable = [&](const DataFile& f, int64_t seq) {
+    return new_deletes.empty() ? std::vector<DeleteFileEntry>{} : new_deletes.For(f, seq, m);
+  };
+  for (const auto& t : parent.tasks) {
+    if (removed.contains(t.file.file_path)) continue;
+    FileScanTask next = t;
+    std::erase_if(next.deletes, [&](const DeleteFileEntry& d) { return removed.contains(d.file.file_path); });
+    for (auto& d : applicable(t.file, t.data_sequence_number)) next.deletes.push_back(std::move(d));
+    plan.tasks.push_back(std::move(next));
+  }
+  for (auto& e : added) {
+    int64_t seq = e.sequence_number.value_or(0);
+    auto deletes = applicable(e.data_file, seq);
+    plan.tasks.push_back(FileScanTask{std::move(e.data_file), seq, std::move(deletes)});
+  }
+  return plan;
+}
+
+// What one range's snapshots share: each snapshot's plan is the next one's parent
+// plan, and decoded rows of data files (no deletes applied) are kept from one
+// snapshot to the next, since consecutive snapshots mostly touch the same files.
+class RangeCache {
  public:
-  RawFiles(FileIO* io, SchemaPtr schema) : io_(io), loader_(io, std::move(schema)) {}
+  RangeCache(const Table& table, std::string filter)
+      : table_(table), filter_(std::move(filter)), loader_(&table.catalog().io(), table.metadata()->schema()) {}
   void NextSnapshot() {
     previous_ = std::move(current_);
     current_.clear();
+    while (plans_.size() > 1) plans_.pop_front();  // the last snapshot's plan: the next one's parent
+  }
+  /// Plan the parent before the snapshot, so the snapshot's plan is the one kept
+  /// (and the next snapshot's plan is derived from it).
+  Result<const ScanPlan*> Plan(const Snapshot& s) {
+    for (const auto& [id, plan] : plans_)
+      if (id == s.snapshot_id) return &plan;
+    ScanPlan plan;
+    if (!plans_.empty() && s.parent_snapshot_id == plans_.back().first) {
+      SKADE_ASSIGN_OR_RETURN(plan, AdvancePlan(table_, plans_.back().second, s));
+    } else {
+      SKADE_ASSIGN_OR_RETURN(plan, PlanAt(table_, s.snapshot_id, filter_));
+    }
+    int64_t snapshot_id = s.snapshot_id;
+    plans_.emplace_back(snapshot_id, std::move(plan));  // a deque: earlier plans stay put
+    return &plans_.back().second;
   }
   Result<const std::vector<std::shared_ptr<arrow::RecordBatch>>*> Rows(const ScanPlan& plan,
                                                                       const FileScanTask& task) {
@@ -205,15 +280,17 @@ class RawFiles {
     }
     FileScanTask bare = task;
     bare.deletes.clear();
-    SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(plan, bare, io_));
+    SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(plan, bare, &table_.catalog().io()));
     return &(current_[path] = std::move(rows));
   }
   DeleteLoader& loader() { return loader_; }
 
  private:
   using Batches = std::vector<std::shared_ptr<arrow::RecordBatch>>;
-  FileIO* io_;
+  const Table& table_;
+  std::string filter_;
   DeleteLoader loader_;
+  std::deque<std::pair<int64_t, ScanPlan>> plans_;
   std::map<std::string, Batches> current_, previous_;
 };
 
@@ -221,7 +298,7 @@ class RawFiles {
 // evaluated on the decoded file, so the file is not read once per snapshot state.
 Status NewlyDeleted(const ScanPlan& plan, const FileScanTask& task,
                     const std::vector<DeleteFileEntry>& fresh, const std::vector<DeleteFileEntry>& old,
-                    RawFiles& raw, const std::function<void(std::shared_ptr<arrow::RecordBatch>, int64_t)>& emit) {
+                    RangeCache& raw, const std::function<void(std::shared_ptr<arrow::RecordBatch>, int64_t)>& emit) {
   SKADE_ASSIGN_OR_RETURN(const auto* batches, raw.Rows(plan, task));
   SKADE_ASSIGN_OR_RETURN(DeletedRows now_gone, raw.loader().Load(task.file.file_path, fresh));
   SKADE_ASSIGN_OR_RETURN(DeletedRows was_gone, raw.loader().Load(task.file.file_path, old));
@@ -252,15 +329,16 @@ Status NewlyDeleted(const ScanPlan& plan, const FileScanTask& task,
 
 // The changes of one snapshot relative to its parent, touching only files that differ.
 Status SnapshotChanges(const Table& table, const Snapshot& s, const Snapshot* parent, int ordinal,
-                       const std::string& filter, RawFiles& raw, std::vector<RowRef>* out) {
-  raw.NextSnapshot();
-  if (s.operation() == "replace") return {};
+                       RangeCache& cache, std::vector<RowRef>* out) {
+  cache.NextSnapshot();
   FileIO* io = &table.catalog().io();
-  SKADE_ASSIGN_OR_RETURN(ScanPlan at_s, PlanAt(table, s.snapshot_id, filter));
-  std::optional<ScanPlan> at_p;
+  const ScanPlan* at_p = nullptr;
   if (parent) {
-    SKADE_ASSIGN_OR_RETURN(at_p, PlanAt(table, parent->snapshot_id, filter));
+    SKADE_ASSIGN_OR_RETURN(at_p, cache.Plan(*parent));
   }
+  SKADE_ASSIGN_OR_RETURN(const ScanPlan* at_s_ptr, cache.Plan(s));
+  if (s.operation() == "replace") return {};  // planned all the same: the next snapshot's parent
+  const ScanPlan& at_s = *at_s_ptr;
   auto now = ByPath(at_s);
   std::map<std::string, const FileScanTask*> before;
   if (at_p) before = ByPath(*at_p);
@@ -283,7 +361,7 @@ Status SnapshotChanges(const Table& table, const Snapshot& s, const Snapshot* pa
     if (!std::includes(has.begin(), has.end(), had.begin(), had.end()))
       return Unsupported("snapshot " + std::to_string(s.snapshot_id) + " dropped delete files of " +
                          path + " without rewriting it");
-    SKADE_RETURN_IF_ERROR(NewlyDeleted(*at_p, *task, fresh, it->second->deletes, raw,
+    SKADE_RETURN_IF_ERROR(NewlyDeleted(*at_p, *task, fresh, it->second->deletes, cache,
                                        [&](std::shared_ptr<arrow::RecordBatch> b, int64_t r) {
                                          out->push_back(RowRef{std::move(b), r, Change::kDelete,
                                                                ordinal, s.snapshot_id});
@@ -371,13 +449,13 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
     for (auto& r : rows) r.snapshot_id = end ? end->snapshot_id : 0;
     SKADE_RETURN_IF_ERROR(Reconcile(rows, schema, options.compute_updates));
   } else {
-    RawFiles raw(&table.catalog().io(), m.schema());
+    RangeCache cache(table, options.filter);
     for (size_t i = 0; i < chain.size(); ++i) {
       const Snapshot* parent =
           chain[i]->parent_snapshot_id ? m.SnapshotById(*chain[i]->parent_snapshot_id) : nullptr;
       std::vector<RowRef> one;
       SKADE_RETURN_IF_ERROR(
-          SnapshotChanges(table, *chain[i], parent, static_cast<int>(i), options.filter, raw, &one));
+          SnapshotChanges(table, *chain[i], parent, static_cast<int>(i), cache, &one));
       SKADE_RETURN_IF_ERROR(Reconcile(one, schema, options.compute_updates));
       rows.insert(rows.end(), std::make_move_iterator(one.begin()),
                   std::make_move_iterator(one.end()));
