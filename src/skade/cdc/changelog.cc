@@ -47,12 +47,12 @@ struct RowRef {
   int64_t snapshot_id;
 };
 
-// Text identities of rows, for matching a DELETE with an INSERT: over all columns
-// (carried-over rows) or over the identifier columns (updates). Rows arrive grouped
-// by batch, so the column lookup is done once per batch, not once per row.
+// Text identities of rows over some columns, for matching a DELETE with an INSERT:
+// the columns read (carried-over rows) or the identifier columns (updates). Rows
+// arrive grouped by batch, so the columns are looked up once per batch.
 class RowKeys {
  public:
-  RowKeys(const Schema& schema, bool identifier_only) : schema_(schema), identifier_only_(identifier_only) {}
+  RowKeys(const Schema& schema, std::vector<int> ids) : schema_(schema), ids_(std::move(ids)) {}
 
   Result<std::string> Of(const arrow::RecordBatch& batch, int64_t row) {
     if (&batch != batch_) SKADE_RETURN_IF_ERROR(Bind(batch));
@@ -60,7 +60,7 @@ class RowKeys {
     for (const auto& [col, field] : cols_) {
       if (col->IsNull(row)) {
         key += "\x01N";
-      } else if (field && field->type->is_primitive()) {
+      } else if (field->type->is_primitive()) {
         SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(*col, row, *field->type));
         SKADE_ASSIGN_OR_RETURN(std::string b, SerializeValue(*field->type, v));
         key += "\x01" + std::to_string(b.size()) + ":" + b;
@@ -76,25 +76,17 @@ class RowKeys {
   Status Bind(const arrow::RecordBatch& batch) {
     batch_ = &batch;
     cols_.clear();
-    if (identifier_only_) {
-      for (int id : schema_.identifier_field_ids()) {
-        auto col = ColumnForFieldId(batch, schema_, id);
-        const NestedField* f = schema_.FindField(id);
-        if (!col || !f) return InvalidArgument("identifier column " + std::to_string(id) + " not readable");
-        cols_.emplace_back(col, f);
-      }
-      return {};
-    }
-    for (int c = 0; c < batch.num_columns(); ++c) {
-      int id = FieldIdOf(*batch.schema()->field(c));
-      if (id < 0) continue;  // `_pos` is not row content
-      cols_.emplace_back(batch.column(c), schema_.FindField(id));
+    for (int id : ids_) {
+      auto col = ColumnForFieldId(batch, schema_, id);
+      const NestedField* f = schema_.FindField(id);
+      if (!col || !f) return Internal("changelog column " + std::to_string(id) + " not read");
+      cols_.emplace_back(col, f);
     }
     return {};
   }
 
   const Schema& schema_;
-  bool identifier_only_;
+  std::vector<int> ids_;
   const arrow::RecordBatch* batch_ = nullptr;
   std::vector<std::pair<std::shared_ptr<arrow::Array>, const NestedField*>> cols_;
 };
@@ -136,20 +128,26 @@ std::set<std::string> DeletePaths(const FileScanTask& t) {
   return out;
 }
 
-Result<ScanPlan> PlanAt(const Table& table, int64_t snapshot_id, const std::string& filter) {
+// What a range reads: the filter, and the columns (top-level field ids) it needs.
+struct ReadSpec {
+  std::string filter;
+  std::vector<int> ids;
+};
+
+Result<ScanPlan> PlanAt(const Table& table, int64_t snapshot_id, const ReadSpec& read) {
   TableScan scan = table.NewScan().UseSnapshot(snapshot_id);
-  if (!filter.empty()) scan.Filter(filter);
+  if (!read.filter.empty()) scan.Filter(read.filter);
   SKADE_ASSIGN_OR_RETURN(ScanPlan plan, scan.Plan());
   // Read with the table's current schema so every snapshot's rows line up.
   plan.schema = table.metadata()->schema();
-  plan.projected_ids.clear();
-  for (const auto& f : plan.schema->fields()) plan.projected_ids.push_back(f.id);
+  plan.projected_ids = read.ids;
   return plan;
 }
 
 // Pairs a snapshot's DELETE and INSERT rows with the same identifier as updates,
 // and drops identical DELETE/INSERT pairs (rows a rewrite carried over).
-Status Reconcile(std::vector<RowRef>& rows, const Schema& schema, bool compute_updates) {
+Status Reconcile(std::vector<RowRef>& rows, const Schema& schema, const std::vector<int>& read_ids,
+                 bool compute_updates) {
   bool any_delete = false, any_insert = false;
   for (const auto& r : rows) (r.change == Change::kDelete ? any_delete : any_insert) = true;
   if (!any_delete || !any_insert) return {};  // nothing to pair
@@ -171,7 +169,7 @@ Status Reconcile(std::vector<RowRef>& rows, const Schema& schema, bool compute_u
     }
     return {};
   };
-  RowKeys whole(schema, false);
+  RowKeys whole(schema, read_ids);
   std::vector<bool> drop(rows.size(), false);
   SKADE_RETURN_IF_ERROR(match(whole, [&](size_t d, size_t i) { drop[d] = drop[i] = true; }));
   std::vector<RowRef> kept;
@@ -179,7 +177,7 @@ Status Reconcile(std::vector<RowRef>& rows, const Schema& schema, bool compute_u
     if (!drop[i]) kept.push_back(std::move(rows[i]));
   rows = std::move(kept);
   if (!compute_updates) return {};
-  RowKeys ids(schema, true);
+  RowKeys ids(schema, schema.identifier_field_ids());
   SKADE_RETURN_IF_ERROR(match(ids, [&](size_t d, size_t i) {
     rows[d].change = Change::kUpdateBefore;
     rows[i].change = Change::kUpdateAfter;
@@ -247,8 +245,8 @@ Result<ScanPlan> AdvancePlan(const Table& table, const ScanPlan& parent, const S
 // snapshot to the next, since consecutive snapshots mostly touch the same files.
 class RangeCache {
  public:
-  RangeCache(const Table& table, std::string filter)
-      : table_(table), filter_(std::move(filter)), loader_(&table.catalog().io(), table.metadata()->schema()) {}
+  RangeCache(const Table& table, ReadSpec read)
+      : table_(table), read_(std::move(read)), loader_(&table.catalog().io(), table.metadata()->schema()) {}
   void NextSnapshot() {
     previous_ = std::move(current_);
     current_.clear();
@@ -263,35 +261,50 @@ class RangeCache {
     if (!plans_.empty() && s.parent_snapshot_id == plans_.back().first) {
       SKADE_ASSIGN_OR_RETURN(plan, AdvancePlan(table_, plans_.back().second, s));
     } else {
-      SKADE_ASSIGN_OR_RETURN(plan, PlanAt(table_, s.snapshot_id, filter_));
+      SKADE_ASSIGN_OR_RETURN(plan, PlanAt(table_, s.snapshot_id, read_));
     }
     int64_t snapshot_id = s.snapshot_id;
     plans_.emplace_back(snapshot_id, std::move(plan));  // a deque: earlier plans stay put
     return &plans_.back().second;
   }
+  /// The file's rows with no deletes applied, with the plan's columns plus those
+  /// the task's equality deletes compare.
   Result<const std::vector<std::shared_ptr<arrow::RecordBatch>>*> Rows(const ScanPlan& plan,
                                                                       const FileScanTask& task) {
+    std::set<int> ids(plan.projected_ids.begin(), plan.projected_ids.end());
+    for (const auto& d : task.deletes) ids.insert(d.file.equality_ids.begin(), d.file.equality_ids.end());
     const std::string& path = task.file.file_path;
-    if (auto it = current_.find(path); it != current_.end()) return &it->second;
-    if (auto it = previous_.find(path); it != previous_.end()) {
+    auto covers = [&](const Decoded& d) { return std::includes(d.ids.begin(), d.ids.end(), ids.begin(), ids.end()); };
+    if (auto it = current_.find(path); it != current_.end() && covers(it->second)) return &it->second.batches;
+    if (auto it = previous_.find(path); it != previous_.end() && covers(it->second)) {
       auto& kept = current_[path] = std::move(it->second);
       previous_.erase(it);
-      return &kept;
+      return &kept.batches;
     }
+    ScanPlan wide;
+    wide.metadata = plan.metadata;
+    wide.snapshot = plan.snapshot;
+    wide.schema = plan.schema;
+    wide.projected_ids.assign(ids.begin(), ids.end());
+    wide.filter = plan.filter;
     FileScanTask bare = task;
     bare.deletes.clear();
-    SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(plan, bare, &table_.catalog().io()));
-    return &(current_[path] = std::move(rows));
+    SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(wide, bare, &table_.catalog().io()));
+    auto& slot = current_[path] = Decoded{std::move(ids), std::move(rows)};
+    return &slot.batches;
   }
   DeleteLoader& loader() { return loader_; }
 
  private:
-  using Batches = std::vector<std::shared_ptr<arrow::RecordBatch>>;
+  struct Decoded {
+    std::set<int> ids;
+    std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  };
   const Table& table_;
-  std::string filter_;
+  ReadSpec read_;
   DeleteLoader loader_;
   std::deque<std::pair<int64_t, ScanPlan>> plans_;
-  std::map<std::string, Batches> current_, previous_;
+  std::map<std::string, Decoded> current_, previous_;
 };
 
 // Rows of `task`'s file that its delete files `fresh` remove and `old` did not:
@@ -376,10 +389,10 @@ Status SnapshotChanges(const Table& table, const Snapshot& s, const Snapshot* pa
 }
 
 // Rows of a whole snapshot (for net changes).
-Status SnapshotRows(const Table& table, std::optional<int64_t> snapshot, const std::string& filter,
+Status SnapshotRows(const Table& table, std::optional<int64_t> snapshot, const ReadSpec& read,
                     Change change, std::vector<RowRef>* out) {
   if (!snapshot) return {};
-  SKADE_ASSIGN_OR_RETURN(ScanPlan plan, PlanAt(table, *snapshot, filter));
+  SKADE_ASSIGN_OR_RETURN(ScanPlan plan, PlanAt(table, *snapshot, read));
   FileIO* io = &table.catalog().io();
   for (const auto& t : plan.tasks) {
     SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(plan, t, io));
@@ -422,6 +435,12 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
   if (!options.filter.empty()) {
     SKADE_RETURN_IF_ERROR(table.NewScan().Filter(options.filter).Plan());  // validate early
   }
+  // Only the columns asked for are read, plus the identifier when updates are paired:
+  // rows that differ only in columns not asked for are no change in this view.
+  ReadSpec read{options.filter, out_ids};
+  if (options.compute_updates)
+    for (int id : schema.identifier_field_ids())
+      if (std::find(read.ids.begin(), read.ids.end(), id) == read.ids.end()) read.ids.push_back(id);
   const Snapshot* end = to ? m.SnapshotById(*to) : m.CurrentSnapshot();
   if (to && !end) return NotFound("snapshot " + std::to_string(*to) + " does not exist");
   // The snapshots after `from`, oldest first.
@@ -442,21 +461,21 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
 
   std::vector<RowRef> rows;
   if (options.net_changes) {
-    SKADE_RETURN_IF_ERROR(SnapshotRows(table, from, options.filter, Change::kDelete, &rows));
+    SKADE_RETURN_IF_ERROR(SnapshotRows(table, from, read, Change::kDelete, &rows));
     SKADE_RETURN_IF_ERROR(
         SnapshotRows(table, end ? std::optional<int64_t>(end->snapshot_id) : std::nullopt,
-                     options.filter, Change::kInsert, &rows));
+                     read, Change::kInsert, &rows));
     for (auto& r : rows) r.snapshot_id = end ? end->snapshot_id : 0;
-    SKADE_RETURN_IF_ERROR(Reconcile(rows, schema, options.compute_updates));
+    SKADE_RETURN_IF_ERROR(Reconcile(rows, schema, read.ids, options.compute_updates));
   } else {
-    RangeCache cache(table, options.filter);
+    RangeCache cache(table, read);
     for (size_t i = 0; i < chain.size(); ++i) {
       const Snapshot* parent =
           chain[i]->parent_snapshot_id ? m.SnapshotById(*chain[i]->parent_snapshot_id) : nullptr;
       std::vector<RowRef> one;
       SKADE_RETURN_IF_ERROR(
           SnapshotChanges(table, *chain[i], parent, static_cast<int>(i), cache, &one));
-      SKADE_RETURN_IF_ERROR(Reconcile(one, schema, options.compute_updates));
+      SKADE_RETURN_IF_ERROR(Reconcile(one, schema, read.ids, options.compute_updates));
       rows.insert(rows.end(), std::make_move_iterator(one.begin()),
                   std::make_move_iterator(one.end()));
     }

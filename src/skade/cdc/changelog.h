@@ -28,7 +28,10 @@ struct ChangelogOptions {
   bool compute_updates = false;
   /// Collapse the range to its net effect (one ordinal, the last snapshot's id).
   bool net_changes = false;
-  /// Table columns to return (default all); metadata columns are always kept.
+  /// Table columns to return (default all); metadata columns are always kept. Only
+  /// these (and the identifier, with compute_updates) are read, and changes are those
+  /// of this view: a row whose other columns alone changed is no change in it, so a
+  /// consumer keeping a copy of these columns gets exactly what it must apply.
   std::vector<std::string> columns;
   /// Row filter on the table's columns, pushed into the delta reads.
   std::string filter;
