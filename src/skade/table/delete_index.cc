@@ -13,6 +13,9 @@
 namespace skade {
 namespace {
 
+// An int or long key column: its equality keys are also kept as numbers.
+bool IsIntegral(const Type& t) { return t.id == TypeId::kInt || t.id == TypeId::kLong; }
+
 Result<std::shared_ptr<arrow::Table>> ReadWholeParquet(const std::string& location) {
   std::string path = LocalPath(location);
   parquet::arrow::FileReaderBuilder builder;
@@ -81,8 +84,7 @@ std::vector<DeleteFileEntry> DeleteIndex::For(const DataFile& data_file, int64_t
   return out;
 }
 
-void DeletedRows::AddEqualityKeys(const std::vector<int>& field_ids,
-                                  const std::unordered_set<std::string>* keys) {
+void DeletedRows::AddEqualityKeys(const std::vector<int>& field_ids, const EqualityKeySet* keys) {
   for (auto& e : equality_)
     if (e.field_ids == field_ids) {
       e.keys.push_back(keys);
@@ -112,7 +114,8 @@ Result<std::string> EqualityKey(const std::vector<std::shared_ptr<arrow::Array>>
 Result<std::vector<bool>> DeletedFlags(const DeletedRows& deleted, const arrow::RecordBatch& batch,
                                        const Schema& schema,
                                        const std::function<int64_t(int64_t)>& position_of) {
-  std::vector<std::pair<std::vector<std::shared_ptr<arrow::Array>>, std::vector<TypePtr>>> eq_cols;
+  std::vector<bool> out(static_cast<size_t>(batch.num_rows()));
+  for (int64_t r = 0; r < batch.num_rows(); ++r) out[static_cast<size_t>(r)] = deleted.PositionDeleted(position_of(r));
   for (const auto& sets : deleted.equality()) {
     std::vector<std::shared_ptr<arrow::Array>> cols;
     std::vector<TypePtr> types;
@@ -123,16 +126,31 @@ Result<std::vector<bool>> DeletedFlags(const DeletedRows& deleted, const arrow::
       cols.push_back(col);
       types.push_back(f->type);
     }
-    eq_cols.emplace_back(std::move(cols), std::move(types));
-  }
-  std::vector<bool> out(static_cast<size_t>(batch.num_rows()));
-  for (int64_t r = 0; r < batch.num_rows(); ++r) {
-    bool gone = deleted.PositionDeleted(position_of(r));
-    for (size_t k = 0; !gone && k < eq_cols.size(); ++k) {
-      SKADE_ASSIGN_OR_RETURN(std::string key, EqualityKey(eq_cols[k].first, eq_cols[k].second, r));
-      gone = deleted.equality()[k].Contains(key);
+    // One integer key column: compare numbers, no per-row encoding.
+    auto numeric_value = [&](int64_t r) -> std::optional<int64_t> {
+      const arrow::Array& a = *cols[0];
+      if (a.type_id() == arrow::Type::INT64) return static_cast<const arrow::Int64Array&>(a).Value(r);
+      if (a.type_id() == arrow::Type::INT32) return static_cast<const arrow::Int32Array&>(a).Value(r);
+      return std::nullopt;
+    };
+    bool numeric = sets.numeric() && IsIntegral(*types[0]) &&
+                   (cols[0]->type_id() == arrow::Type::INT64 || cols[0]->type_id() == arrow::Type::INT32);
+    for (int64_t r = 0; r < batch.num_rows(); ++r) {
+      if (out[static_cast<size_t>(r)]) continue;
+      bool gone = false;
+      if (numeric) {
+        if (cols[0]->IsNull(r)) {
+          for (const auto* k : sets.keys) gone = gone || k->has_null;
+        } else {
+          int64_t v = *numeric_value(r);
+          for (const auto* k : sets.keys) gone = gone || k->numbers.contains(v);
+        }
+      } else {
+        SKADE_ASSIGN_OR_RETURN(std::string key, EqualityKey(cols, types, r));
+        gone = sets.Contains(key);
+      }
+      out[static_cast<size_t>(r)] = gone;
     }
-    out[static_cast<size_t>(r)] = gone;
   }
   return out;
 }
@@ -163,7 +181,7 @@ Result<const DeleteLoader::PositionFile*> DeleteLoader::LoadPositions(const Data
   return positions_.emplace(f.file_path, std::move(pf)).first->second.get();
 }
 
-Result<const std::unordered_set<std::string>*> DeleteLoader::LoadEquality(const DataFile& f) {
+Result<const EqualityKeySet*> DeleteLoader::LoadEquality(const DataFile& f) {
   auto it = equality_.find(f.file_path);
   if (it != equality_.end()) return it->second.get();
   if (f.equality_ids.empty()) return Corrupt(LocalPath(f.file_path) + ": equality delete file without equality ids");
@@ -180,10 +198,18 @@ Result<const std::unordered_set<std::string>*> DeleteLoader::LoadEquality(const 
     cols.push_back(col);
     types.push_back(field->type);
   }
-  auto keys = std::make_unique<std::unordered_set<std::string>>();
+  auto keys = std::make_unique<EqualityKeySet>();
+  keys->numeric = types.size() == 1 && IsIntegral(*types[0]);
   for (int64_t r = 0; r < (*batch)->num_rows(); ++r) {
     SKADE_ASSIGN_OR_RETURN(std::string k, EqualityKey(cols, types, r));
-    keys->insert(std::move(k));
+    keys->text.insert(std::move(k));
+    if (keys->numeric) {
+      SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(*cols[0], r, *types[0]));
+      if (IsNull(v))
+        keys->has_null = true;
+      else
+        keys->numbers.insert(std::holds_alternative<int32_t>(v) ? std::get<int32_t>(v) : std::get<int64_t>(v));
+    }
   }
   return equality_.emplace(f.file_path, std::move(keys)).first->second.get();
 }

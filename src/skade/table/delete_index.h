@@ -53,17 +53,31 @@ class DeleteIndex {
 /// Key of a partition tuple within a spec (for grouping files).
 std::string PartitionTupleKey(int spec_id, const std::vector<Value>& tuple);
 
+/// The keys of one equality delete file, as EqualityKey text; when the key is one
+/// int or long column, also as numbers, so data rows are checked without encoding.
+struct EqualityKeySet {
+  std::unordered_set<std::string> text;
+  bool numeric = false;
+  std::unordered_set<int64_t> numbers;
+  bool has_null = false;
+};
+
 /// Deleted rows of one data file: positions, and equality keys by field-id set.
 class DeletedRows {
  public:
   /// Key sets of equality deletes over one list of field ids (owned by the loader).
   struct EqualitySets {
     std::vector<int> field_ids;
-    std::vector<const std::unordered_set<std::string>*> keys;
+    std::vector<const EqualityKeySet*> keys;
     bool Contains(const std::string& key) const {
       for (const auto* k : keys)
-        if (k->contains(key)) return true;
+        if (k->text.contains(key)) return true;
       return false;
+    }
+    bool numeric() const {
+      for (const auto* k : keys)
+        if (!k->numeric) return false;
+      return true;
     }
   };
   bool empty() const { return positions_.empty() && equality_.empty(); }
@@ -71,7 +85,7 @@ class DeletedRows {
   const std::vector<EqualitySets>& equality() const { return equality_; }
 
   std::unordered_set<int64_t>& positions() { return positions_; }
-  void AddEqualityKeys(const std::vector<int>& field_ids, const std::unordered_set<std::string>* keys);
+  void AddEqualityKeys(const std::vector<int>& field_ids, const EqualityKeySet* keys);
 
  private:
   std::unordered_set<int64_t> positions_;
@@ -90,12 +104,12 @@ class DeleteLoader {
     std::unordered_map<std::string, std::vector<int64_t>> by_path;
   };
   Result<const PositionFile*> LoadPositions(const DataFile& f);
-  Result<const std::unordered_set<std::string>*> LoadEquality(const DataFile& f);
+  Result<const EqualityKeySet*> LoadEquality(const DataFile& f);
 
   FileIO* io_;
   SchemaPtr schema_;
   std::unordered_map<std::string, std::unique_ptr<PositionFile>> positions_;
-  std::unordered_map<std::string, std::unique_ptr<std::unordered_set<std::string>>> equality_;
+  std::unordered_map<std::string, std::unique_ptr<EqualityKeySet>> equality_;
 };
 
 /// For each row of `batch`, whether `deleted` removes it; `position_of(row)` gives
