@@ -94,12 +94,12 @@ class RowKeys {
 // Live rows of one file as of a plan's snapshot, with positions (last column).
 Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadFile(const ScanPlan& plan,
                                                                   const FileScanTask& task,
-                                                                  FileIO* io) {
+                                                                  const std::vector<int>& ids, FileIO* io) {
   ScanPlan one;  // the plan's settings, without copying its (many) tasks
   one.metadata = plan.metadata;
   one.snapshot = plan.snapshot;
   one.schema = plan.schema;
-  one.projected_ids = plan.projected_ids;
+  one.projected_ids = ids;
   one.filter = plan.filter;
   one.tasks = {task};
   one.stats = std::make_shared<ScanStats>();
@@ -128,10 +128,14 @@ std::set<std::string> DeletePaths(const FileScanTask& t) {
   return out;
 }
 
-// What a range reads: the filter, and the columns (top-level field ids) it needs.
+// What a range reads: the filter; the columns asked for (top-level field ids, with
+// the identifier when updates are paired); and all columns, which a snapshot that
+// both removes and adds rows reads, since its carried-over rows are recognised as
+// whole rows (as Spark's changelog does) before the columns are cut.
 struct ReadSpec {
   std::string filter;
   std::vector<int> ids;
+  std::vector<int> all_ids;
 };
 
 Result<ScanPlan> PlanAt(const Table& table, int64_t snapshot_id, const ReadSpec& read) {
@@ -140,7 +144,7 @@ Result<ScanPlan> PlanAt(const Table& table, int64_t snapshot_id, const ReadSpec&
   SKADE_ASSIGN_OR_RETURN(ScanPlan plan, scan.Plan());
   // Read with the table's current schema so every snapshot's rows line up.
   plan.schema = table.metadata()->schema();
-  plan.projected_ids = read.ids;
+  plan.projected_ids = read.all_ids;
   return plan;
 }
 
@@ -270,8 +274,9 @@ class RangeCache {
   /// The file's rows with no deletes applied, with the plan's columns plus those
   /// the task's equality deletes compare.
   Result<const std::vector<std::shared_ptr<arrow::RecordBatch>>*> Rows(const ScanPlan& plan,
-                                                                      const FileScanTask& task) {
-    std::set<int> ids(plan.projected_ids.begin(), plan.projected_ids.end());
+                                                                      const FileScanTask& task,
+                                                                      const std::vector<int>& columns) {
+    std::set<int> ids(columns.begin(), columns.end());
     for (const auto& d : task.deletes) ids.insert(d.file.equality_ids.begin(), d.file.equality_ids.end());
     const std::string& path = task.file.file_path;
     auto covers = [&](const Decoded& d) { return std::includes(d.ids.begin(), d.ids.end(), ids.begin(), ids.end()); };
@@ -281,19 +286,15 @@ class RangeCache {
       previous_.erase(it);
       return &kept.batches;
     }
-    ScanPlan wide;
-    wide.metadata = plan.metadata;
-    wide.snapshot = plan.snapshot;
-    wide.schema = plan.schema;
-    wide.projected_ids.assign(ids.begin(), ids.end());
-    wide.filter = plan.filter;
     FileScanTask bare = task;
     bare.deletes.clear();
-    SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(wide, bare, &table_.catalog().io()));
+    SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(plan, bare, std::vector<int>(ids.begin(), ids.end()),
+                                               &table_.catalog().io()));
     auto& slot = current_[path] = Decoded{std::move(ids), std::move(rows)};
     return &slot.batches;
   }
   DeleteLoader& loader() { return loader_; }
+  const ReadSpec& read() const { return read_; }
 
  private:
   struct Decoded {
@@ -311,8 +312,9 @@ class RangeCache {
 // evaluated on the decoded file, so the file is not read once per snapshot state.
 Status NewlyDeleted(const ScanPlan& plan, const FileScanTask& task,
                     const std::vector<DeleteFileEntry>& fresh, const std::vector<DeleteFileEntry>& old,
-                    RangeCache& raw, const std::function<void(std::shared_ptr<arrow::RecordBatch>, int64_t)>& emit) {
-  SKADE_ASSIGN_OR_RETURN(const auto* batches, raw.Rows(plan, task));
+                    const std::vector<int>& ids, RangeCache& raw,
+                    const std::function<void(std::shared_ptr<arrow::RecordBatch>, int64_t)>& emit) {
+  SKADE_ASSIGN_OR_RETURN(const auto* batches, raw.Rows(plan, task, ids));
   SKADE_ASSIGN_OR_RETURN(DeletedRows now_gone, raw.loader().Load(task.file.file_path, fresh));
   SKADE_ASSIGN_OR_RETURN(DeletedRows was_gone, raw.loader().Load(task.file.file_path, old));
   InitArrowCompute();
@@ -359,10 +361,20 @@ Status SnapshotChanges(const Table& table, const Snapshot& s, const Snapshot* pa
     for (const auto& b : batches)
       for (int64_t r = 0; r < b->num_rows(); ++r) out->push_back(RowRef{b, r, c, ordinal, s.snapshot_id});
   };
+  // Only a snapshot that both adds and removes rows can carry rows over, and those
+  // are recognised on whole rows: it reads every column, others the ones asked for.
+  bool adds = false, removes = false;
+  for (const auto& [path, task] : now) {
+    auto it = before.find(path);
+    if (it == before.end()) adds = true;
+    else if (DeletePaths(*task) != DeletePaths(*it->second)) removes = true;
+  }
+  for (const auto& [path, task] : before) removes = removes || !now.contains(path);
+  const std::vector<int>& ids = adds && removes ? cache.read().all_ids : cache.read().ids;
   for (const auto& [path, task] : now) {
     auto it = before.find(path);
     if (it == before.end()) {
-      SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(at_s, *task, io));
+      SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(at_s, *task, ids, io));
       add(rows, Change::kInsert);
       continue;
     }
@@ -374,7 +386,7 @@ Status SnapshotChanges(const Table& table, const Snapshot& s, const Snapshot* pa
     if (!std::includes(has.begin(), has.end(), had.begin(), had.end()))
       return Unsupported("snapshot " + std::to_string(s.snapshot_id) + " dropped delete files of " +
                          path + " without rewriting it");
-    SKADE_RETURN_IF_ERROR(NewlyDeleted(*at_p, *task, fresh, it->second->deletes, cache,
+    SKADE_RETURN_IF_ERROR(NewlyDeleted(*at_p, *task, fresh, it->second->deletes, ids, cache,
                                        [&](std::shared_ptr<arrow::RecordBatch> b, int64_t r) {
                                          out->push_back(RowRef{std::move(b), r, Change::kDelete,
                                                                ordinal, s.snapshot_id});
@@ -382,7 +394,7 @@ Status SnapshotChanges(const Table& table, const Snapshot& s, const Snapshot* pa
   }
   for (const auto& [path, task] : before)
     if (!now.contains(path)) {
-      SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(*at_p, *task, io));
+      SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(*at_p, *task, ids, io));
       add(rows, Change::kDelete);
     }
   return {};
@@ -395,7 +407,7 @@ Status SnapshotRows(const Table& table, std::optional<int64_t> snapshot, const R
   SKADE_ASSIGN_OR_RETURN(ScanPlan plan, PlanAt(table, *snapshot, read));
   FileIO* io = &table.catalog().io();
   for (const auto& t : plan.tasks) {
-    SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(plan, t, io));
+    SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(plan, t, read.all_ids, io));
     for (const auto& b : rows)
       for (int64_t r = 0; r < b->num_rows(); ++r) out->push_back(RowRef{b, r, change, 0, 0});
   }
@@ -437,7 +449,8 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
   }
   // Only the columns asked for are read, plus the identifier when updates are paired:
   // rows that differ only in columns not asked for are no change in this view.
-  ReadSpec read{options.filter, out_ids};
+  ReadSpec read{options.filter, out_ids, {}};
+  for (const auto& f : schema.fields()) read.all_ids.push_back(f.id);
   if (options.compute_updates)
     for (int id : schema.identifier_field_ids())
       if (std::find(read.ids.begin(), read.ids.end(), id) == read.ids.end()) read.ids.push_back(id);
@@ -466,7 +479,7 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
         SnapshotRows(table, end ? std::optional<int64_t>(end->snapshot_id) : std::nullopt,
                      read, Change::kInsert, &rows));
     for (auto& r : rows) r.snapshot_id = end ? end->snapshot_id : 0;
-    SKADE_RETURN_IF_ERROR(Reconcile(rows, schema, read.ids, options.compute_updates));
+    SKADE_RETURN_IF_ERROR(Reconcile(rows, schema, read.all_ids, options.compute_updates));
   } else {
     RangeCache cache(table, read);
     for (size_t i = 0; i < chain.size(); ++i) {
@@ -475,7 +488,7 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
       std::vector<RowRef> one;
       SKADE_RETURN_IF_ERROR(
           SnapshotChanges(table, *chain[i], parent, static_cast<int>(i), cache, &one));
-      SKADE_RETURN_IF_ERROR(Reconcile(one, schema, read.ids, options.compute_updates));
+      SKADE_RETURN_IF_ERROR(Reconcile(one, schema, read.all_ids, options.compute_updates));
       rows.insert(rows.end(), std::make_move_iterator(one.begin()),
                   std::make_move_iterator(one.end()));
     }

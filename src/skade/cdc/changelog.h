@@ -28,10 +28,9 @@ struct ChangelogOptions {
   bool compute_updates = false;
   /// Collapse the range to its net effect (one ordinal, the last snapshot's id).
   bool net_changes = false;
-  /// Table columns to return (default all); metadata columns are always kept. Only
-  /// these (and the identifier, with compute_updates) are read, and changes are those
-  /// of this view: a row whose other columns alone changed is no change in it, so a
-  /// consumer keeping a copy of these columns gets exactly what it must apply.
+  /// Table columns to return (default all); metadata columns are always kept. The
+  /// rows are those of the full changelog (as Spark's view, then projected); a
+  /// snapshot that only adds or only removes rows reads just these columns.
   std::vector<std::string> columns;
   /// Row filter on the table's columns, pushed into the delta reads.
   std::string filter;
