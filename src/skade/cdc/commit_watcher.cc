@@ -82,12 +82,21 @@ Result<bool> CommitWatcher::WaitFor(const std::function<Result<bool>()>& arrived
     SKADE_ASSIGN_OR_RETURN(bool woke, Wait(left()));
     if (!woke) return false;
     SKADE_ASSIGN_OR_RETURN(done, arrived());
-    // Settle: look again after 0.1, 0.2, 0.4 … 51.2 ms unless another event comes
-    // first (a commit is usually visible well under a millisecond after its write).
-    for (microseconds step(100); !done && step <= microseconds(51200); step *= 2) {
+    // Settle: a commit's last write can precede its visibility by as long as its
+    // fsync takes (no file event marks the end), so look again after 0.1, 0.2, 0.4 …
+    // ms, then every 200 ms, for 5 s after the last event; another event restarts it.
+    auto settle_until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    microseconds step(100);
+    while (!done && std::chrono::steady_clock::now() < settle_until) {
       auto l = left();
       if (l && l->count() == 0) return false;
-      SKADE_RETURN_IF_ERROR(Wait(l ? std::min(step, *l) : step));
+      SKADE_ASSIGN_OR_RETURN(bool again, Wait(l ? std::min(step, *l) : step));
+      if (again) {
+        settle_until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        step = microseconds(100);
+      } else {
+        step = std::min(step * 2, microseconds(200000));
+      }
       SKADE_ASSIGN_OR_RETURN(done, arrived());
     }
   }

@@ -29,9 +29,9 @@ class CommitWatcher {
   /// Returns whether something changed.
   Result<bool> Wait(std::optional<std::chrono::microseconds> timeout);
   /// Blocks until `arrived` says so or `timeout` passes; returns whether it did.
-  /// `arrived` runs now, after every wake, and a few more times within ~100 ms of a
-  /// wake: a reader woken by the commit's last write can look before SQLite has
-  /// published the commit to readers, and no further file event follows then.
+  /// `arrived` runs now, after every wake, and at growing intervals for 5 s after the
+  /// last wake: a reader woken by a commit's last write can look before the writer's
+  /// fsync ends and SQLite publishes the commit, and no file event follows that.
   Result<bool> WaitFor(const std::function<Result<bool>()>& arrived,
                        std::optional<std::chrono::milliseconds> timeout);
 
