@@ -13,4 +13,5 @@ for exe in scan_bench append_bench upsert_bench cdc_bench; do
     exit 1
   fi
 done
+bench/lineage_bench.sh "$BUILD_DIR"
 exec .venv/bin/python bench/run_bench.py --build-dir "$BUILD_DIR" --data-dir "$BUILD_DIR/bench-data" "$@"

@@ -212,7 +212,7 @@ Status RunDemo(Context& ctx) {
   PrintListing(l, Format::kTable, stdout);
   std::printf("\nPyIceberg can open the same tables: SqlCatalog(\"skade\", uri=\"sqlite:///%s/catalog.db\", "
               "warehouse=\"file://%s\")\n", cat.warehouse().c_str(), cat.warehouse().c_str());
-  return {};
+  return RunLineageDemo(ctx);
 }
 
 }  // namespace skade::cli

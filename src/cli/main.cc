@@ -290,7 +290,7 @@ int Report(const Status& st) {
 
 Status Context::Open() {
   SKADE_ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
-  return {};
+  return StartLineage(*this);
 }
 
 int Main(int argc, char** argv) {
@@ -319,7 +319,8 @@ int Main(int argc, char** argv) {
     SKADE_ASSIGN_OR_RETURN(Format f, ParseFormat(format, false));
     SKADE_ASSIGN_OR_RETURN(auto list, ctx.catalog->ListNamespaces());
     Listing l{{"namespace"}, {}, {false}};
-    for (auto& n : list) l.rows.push_back({n});
+    for (auto& n : list)
+      if (!IsInternalNamespace(n)) l.rows.push_back({n});
     PrintListing(l, f, stdout);
     return {};
   }; });
@@ -360,7 +361,8 @@ int Main(int argc, char** argv) {
     if (!ns_filter.empty()) ns = ns_filter;
     SKADE_ASSIGN_OR_RETURN(auto list, ctx.catalog->ListTables(ns));
     Listing l{{"table"}, {}, {false}};
-    for (auto& t : list) l.rows.push_back({t.ToString()});
+    for (auto& t : list)
+      if (ns || !IsInternalNamespace(t.ns)) l.rows.push_back({t.ToString()});
     PrintListing(l, f, stdout);
     return {};
   }; });
@@ -718,6 +720,8 @@ int Main(int argc, char** argv) {
 
   auto* demo = app.add_subcommand("demo", "build a demo warehouse and show what skade does");
   demo->callback([&] { action = [&] { return RunDemo(ctx); }; });
+
+  AddLineageCommands(app, ctx, action);
 
   try {
     app.parse(argc, argv);

@@ -123,6 +123,7 @@ Status CmdWatch(Context& ctx, const WatchArgs& args, bool replay_from_seq) {
     SKADE_RETURN_IF_ERROR(watcher->WaitFor(arrived, std::nullopt));
     for (const auto& e : entries) {
       cursor = e.commit_seq;
+      if (!only && IsInternalNamespace(e.table.ns)) continue;  // lineage bookkeeping after each commit
       PrintCommit(e, "");
       if (args.changes && e.action == "commit" && e.snapshot_id) {
         auto table = Table::Load(*ctx.catalog, e.table);

@@ -99,6 +99,26 @@ class WriteTxn {
   bool open_ = false;
 };
 
+thread_local ProvenanceSource* current_provenance_source = nullptr;
+
+// A change's provenance: what the writer declared plus what the thread's scope adds.
+CommitProvenance ResolveProvenance(const CommitProvenance& declared) {
+  CommitProvenance out = declared;
+  if (ProvenanceSource* source = ProvenanceSource::Current()) out.Merge(source->Provenance());
+  return out;
+}
+
+// Warehouses created before lineage lack the annotation column.
+Status MigrateCommitLog(sqlite3* db) {
+  SKADE_ASSIGN_OR_RETURN(Stmt info, Stmt::Prepare(db, "SELECT 1 FROM pragma_table_info('skade_commit_log') "
+                                                      "WHERE name='lineage_event'"));
+  SKADE_ASSIGN_OR_RETURN(bool present, info.Step());
+  if (present) return {};
+  SKADE_ASSIGN_OR_RETURN(Stmt alter, Stmt::Prepare(db, "ALTER TABLE skade_commit_log ADD COLUMN lineage_event TEXT"));
+  SKADE_RETURN_IF_ERROR(alter.Step());
+  return {};
+}
+
 int ParseVersion(const std::string& location) {
   std::string file = std::filesystem::path(location).filename().string();
   int v = -1;
@@ -109,6 +129,22 @@ int ParseVersion(const std::string& location) {
 }
 
 }  // namespace
+
+void CommitProvenance::Merge(const CommitProvenance& other) {
+  if (actor.empty()) actor = other.actor;
+  if (operation.empty()) operation = other.operation;
+  for (const auto& in : other.inputs)
+    if (std::find(inputs.begin(), inputs.end(), in) == inputs.end()) inputs.push_back(in);
+}
+
+ProvenanceSource* ProvenanceSource::Current() { return current_provenance_source; }
+
+ScopedProvenanceSource::ScopedProvenanceSource(ProvenanceSource* source)
+    : previous_(current_provenance_source) {
+  current_provenance_source = source;
+}
+
+ScopedProvenanceSource::~ScopedProvenanceSource() { current_provenance_source = previous_; }
 
 Result<TableIdent> TableIdent::Parse(std::string_view text) {
   auto dot = text.rfind('.');
@@ -158,6 +194,7 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse,
     WriteTxn txn(db);
     SKADE_RETURN_IF_ERROR_CTX(txn.Begin(), path);
     SKADE_RETURN_IF_ERROR_CTX(cat->Exec(kSchemaSql), path);
+    SKADE_RETURN_IF_ERROR_CTX(MigrateCommitLog(db), path);
     SKADE_RETURN_IF_ERROR_CTX(txn.Commit(), path);
   }
   return cat;
@@ -277,7 +314,8 @@ Result<std::optional<std::string>> Catalog::CurrentLocation(const TableIdent& id
 
 Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, const Schema& schema,
                                          const PartitionSpec& spec,
-                                         const std::map<std::string, std::string>& properties) {
+                                         const std::map<std::string, std::string>& properties,
+                                         const CommitProvenance& provenance) {
   SKADE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(ident.ns));
   if (!ns_exists)
     return NotFound("namespace '" + ident.ns + "' does not exist (create it with create-namespace)");
@@ -302,21 +340,29 @@ Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, const Schema& 
   std::string location = NextMetadataLocation(m->location, "");
   SKADE_RETURN_IF_ERROR(io_->WriteNewFile(location, TableMetadataToJson(*m)));
 
-  std::lock_guard lock(mu_);
-  WriteTxn txn(db_);
-  SKADE_RETURN_IF_ERROR(txn.Begin());
-  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
-      "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
-      "previous_metadata_location, iceberg_type) VALUES (?1, ?2, ?3, ?4, NULL, 'TABLE')"));
-  s.Bind(1, name_).Bind(2, ident.ns).Bind(3, ident.name).Bind(4, location);
-  if (auto r = s.Step(); !r) {
-    (void)io_->DeleteFile(location);
-    if (sqlite3_extended_errcode(db_) == SQLITE_CONSTRAINT_PRIMARYKEY)
-      return MakeError(ErrorKind::kAlreadyExists, "table " + ident.ToString() + " already exists");
-    return std::unexpected(r.error());
+  CommitRecord record;
+  std::string annotation;
+  {
+    std::lock_guard lock(mu_);
+    WriteTxn txn(db_);
+    SKADE_RETURN_IF_ERROR(txn.Begin());
+    SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+        "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
+        "previous_metadata_location, iceberg_type) VALUES (?1, ?2, ?3, ?4, NULL, 'TABLE')"));
+    s.Bind(1, name_).Bind(2, ident.ns).Bind(3, ident.name).Bind(4, location);
+    if (auto r = s.Step(); !r) {
+      (void)io_->DeleteFile(location);
+      if (sqlite3_extended_errcode(db_) == SQLITE_CONSTRAINT_PRIMARYKEY)
+        return MakeError(ErrorKind::kAlreadyExists, "table " + ident.ToString() + " already exists");
+      return std::unexpected(r.error());
+    }
+    SKADE_ASSIGN_OR_RETURN(int64_t seq, ClaimLogRow(std::nullopt, "create", m->last_updated_ms));
+    record = {{{ident, "create", "create", std::nullopt, seq, std::nullopt}}, m->last_updated_ms,
+              ResolveProvenance(provenance)};
+    SKADE_ASSIGN_OR_RETURN(annotation, AnnotateInTxn(record));
+    SKADE_RETURN_IF_ERROR(txn.Commit());
   }
-  SKADE_RETURN_IF_ERROR(ClaimLogRow(std::nullopt, "create", m->last_updated_ms));
-  SKADE_RETURN_IF_ERROR(txn.Commit());
+  AfterDurable(record, annotation);
   return LoadedTable{ident, location, m};
 }
 
@@ -333,42 +379,65 @@ Result<LoadedTable> Catalog::LoadTable(const TableIdent& ident) {
   return LoadedTable{ident, *loc, std::make_shared<TableMetadata>(std::move(*parsed))};
 }
 
-Status Catalog::DropTable(const TableIdent& ident) {
-  std::lock_guard lock(mu_);
-  WriteTxn txn(db_);
-  SKADE_RETURN_IF_ERROR(txn.Begin());
-  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
-      "DELETE FROM iceberg_tables WHERE catalog_name=?1 AND table_namespace=?2 AND table_name=?3"));
-  s.Bind(1, name_).Bind(2, ident.ns).Bind(3, ident.name);
-  SKADE_RETURN_IF_ERROR(s.Step());
-  if (sqlite3_changes(db_) == 0) return NotFound("table " + ident.ToString() + " does not exist");
-  SKADE_RETURN_IF_ERROR(ClaimLogRow(std::nullopt, std::nullopt, std::nullopt));
-  return txn.Commit();
+Status Catalog::DropTable(const TableIdent& ident, const CommitProvenance& provenance) {
+  CommitRecord record;
+  std::string annotation;
+  {
+    std::lock_guard lock(mu_);
+    WriteTxn txn(db_);
+    SKADE_RETURN_IF_ERROR(txn.Begin());
+    SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+        "DELETE FROM iceberg_tables WHERE catalog_name=?1 AND table_namespace=?2 AND table_name=?3"));
+    s.Bind(1, name_).Bind(2, ident.ns).Bind(3, ident.name);
+    SKADE_RETURN_IF_ERROR(s.Step());
+    if (sqlite3_changes(db_) == 0) return NotFound("table " + ident.ToString() + " does not exist");
+    int64_t now = NowMs();
+    SKADE_ASSIGN_OR_RETURN(int64_t seq, ClaimLogRow(std::nullopt, std::nullopt, now));
+    record = {{{ident, "drop", "drop", std::nullopt, seq, std::nullopt}}, now, ResolveProvenance(provenance)};
+    SKADE_ASSIGN_OR_RETURN(annotation, AnnotateInTxn(record));
+    SKADE_RETURN_IF_ERROR(txn.Commit());
+  }
+  AfterDurable(record, annotation);
+  return {};
 }
 
-Status Catalog::RenameTable(const TableIdent& from, const TableIdent& to) {
+Status Catalog::RenameTable(const TableIdent& from, const TableIdent& to,
+                            const CommitProvenance& provenance) {
   SKADE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(to.ns));
   if (!ns_exists) return NotFound("namespace '" + to.ns + "' does not exist");
-  std::lock_guard lock(mu_);
-  WriteTxn txn(db_);
-  SKADE_RETURN_IF_ERROR(txn.Begin());
-  SKADE_ASSIGN_OR_RETURN(auto existing, CurrentLocation(to));
-  if (existing) return MakeError(ErrorKind::kAlreadyExists, "table " + to.ToString() + " already exists");
-  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
-      "UPDATE iceberg_tables SET table_namespace=?4, table_name=?5 WHERE catalog_name=?1 AND "
-      "table_namespace=?2 AND table_name=?3"));
-  s.Bind(1, name_).Bind(2, from.ns).Bind(3, from.name).Bind(4, to.ns).Bind(5, to.name);
-  SKADE_RETURN_IF_ERROR(s.Step());
-  if (sqlite3_changes(db_) == 0) return NotFound("table " + from.ToString() + " does not exist");
-  SKADE_RETURN_IF_ERROR(ClaimLogRow(std::nullopt, std::nullopt, std::nullopt));
-  return txn.Commit();
+  CommitRecord record;
+  std::string annotation;
+  {
+    std::lock_guard lock(mu_);
+    WriteTxn txn(db_);
+    SKADE_RETURN_IF_ERROR(txn.Begin());
+    SKADE_ASSIGN_OR_RETURN(auto existing, CurrentLocation(to));
+    if (existing) return MakeError(ErrorKind::kAlreadyExists, "table " + to.ToString() + " already exists");
+    SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+        "UPDATE iceberg_tables SET table_namespace=?4, table_name=?5 WHERE catalog_name=?1 AND "
+        "table_namespace=?2 AND table_name=?3"));
+    s.Bind(1, name_).Bind(2, from.ns).Bind(3, from.name).Bind(4, to.ns).Bind(5, to.name);
+    SKADE_RETURN_IF_ERROR(s.Step());
+    if (sqlite3_changes(db_) == 0) return NotFound("table " + from.ToString() + " does not exist");
+    int64_t now = NowMs();
+    SKADE_ASSIGN_OR_RETURN(int64_t seq, ClaimLogRow(std::nullopt, std::nullopt, now));
+    record = {{{to, "rename", "rename", std::nullopt, seq, from}}, now, ResolveProvenance(provenance)};
+    SKADE_ASSIGN_OR_RETURN(annotation, AnnotateInTxn(record));
+    SKADE_RETURN_IF_ERROR(txn.Commit());
+  }
+  AfterDurable(record, annotation);
+  return {};
 }
 
 Result<std::vector<int64_t>> Catalog::Commit(const std::vector<TableCommit>& commits) {
   if (commits.empty()) return InvalidArgument("commit of no tables");
   std::vector<int64_t> seqs;
-  CommitEvent proto;
   int64_t now = NowMs();
+  CommitRecord record;
+  record.ts_ms = now;
+  for (const auto& c : commits) record.provenance.Merge(c.provenance);
+  record.provenance = ResolveProvenance(record.provenance);
+  std::string annotation;
   {
     std::lock_guard lock(mu_);
     WriteTxn txn(db_);
@@ -388,9 +457,12 @@ Result<std::vector<int64_t>> Catalog::Commit(const std::vector<TableCommit>& com
       }
       SKADE_ASSIGN_OR_RETURN(int64_t seq, ClaimLogRow(c.snapshot_id, c.operation, now));
       seqs.push_back(seq);
+      record.changes.push_back({c.table, "commit", c.operation, c.snapshot_id, seq, std::nullopt});
     }
+    SKADE_ASSIGN_OR_RETURN(annotation, AnnotateInTxn(record));
     SKADE_RETURN_IF_ERROR(txn.Commit());
   }
+  AfterDurable(record, annotation);
   // Post-commit hook: after durability; listeners cannot fail the commit.
   std::vector<CommitListener*> listeners;
   {
@@ -420,6 +492,39 @@ Result<int64_t> Catalog::ClaimLogRow(std::optional<int64_t> snapshot_id, std::op
   return mark.Int(0);
 }
 
+Result<std::string> Catalog::AnnotateInTxn(CommitRecord& record) {
+  CommitAnnotator* annotator = annotator_.load();
+  if (!annotator) return std::string();
+  std::optional<std::string> annotation = annotator->Annotate(record);
+  if (!annotation) return std::string();
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, "UPDATE skade_commit_log SET lineage_event=?1 WHERE commit_seq=?2"));
+  s.Bind(1, *annotation).Bind(2, record.changes.back().commit_seq);
+  SKADE_RETURN_IF_ERROR(s.Step());
+  return *annotation;
+}
+
+void Catalog::AfterDurable(const CommitRecord& record, const std::string& annotation) {
+  if (annotation.empty()) return;
+  if (CommitAnnotator* annotator = annotator_.load()) annotator->OnDurable(record, annotation);
+}
+
+void Catalog::SetAnnotator(CommitAnnotator* annotator) { annotator_.store(annotator); }
+
+Result<std::vector<std::pair<int64_t, std::string>>> Catalog::AnnotationsSince(int64_t after_seq) {
+  std::lock_guard lock(mu_);
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+      "SELECT commit_seq, lineage_event FROM skade_commit_log WHERE catalog_name=?1 AND commit_seq > ?2 "
+      "AND lineage_event IS NOT NULL ORDER BY commit_seq"));
+  s.Bind(1, name_).Bind(2, after_seq);
+  std::vector<std::pair<int64_t, std::string>> out;
+  while (true) {
+    SKADE_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.emplace_back(s.Int(0), s.Text(1));
+  }
+  return out;
+}
+
 Result<std::vector<CommitLogEntry>> Catalog::CommitsSince(int64_t after_seq,
                                                           std::optional<TableIdent> table,
                                                           int64_t limit) {
@@ -428,7 +533,7 @@ Result<std::vector<CommitLogEntry>> Catalog::CommitsSince(int64_t after_seq,
     std::lock_guard lock(mu_);
     SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
         "SELECT commit_seq, table_namespace, table_name, action, snapshot_id, operation, "
-        "previous_metadata_location, metadata_location, committed_at_ms, engine "
+        "previous_metadata_location, metadata_location, committed_at_ms, engine, lineage_event "
         "FROM skade_commit_log WHERE catalog_name=?1 AND commit_seq > ?2 "
         "AND (?3 IS NULL OR (table_namespace=?3 AND table_name=?4)) ORDER BY commit_seq LIMIT ?5"));
     s.Bind(1, name_).Bind(2, after_seq).Bind(5, limit);
@@ -447,6 +552,7 @@ Result<std::vector<CommitLogEntry>> Catalog::CommitsSince(int64_t after_seq,
       e.metadata_location = s.Text(7);
       e.committed_at_ms = s.Int(8);
       e.engine = s.Text(9);
+      e.lineage_event = s.Text(10);
       out.push_back(std::move(e));
     }
   }

@@ -2,6 +2,7 @@
 // commit chokepoint: every table change ends in Catalog::Commit.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -42,6 +43,8 @@ struct CommitLogEntry {
   std::string metadata_location;
   int64_t committed_at_ms = 0;
   std::string engine;  // "skade" or "external" (another engine through the same catalog)
+  /// The annotation minted with this commit (see CommitAnnotator); empty when none.
+  std::string lineage_event;
 };
 
 /// What the post-commit hook receives, after the commit is durable.
@@ -60,6 +63,76 @@ class CommitListener {
   virtual void OnCommit(const CommitEvent& event) = 0;
 };
 
+/// A dataset a change was derived from: a table and the snapshot that was read.
+/// `system` empty means this warehouse; otherwise where it lives (`spark`, `kafka`, ...).
+struct CommitInput {
+  std::string system;
+  std::string name;
+  std::optional<int64_t> snapshot_id;
+  std::string instance;  // which installation of `system` (e.g. its URL); may be empty
+  bool operator==(const CommitInput&) const = default;
+};
+
+/// Who made a change and what it read. The catalog only carries it to the annotator.
+struct CommitProvenance {
+  std::string actor;
+  std::vector<CommitInput> inputs;
+  /// What the writer did, where the snapshot operation does not say (an upsert's
+  /// snapshot is an overwrite); empty: the snapshot operation tells.
+  std::string operation;
+  /// Adds `other`'s inputs (once each), and its actor and operation where this has none.
+  void Merge(const CommitProvenance& other);
+};
+
+/// Supplies provenance to commits made on the thread it is installed on, and hears
+/// about every table scanned there (a lineage scope is one). See ScopedProvenanceSource.
+class ProvenanceSource {
+ public:
+  virtual ~ProvenanceSource() = default;
+  virtual void OnRead(const TableIdent& table, std::optional<int64_t> snapshot_id) = 0;
+  virtual CommitProvenance Provenance() const = 0;
+  /// The source installed on this thread, or null.
+  static ProvenanceSource* Current();
+};
+
+/// Installs a source on this thread for its lifetime (nesting restores the outer one).
+class ScopedProvenanceSource {
+ public:
+  explicit ScopedProvenanceSource(ProvenanceSource* source);
+  ~ScopedProvenanceSource();
+  ScopedProvenanceSource(const ScopedProvenanceSource&) = delete;
+  ScopedProvenanceSource& operator=(const ScopedProvenanceSource&) = delete;
+
+ private:
+  ProvenanceSource* previous_;
+};
+
+/// Everything one catalog transaction changed, as the annotator sees it.
+struct CommitRecord {
+  struct Change {
+    TableIdent table;
+    std::string action;  // create | commit | drop | rename
+    std::string operation;
+    std::optional<int64_t> snapshot_id;
+    int64_t commit_seq = 0;
+    std::optional<TableIdent> renamed_from;
+  };
+  std::vector<Change> changes;
+  int64_t ts_ms = 0;
+  CommitProvenance provenance;
+};
+
+/// Mints a record of each catalog transaction (lineage registers one). `Annotate`
+/// runs inside the transaction; what it returns is stored in the commit-log row of
+/// the transaction's last change, so it is durable exactly when the commit is.
+/// `OnDurable` runs after the transaction is durable. Neither may fail a commit.
+class CommitAnnotator {
+ public:
+  virtual ~CommitAnnotator() = default;
+  virtual std::optional<std::string> Annotate(const CommitRecord& record) = 0;
+  virtual void OnDurable(const CommitRecord& record, const std::string& annotation) = 0;
+};
+
 /// One table's part of a (possibly multi-table) commit: swap `base_location` for
 /// `new_location`, whose metadata file the caller has already written.
 struct TableCommit {
@@ -68,6 +141,8 @@ struct TableCommit {
   std::string new_location;
   std::optional<int64_t> snapshot_id;
   std::string operation;
+  /// Merged with the thread's ProvenanceSource, if any, at commit.
+  CommitProvenance provenance;
 };
 
 struct LoadedTable {
@@ -102,12 +177,14 @@ class Catalog {
   /// kNotFound (namespace), kInvalidArgument.
   Result<LoadedTable> CreateTable(const TableIdent& ident, const Schema& schema,
                                   const PartitionSpec& spec,
-                                  const std::map<std::string, std::string>& properties);
+                                  const std::map<std::string, std::string>& properties,
+                                  const CommitProvenance& provenance = {});
   Result<std::vector<TableIdent>> ListTables(std::optional<std::string_view> ns = std::nullopt);
   /// Errors: kNotFound; kCorrupt / kIoError naming the metadata file.
   Result<LoadedTable> LoadTable(const TableIdent& ident);
-  Status DropTable(const TableIdent& ident);
-  Status RenameTable(const TableIdent& from, const TableIdent& to);
+  Status DropTable(const TableIdent& ident, const CommitProvenance& provenance = {});
+  Status RenameTable(const TableIdent& from, const TableIdent& to,
+                     const CommitProvenance& provenance = {});
 
   /// The chokepoint. In one transaction: compare-and-swap every table's metadata
   /// location and append one commit-log row each. All or nothing. Returns the
@@ -121,9 +198,15 @@ class Catalog {
                                                    std::optional<TableIdent> table = std::nullopt,
                                                    int64_t limit = -1);
 
+  /// The annotations stored with commits after `after_seq` as (commit_seq, annotation),
+  /// oldest first; rows without one are skipped (cheaper than CommitsSince).
+  Result<std::vector<std::pair<int64_t, std::string>>> AnnotationsSince(int64_t after_seq);
+
   /// Post-commit hook registration (not owned).
   void AddListener(CommitListener* listener);
   void RemoveListener(CommitListener* listener);
+  /// The annotator of every transaction that changes tables (not owned; null: none).
+  void SetAnnotator(CommitAnnotator* annotator);
 
   /// The location new tables get: `<warehouse>/<ns>.db/<name>`.
   std::string DefaultLocation(const TableIdent& ident) const;
@@ -135,6 +218,11 @@ class Catalog {
   /// Marks the log row the trigger just wrote as skade's; returns its commit_seq.
   Result<int64_t> ClaimLogRow(std::optional<int64_t> snapshot_id, std::optional<std::string> operation,
                               std::optional<int64_t> ts_ms);
+  /// Inside the write transaction: asks the annotator for the record's annotation
+  /// and stores it in the row of the record's last change.
+  Result<std::string> AnnotateInTxn(CommitRecord& record);
+  /// After durability: hands the record to the annotator.
+  void AfterDurable(const CommitRecord& record, const std::string& annotation);
 
   std::string warehouse_;
   std::string name_;
@@ -143,6 +231,7 @@ class Catalog {
   std::mutex mu_;  // one connection, serialised
   std::mutex listeners_mu_;
   std::vector<CommitListener*> listeners_;
+  std::atomic<CommitAnnotator*> annotator_{nullptr};
 };
 
 /// Path of the metadata file following `current` (`00001-<uuid>.metadata.json` ...).

@@ -378,8 +378,10 @@ std::optional<int64_t> ReadSnapshot(const TableMetadata& m, const std::string& b
 // The file change a removal (plus any appended files) amounts to. Changes that
 // read the table are validated against rows added since, except equality deletes,
 // whose sequence numbers already order them after concurrent appends.
+// `writer_operation` names the write for lineage (an upsert's snapshot says overwrite).
 FileChange ChangeFrom(const RowRemoval& removal, std::vector<DataFile> appended,
-                      const WriteOptions& options, std::optional<int64_t> read) {
+                      const WriteOptions& options, std::optional<int64_t> read,
+                      const char* writer_operation) {
   FileChange change;
   change.operation = !appended.empty() || !removal.rewritten.empty() ? "overwrite" : "delete";
   change.added = std::move(appended);
@@ -388,6 +390,8 @@ FileChange ChangeFrom(const RowRemoval& removal, std::vector<DataFile> appended,
   change.removed = removal.removed;
   change.properties = options.snapshot_properties;
   change.branch = options.branch;
+  change.provenance = options.provenance;
+  change.provenance.operation = writer_operation;
   bool by_equality = !removal.delete_files.empty() &&
                      removal.delete_files[0].content == FileContent::kEqualityDeletes;
   if (!by_equality) {
@@ -442,7 +446,7 @@ Result<CommitResult> Table::Delete(const std::string& filter, const WriteOptions
                      return expr::EvaluateBatch(*bound, schema, batch);
                    }));
     removal.conflict_filter = bound;
-    return CommitFileChange(ChangeFrom(removal, {}, options, read), 0, removal.rows_deleted);
+    return CommitFileChange(ChangeFrom(removal, {}, options, read, "delete"), 0, removal.rows_deleted);
   });
 }
 
@@ -455,7 +459,7 @@ Result<CommitResult> Table::DeleteKeys(const std::shared_ptr<arrow::Table>& keys
     std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
     SKADE_ASSIGN_OR_RETURN(RowRemoval removal,
                            RemoveKeys(*this, catalog_->io(), key_rows, ids, options.branch));
-    return CommitFileChange(ChangeFrom(removal, {}, options, read), 0, removal.rows_deleted);
+    return CommitFileChange(ChangeFrom(removal, {}, options, read, "delete"), 0, removal.rows_deleted);
   });
 }
 
@@ -471,7 +475,7 @@ Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& rows,
     SKADE_ASSIGN_OR_RETURN(RowRemoval removal,
                            RemoveKeys(*this, catalog_->io(), batch, ids, options.branch));
     SKADE_ASSIGN_OR_RETURN(StagedAppend staged, StageAppend(latest, options));
-    return CommitFileChange(ChangeFrom(removal, staged.files, options, read), latest->num_rows(),
+    return CommitFileChange(ChangeFrom(removal, staged.files, options, read, "upsert"), latest->num_rows(),
                             removal.rows_deleted);
   });
 }
@@ -512,7 +516,7 @@ Result<CommitResult> Table::Overwrite(const std::shared_ptr<arrow::Table>& rows,
     }
     int64_t added_rows = 0;
     for (const auto& f : staged.files) added_rows += f.record_count;
-    FileChange change = ChangeFrom(removal, staged.files, options, read);
+    FileChange change = ChangeFrom(removal, staged.files, options, read, "overwrite");
     change.operation = "overwrite";
     return CommitFileChange(std::move(change), added_rows, removal.rows_deleted);
   });

@@ -442,6 +442,8 @@ Result<ScanPlan> TableScan::Plan() const {
     if (columns_) msg += " (columns: " + schema.ColumnNames() + ")";
     return InvalidArgument(msg);
   }
+  if (ProvenanceSource* source = ProvenanceSource::Current(); source && table_)
+    source->OnRead(*table_, plan.snapshot ? std::optional<int64_t>(plan.snapshot->snapshot_id) : std::nullopt);
   if (!plan.snapshot) return plan;
 
   SKADE_ASSIGN_OR_RETURN(auto list, LoadManifestList(*plan.snapshot, *io_));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "skade/catalog/catalog.h"
 #include "skade/common/result.h"
 #include "skade/expr/expression.h"
 #include "skade/format/manifest.h"
@@ -68,6 +69,10 @@ struct ScanPlan {
 class TableScan {
  public:
   TableScan(TableMetadataPtr metadata, FileIO* io) : metadata_(std::move(metadata)), io_(io) {}
+  /// A scan of a catalog table: planning it reports the read to the thread's
+  /// ProvenanceSource (a lineage scope), if one is installed.
+  TableScan(TableMetadataPtr metadata, FileIO* io, TableIdent table)
+      : metadata_(std::move(metadata)), io_(io), table_(std::move(table)) {}
 
   TableScan& Select(std::vector<std::string> columns);
   TableScan& Filter(std::string expression);
@@ -89,6 +94,7 @@ class TableScan {
  private:
   TableMetadataPtr metadata_;
   FileIO* io_;
+  std::optional<TableIdent> table_;
   std::optional<std::vector<std::string>> columns_;
   std::optional<std::string> filter_text_;
   expr::ExprPtr filter_;

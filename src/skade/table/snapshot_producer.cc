@@ -352,7 +352,8 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
   SKADE_RETURN_IF_ERROR(io_.WriteNewFile(location, TableMetadataToJson(*m)));
   attempt_files_.push_back(location);
   prepared_ = m;
-  return TableCommit{base.ident, base.metadata_location, location, s.snapshot_id, change_.operation};
+  return TableCommit{base.ident, base.metadata_location, location, s.snapshot_id, change_.operation,
+                     change_.provenance};
 }
 
 Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,

@@ -36,6 +36,7 @@ struct FileChange {
   /// Narrows that validation: only added files whose metrics might hold rows
   /// matching this bound filter conflict (null: every added file does).
   expr::ExprPtr conflict_filter;
+  CommitProvenance provenance;
 };
 
 /// The outcome for one table.

@@ -22,7 +22,7 @@ Status Table::Refresh() {
   return {};
 }
 
-TableScan Table::NewScan() const { return TableScan(loaded_.metadata, &catalog_->io()); }
+TableScan Table::NewScan() const { return TableScan(loaded_.metadata, &catalog_->io(), loaded_.ident); }
 
 Result<StagedAppend> Table::StageAppend(arrow::RecordBatchReader& reader, const AppendOptions& options) {
   SKADE_ASSIGN_OR_RETURN(auto writer, DataWriter::Make(*loaded_.metadata));
@@ -48,7 +48,7 @@ Result<StagedAppend> Table::StageAppend(arrow::RecordBatchReader& reader, const 
     writer->Abort();
     return std::unexpected(files.error());
   }
-  return StagedAppend{std::move(*files), options.snapshot_properties, options.branch};
+  return StagedAppend{std::move(*files), options.snapshot_properties, options.branch, options.provenance};
 }
 
 Result<StagedAppend> Table::StageAppend(const std::shared_ptr<arrow::Table>& data,
@@ -83,6 +83,7 @@ Result<std::vector<CommitResult>> CommitAppends(std::vector<std::pair<Table*, St
     change.added = staged.files;
     change.properties = staged.snapshot_properties;
     change.branch = staged.branch;
+    change.provenance = staged.provenance;
     changes.emplace_back(t->loaded_, std::move(change));
   }
   SKADE_ASSIGN_OR_RETURN(auto produced, CommitChanges(appends[0].first->catalog(), std::move(changes)));

@@ -31,6 +31,8 @@ struct AppendOptions {
   std::string branch = "main";
   /// Called with rows written so far (for progress on a terminal).
   std::function<void(int64_t rows_done, int64_t rows_total)> progress;
+  /// The actor and the inputs this write was derived from (recorded as lineage).
+  CommitProvenance provenance;
 };
 
 using WriteOptions = AppendOptions;
@@ -57,6 +59,7 @@ struct StagedAppend {
   std::vector<DataFile> files;
   std::map<std::string, std::string> snapshot_properties;
   std::string branch = "main";
+  CommitProvenance provenance;
 };
 
 class Table {

@@ -1,0 +1,273 @@
+#include "skade/lineage/openlineage.h"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "skade/io/file_io.h"
+
+namespace skade::lineage {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kRunEventSchema = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent";
+constexpr size_t kMaxNameBytes = 64 * 1024;  // longer dataset or job names are rejected, not stored
+
+json Facet(const char* file, const char* def) {
+  return {{"_producer", kSkadeProducer},
+          {"_schemaURL", std::string("https://openlineage.io/spec/facets/") + file + "#/$defs/" + def}};
+}
+
+// The run facet carrying skade's own fields (not an OpenLineage-defined facet).
+json SkadeFacet(const LineageEvent& e) {
+  json f = {{"_producer", kSkadeProducer},
+            {"_schemaURL", std::string(kSkadeProducer) + "/blob/main/docs/lineage.md#skade-run-facet"},
+            {"eventId", e.event_id},
+            {"actor", e.actor},
+            {"operation", e.operation}};
+  if (e.commit_seq) f["commitSeq"] = *e.commit_seq;
+  return f;
+}
+
+uint64_t Fnv1a(std::string_view text, uint64_t seed) {
+  uint64_t h = seed;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+// A UUIDv7-shaped id fixed by `ts_ms` and `identity`: the same event ingested twice
+// gets the same id.
+std::string DerivedEventId(int64_t ts_ms, std::string_view identity) {
+  uint64_t a = Fnv1a(identity, 0xcbf29ce484222325ULL), b = Fnv1a(identity, 0x84222325cbf29ce4ULL);
+  uint64_t hi = (static_cast<uint64_t>(ts_ms) << 16) | 0x7000 | (a & 0x0fff);
+  uint64_t lo = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
+  char buf[37];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xffff),
+                static_cast<unsigned>(lo >> 48), static_cast<unsigned long long>(lo & 0xffffffffffffULL));
+  return buf;
+}
+
+Result<const json*> Member(const json& parent, const std::string& path, const char* key, json::value_t type,
+                           bool required) {
+  auto it = parent.find(key);
+  std::string where = path.empty() ? key : path + "." + key;
+  if (it == parent.end() || it->is_null()) {
+    if (required) return InvalidArgument("missing " + where);
+    return static_cast<const json*>(nullptr);
+  }
+  bool ok = type == json::value_t::string ? it->is_string()
+            : type == json::value_t::object ? it->is_object()
+            : type == json::value_t::array  ? it->is_array()
+                                            : true;
+  if (!ok) {
+    const char* want = type == json::value_t::string ? "a string" : type == json::value_t::object ? "an object" : "an array";
+    return InvalidArgument(where + " must be " + want + ", got " + it->type_name());
+  }
+  if (it->is_string() && it->get_ref<const std::string&>().size() > kMaxNameBytes)
+    return InvalidArgument(where + " is longer than " + std::to_string(kMaxNameBytes) + " bytes");
+  return &*it;
+}
+
+Result<std::string> StringMember(const json& parent, const std::string& path, const char* key) {
+  SKADE_ASSIGN_OR_RETURN(const json* v, Member(parent, path, key, json::value_t::string, true));
+  if (v->get_ref<const std::string&>().empty()) return InvalidArgument((path.empty() ? "" : path + ".") + key + " is empty");
+  return v->get<std::string>();
+}
+
+std::optional<int64_t> ParseInt(const std::string& text) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::string SystemKindOf(std::string_view ns) {
+  if (ns.starts_with("arn:aws:glue:")) return "glue";
+  if (auto scheme = ns.find("://"); scheme != std::string_view::npos && scheme > 0) return std::string(ns.substr(0, scheme));
+  if (auto colon = ns.find(':'); colon != std::string_view::npos && colon > 0) return std::string(ns.substr(0, colon));
+  return std::string(ns);
+}
+
+RunEventMapper::RunEventMapper(std::string warehouse, Catalog* catalog)
+    : warehouse_(std::move(warehouse)), catalog_(catalog) {
+  while (warehouse_.size() > 1 && warehouse_.back() == '/') warehouse_.pop_back();
+}
+
+std::string RunEventMapper::ToRunEvent(const LineageEvent& e) {
+  auto dataset = [&](const DatasetRef& ref, bool output) {
+    json d;
+    json facets = json::object();
+    if (ref.system) {
+      d = {{"namespace", ref.system->instance.empty() ? ref.system->kind : ref.system->instance}, {"name", ref.table}};
+    } else {
+      auto ident = TableIdent::Parse(ref.table);
+      std::string path = ident ? warehouse_ + "/" + ident->ns + ".db/" + ident->name : warehouse_ + "/" + ref.table;
+      d = {{"namespace", "file"}, {"name", path}};
+      facets["symlinks"] = Facet("1-0-1/SymlinksDatasetFacet.json", "SymlinksDatasetFacet");
+      facets["symlinks"]["identifiers"] = {{{"namespace", "file:" + warehouse_}, {"name", ref.table}, {"type", "TABLE"}}};
+      facets["storage"] = Facet("1-0-1/StorageDatasetFacet.json", "StorageDatasetFacet");
+      facets["storage"]["storageLayer"] = "iceberg";
+      facets["storage"]["fileFormat"] = "parquet";
+    }
+    if (ref.snapshot_id) {
+      facets["version"] = Facet("1-0-1/DatasetVersionDatasetFacet.json", "DatasetVersionDatasetFacet");
+      facets["version"]["datasetVersion"] = std::to_string(*ref.snapshot_id);
+    }
+    if (output && !ref.system && catalog_) {
+      auto ident = TableIdent::Parse(ref.table);
+      if (ident && !metadata_.contains(ref.table)) {
+        auto loaded = catalog_->LoadTable(*ident);
+        metadata_[ref.table] = loaded ? loaded->metadata : nullptr;
+      }
+      if (TableMetadataPtr m = ident ? metadata_[ref.table] : nullptr) {
+        const Snapshot* snap = ref.snapshot_id ? m->SnapshotById(*ref.snapshot_id) : nullptr;
+        SchemaPtr schema = snap && snap->schema_id ? m->SchemaById(*snap->schema_id) : m->schema();
+        if (schema) {
+          facets["schema"] = Facet("1-2-0/SchemaDatasetFacet.json", "SchemaDatasetFacet");
+          facets["schema"]["fields"] = json::array();
+          for (const auto& f : schema->fields())
+            facets["schema"]["fields"].push_back({{"name", f.name}, {"type", f.type->ToString()}});
+        }
+        if (snap) {
+          json stats = Facet("1-0-2/OutputStatisticsOutputDatasetFacet.json", "OutputStatisticsOutputDatasetFacet");
+          auto put = [&](const char* summary_key, const char* field) {
+            auto it = snap->summary.find(summary_key);
+            if (auto v = it == snap->summary.end() ? std::nullopt : ParseInt(it->second)) stats[field] = *v;
+          };
+          put("added-records", "rowCount");
+          put("added-files-size", "size");
+          put("added-data-files", "fileCount");
+          d["outputFacets"] = {{"outputStatistics", stats}};
+        }
+      }
+    }
+    static const std::map<std::string, std::string, std::less<>> kLifecycle = {
+        {"create", "CREATE"}, {"drop", "DROP"}, {"rename", "RENAME"}, {"overwrite", "OVERWRITE"},
+        {"schema_change", "ALTER"}};
+    if (auto it = kLifecycle.find(e.operation); output && !ref.system && it != kLifecycle.end()) {
+      facets["lifecycleStateChange"] =
+          Facet("1-0-1/LifecycleStateChangeDatasetFacet.json", "LifecycleStateChangeDatasetFacet");
+      facets["lifecycleStateChange"]["lifecycleStateChange"] = it->second;
+      if (e.operation == "rename" && !e.inputs.empty())
+        facets["lifecycleStateChange"]["previousIdentifier"] = {{"namespace", "file:" + warehouse_},
+                                                                {"name", e.inputs.front().table}};
+    }
+    d["facets"] = facets;
+    return d;
+  };
+  std::string event_type = "COMPLETE";
+  if (e.raw)
+    if (json raw = json::parse(*e.raw, nullptr, false); raw.is_object() && raw.contains("eventType") &&
+                                                        raw["eventType"].is_string())
+      event_type = raw["eventType"];
+  json j = {{"eventType", event_type},
+            {"eventTime", FormatTimestamp(e.ts_ms)},
+            {"producer", kSkadeProducer},
+            {"schemaURL", kRunEventSchema},
+            {"run", {{"runId", e.run_id.value_or(e.event_id)}, {"facets", {{"skade", SkadeFacet(e)}}}}},
+            {"job", {{"namespace", e.job ? e.job->ns : "skade"},
+                     {"name", e.job ? e.job->name : e.actor.empty() ? std::string("skade") : e.actor},
+                     {"facets", json::object()}}},
+            {"inputs", json::array()},
+            {"outputs", json::array()}};
+  for (const auto& r : e.inputs) j["inputs"].push_back(dataset(r, false));
+  for (const auto& r : e.outputs) j["outputs"].push_back(dataset(r, true));
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<LineageEvent> RunEventMapper::FromRunEvent(std::string_view text) const {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgument("not valid JSON");
+  if (!j.is_object()) return InvalidArgument(std::string("a RunEvent must be a JSON object, got ") + j.type_name());
+  LineageEvent e;
+  SKADE_ASSIGN_OR_RETURN(std::string event_time, StringMember(j, "", "eventTime"));
+  auto ts = ParseTimestamp(event_time);
+  if (!ts) return InvalidArgument("eventTime '" + event_time + "' is not an RFC 3339 date-time");
+  e.ts_ms = *ts;
+  SKADE_RETURN_IF_ERROR(StringMember(j, "", "producer"));
+  SKADE_RETURN_IF_ERROR(StringMember(j, "", "schemaURL"));
+  SKADE_ASSIGN_OR_RETURN(const json* event_type, Member(j, "", "eventType", json::value_t::string, false));
+  static const std::set<std::string> kTypes = {"START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER"};
+  if (event_type && !kTypes.contains(event_type->get<std::string>()))
+    return InvalidArgument("eventType '" + event_type->get<std::string>() +
+                           "' is not one of START, RUNNING, COMPLETE, ABORT, FAIL, OTHER");
+  SKADE_ASSIGN_OR_RETURN(const json* run, Member(j, "", "run", json::value_t::object, true));
+  SKADE_ASSIGN_OR_RETURN(std::string run_id, StringMember(*run, "run", "runId"));
+  SKADE_ASSIGN_OR_RETURN(const json* job, Member(j, "", "job", json::value_t::object, true));
+  JobRef job_ref;
+  SKADE_ASSIGN_OR_RETURN(job_ref.ns, StringMember(*job, "job", "namespace"));
+  SKADE_ASSIGN_OR_RETURN(job_ref.name, StringMember(*job, "job", "name"));
+
+  auto datasets = [&](const char* key, std::vector<DatasetRef>& out) -> Status {
+    SKADE_ASSIGN_OR_RETURN(const json* list, Member(j, "", key, json::value_t::array, false));
+    if (!list) return {};
+    for (size_t i = 0; i < list->size(); ++i) {
+      std::string path = std::string(key) + "[" + std::to_string(i) + "]";
+      const json& d = (*list)[i];
+      if (!d.is_object()) return InvalidArgument(path + " must be an object");
+      SKADE_ASSIGN_OR_RETURN(std::string ns, StringMember(d, path, "namespace"));
+      SKADE_ASSIGN_OR_RETURN(std::string name, StringMember(d, path, "name"));
+      SKADE_ASSIGN_OR_RETURN(const json* facets, Member(d, path, "facets", json::value_t::object, false));
+      DatasetRef ref;
+      // A table of this warehouse: by its catalog-name symlink, else by its location.
+      if (facets && facets->contains("symlinks") && (*facets)["symlinks"].is_object() &&
+          (*facets)["symlinks"].contains("identifiers") && (*facets)["symlinks"]["identifiers"].is_array())
+        for (const auto& id : (*facets)["symlinks"]["identifiers"])
+          if (id.is_object() && id.value("namespace", "") == "file:" + warehouse_ && id.contains("name") &&
+              id["name"].is_string())
+            ref.table = id["name"];
+      std::string prefix = warehouse_ + "/";
+      if (ref.table.empty() && (ns == "file" || ns == "file://") && name.starts_with(prefix)) {
+        std::string rest = name.substr(prefix.size());
+        auto slash = rest.find('/');
+        if (slash != std::string::npos && slash > 3 && rest.compare(slash - 3, 3, ".db") == 0 &&
+            rest.find('/', slash + 1) == std::string::npos)
+          ref.table = rest.substr(0, slash - 3) + "." + rest.substr(slash + 1);
+      }
+      if (ref.table.empty()) {
+        ref.table = name;
+        ref.system = SystemRef{SystemKindOf(ns), ns};
+      }
+      if (facets && facets->contains("version") && (*facets)["version"].is_object()) {
+        const json& v = (*facets)["version"];
+        if (v.contains("datasetVersion") && v["datasetVersion"].is_string())
+          ref.snapshot_id = ParseInt(v["datasetVersion"].get<std::string>());
+      }
+      out.push_back(std::move(ref));
+    }
+    return {};
+  };
+  SKADE_RETURN_IF_ERROR(datasets("inputs", e.inputs));
+  SKADE_RETURN_IF_ERROR(datasets("outputs", e.outputs));
+
+  const json* skade = nullptr;
+  if (auto f = run->find("facets"); f != run->end() && f->is_object())
+    if (auto s = f->find("skade"); s != f->end() && s->is_object() && s->contains("eventId") &&
+                                   (*s)["eventId"].is_string())
+      skade = &*s;
+  if (skade) {
+    // One of skade's own events coming back: restore it as it was.
+    e.event_id = (*skade)["eventId"];
+    e.actor = skade->value("actor", "");
+    e.operation = skade->value("operation", std::string(op::kExternal));
+    if (skade->contains("commitSeq") && (*skade)["commitSeq"].is_number_integer())
+      e.commit_seq = (*skade)["commitSeq"].get<int64_t>();
+    if (run_id != e.event_id) e.run_id = run_id;
+    if (!(job_ref.ns == "skade" && job_ref.name == (e.actor.empty() ? "skade" : e.actor))) e.job = job_ref;
+  } else {
+    e.event_id = DerivedEventId(e.ts_ms, run_id + "|" + (event_type ? event_type->get<std::string>() : "") + "|" +
+                                             event_time + "|" + job_ref.ns + "|" + job_ref.name);
+    e.actor = job_ref.name;
+    e.operation = std::string(op::kExternal);
+    e.run_id = run_id;
+    e.job = job_ref;
+    e.raw = std::string(text);
+  }
+  return e;
+}
+
+}  // namespace skade::lineage
