@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: setup build test unit-test interop-test demo bench clean
+.PHONY: setup build test unit-test interop-test bifrost-test demo bench clean
 
 setup:
 	@scripts/setup.sh
@@ -19,13 +19,20 @@ unit-test: build
 interop-test: build
 	SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade .venv/bin/python -m pytest -q tests/interop
 
-test: unit-test interop-test
+# Bifröst against real graph servers (valkey-server + FalkorDB) that the tests start.
+bifrost-test: build
+	SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade BIFROST_BIN=$(abspath $(BUILD_DIR))/bin/bifrost \
+	  .venv/bin/python -m pytest -q tests/bifrost
+
+test: unit-test interop-test bifrost-test
 
 demo: build
 	$(BUILD_DIR)/bin/skade --warehouse demo-warehouse demo
+	scripts/bifrost_demo.sh $(BUILD_DIR) demo-warehouse
 
 bench: build
 	scripts/bench.sh $(BUILD_DIR)
+	.venv/bin/python bench/bifrost_bench.py --build-dir $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)

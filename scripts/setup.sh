@@ -30,3 +30,6 @@ if ! cmp -s "$REQS" "$STAMP" 2>/dev/null; then
   .venv/bin/pip install -q --disable-pip-version-check -r "$REQS"
   cp "$REQS" "$STAMP"
 fi
+
+# Bifröst: the graph server (Valkey 8 + FalkorDB module), hiredis, yaml-cpp, promtool.
+scripts/setup_graph.sh

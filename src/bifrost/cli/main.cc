@@ -1,0 +1,362 @@
+// bifrost: keeps a FalkorDB property graph in step with skade tables.
+// Exit codes as skade's: 0 ok, 1 usage, 2 data or runtime error (one line on stderr).
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "bifrost/mapping/infer.h"
+#include "bifrost/sync/metrics.h"
+#include "bifrost/sync/round.h"
+#include "session.h"
+#include "skade/cdc/commit_watcher.h"
+
+namespace bifrost::cli {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop = true; }
+
+// One printable line, whatever a dependency put in the message.
+std::string OneLine(const std::string& text) {
+  std::string msg;
+  for (unsigned char c : text) {
+    if (c == '\n') {
+      msg += "; ";
+      continue;
+    }
+    if (c == '\r' || c == '\t') c = ' ';
+    if (c < 0x20 || c == 0x7f) continue;
+    msg += static_cast<char>(c);
+  }
+  return msg;
+}
+
+int Report(const Status& st) {
+  if (st) return 0;
+  std::fprintf(stderr, "bifrost: error: %s\n", OneLine(st.error().message).c_str());
+  return 2;
+}
+
+Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (...) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  double ms = unit == "ms"                  ? v
+              : unit == "s" || unit.empty() ? v * 1000
+              : unit == "m"                 ? v * 60000
+                                            : -1;
+  if (used == 0 || ms <= 0)
+    return skade::InvalidArgument("duration '" + text + "' is not like 500ms, 5s or 1m");
+  return std::chrono::milliseconds(static_cast<int64_t>(ms));
+}
+
+Status CmdValidate(Session& s) {
+  SKADE_ASSIGN_OR_RETURN(auto* tables, s.Compile());
+  SKADE_ASSIGN_OR_RETURN(std::string graph, s.GraphName());
+  std::printf("mapping ok: graph '%s', %zu table(s)\n", graph.c_str(), tables->size());
+  for (const auto& t : *tables) {
+    std::string cols;
+    for (const auto& c : t.projection) cols += (cols.empty() ? "" : ", ") + c;
+    std::printf("  %s (%s): %zu vertex step(s), %zu edge step(s); reads %s\n",
+                t.ident.ToString().c_str(), std::string(SyncModeName(t.spec.mode)).c_str(),
+                t.vertices.size(), t.edges.size(), cols.empty() ? "all columns" : cols.c_str());
+  }
+  return {};
+}
+
+Status CmdInfer(Session& s, const std::string& table, const std::string& format) {
+  if (format != "yaml") return skade::InvalidArgument("--format must be yaml");
+  SKADE_ASSIGN_OR_RETURN(auto* catalog, s.Catalog());
+  SKADE_ASSIGN_OR_RETURN(auto ident, skade::TableIdent::Parse(table));
+  SKADE_ASSIGN_OR_RETURN(auto schema, CatalogSchemas (*catalog)(ident));
+  SKADE_ASSIGN_OR_RETURN(auto inferred, InferMapping(ident, *schema));
+  std::fputs(inferred.ToYaml().c_str(), stdout);
+  return {};
+}
+
+void PrintTableLines(const RoundReport& r) {
+  for (const auto& t : r.tables) {
+    if (t.outcome == TableRound::Outcome::kFailed) {
+      std::fprintf(stderr, "bifrost: error: %s\n", OneLine(t.description).c_str());
+      continue;
+    }
+    const char* tag = t.outcome == TableRound::Outcome::kIdle   ? "idle, "
+                      : t.outcome == TableRound::Outcome::kBusy ? "busy, "
+                                                                : "";
+    std::printf("  %s: %s%s\n", t.table.c_str(), tag, t.description.c_str());
+  }
+}
+
+Status CmdBuild(Session& s, std::chrono::milliseconds lease) {
+  SKADE_ASSIGN_OR_RETURN(auto* tables, s.Compile());
+  SKADE_ASSIGN_OR_RETURN(std::string graph, s.GraphName());
+  SKADE_ASSIGN_OR_RETURN(TableSource * source, s.Source());
+  auto attempt = [&]() -> Result<RoundReport> {
+    SKADE_RETURN_IF_ERROR(s.Connect());
+    Syncer syncer(*tables, *source, s.sink(), s.ledger(), lease);
+    return syncer.SyncOnce();
+  };
+  auto io_failed = [](const RoundReport& r) {
+    return std::any_of(r.tables.begin(), r.tables.end(), [](const TableRound& t) {
+      return t.outcome == TableRound::Outcome::kFailed &&
+             t.error_kind == skade::ErrorKind::kIoError;
+    });
+  };
+  SKADE_ASSIGN_OR_RETURN(RoundReport r, attempt());
+  // Retried: a server that went away (e.g. an exiting instance's embedded server we had
+  // attached to; reconnecting starts our own), and a round lease a running instance holds
+  // (a dead holder's lease expires). Tables a retry finds unchanged keep what they did.
+  auto deadline = std::chrono::steady_clock::now() + 2 * lease;
+  for (int io_retries = 0;;) {
+    bool retry_io = io_failed(r) && io_retries++ < 3;
+    bool busy =
+        r.Count(TableRound::Outcome::kBusy) > 0 && std::chrono::steady_clock::now() < deadline;
+    if (!retry_io && !busy) break;
+    if (retry_io) s.Disconnect();
+    std::this_thread::sleep_for(retry_io ? 300ms : 200ms);
+    SKADE_ASSIGN_OR_RETURN(RoundReport next, attempt());
+    for (size_t i = 0; i < next.tables.size() && i < r.tables.size(); ++i)
+      if (next.tables[i].outcome == TableRound::Outcome::kIdle &&
+          r.tables[i].outcome == TableRound::Outcome::kSynced)
+        next.tables[i] = r.tables[i];
+    next.seconds += r.seconds;
+    r = std::move(next);
+  }
+  if (r.Count(TableRound::Outcome::kBusy) > 0)
+    return skade::MakeError(skade::ErrorKind::kCommitConflict,
+                            "another instance kept the round lease of " + s.ledger().Describe() +
+                                "; nothing was applied");
+  std::printf("build of graph '%s' at %s (state %s)\n", graph.c_str(), s.GraphAddress().c_str(),
+              s.ledger().Describe().c_str());
+  PrintTableLines(r);
+  int empty = 0;
+  for (const auto& t : r.tables)
+    if (t.outcome == TableRound::Outcome::kSynced && t.rows_read == 0) ++empty;
+  SinkReport sink = r.Sink();
+  std::printf(
+      "tables mapped: %zu, tables empty: %d, tables unchanged: %d, tables failed: %d, rows read: "
+      "%lld, "
+      "vertices: %lld, edges: %lld, deletes: %lld, nodes created: %lld, relationships created: "
+      "%lld, "
+      "nodes deleted: %lld, relationships deleted: %lld, seconds: %.3f\n",
+      tables->size(), empty, r.Count(TableRound::Outcome::kIdle),
+      r.Count(TableRound::Outcome::kFailed), static_cast<long long>(r.RowsRead()),
+      static_cast<long long>(sink.vertex_rows), static_cast<long long>(sink.edge_rows),
+      static_cast<long long>(sink.delete_rows), static_cast<long long>(sink.nodes_created),
+      static_cast<long long>(sink.relationships_created),
+      static_cast<long long>(sink.nodes_deleted),
+      static_cast<long long>(sink.relationships_deleted), r.seconds);
+  if (r.AnyFailed())
+    return skade::InvalidArgument("build refused " +
+                                  std::to_string(r.Count(TableRound::Outcome::kFailed)) +
+                                  " table(s); their state was not advanced");
+  return {};
+}
+
+struct RunArgs {
+  std::string interval = "5s";
+  std::string max_wait = "";
+  std::string metrics_addr;
+  std::string lease = "60s";
+  int64_t max_rounds = 0;  // 0: until stopped
+};
+
+// The newest commit_seq in the catalog's durable commit log (0 when empty).
+int64_t NewestCommit(skade::Catalog& catalog, int64_t after) {
+  auto rows = catalog.CommitsSince(after);
+  return rows && !rows->empty() ? rows->back().commit_seq : after;
+}
+
+// Waits until the commit log moves past `seen` (woken by any engine's commit through
+// the catalog's files), the interval being an upper bound; returns early on a stop.
+void WaitForWork(skade::Catalog& catalog, skade::cdc::CommitWatcher* watcher, int64_t seen,
+                 std::chrono::milliseconds wait, bool plain_sleep) {
+  auto deadline = std::chrono::steady_clock::now() + wait;
+  auto arrived = [&]() -> Result<bool> { return g_stop || NewestCommit(catalog, seen) > seen; };
+  while (!g_stop) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left <= 0ms) return;
+    auto slice = std::min(left, std::chrono::milliseconds(200));
+    if (plain_sleep || !watcher) {
+      std::this_thread::sleep_for(slice);
+      continue;
+    }
+    auto came = watcher->WaitFor(arrived, slice);
+    if (came && *came) return;
+  }
+}
+
+Status CmdRun(Session& s, const RunArgs& args) {
+  SKADE_ASSIGN_OR_RETURN(auto interval, ParseDuration(args.interval));
+  auto max_wait = interval * 10;
+  if (!args.max_wait.empty()) {
+    SKADE_ASSIGN_OR_RETURN(max_wait, ParseDuration(args.max_wait));
+  }
+  SKADE_ASSIGN_OR_RETURN(auto lease, ParseDuration(args.lease));
+  SKADE_ASSIGN_OR_RETURN(auto* tables, s.Compile());
+  SKADE_ASSIGN_OR_RETURN(auto* catalog, s.Catalog());
+  std::unique_ptr<MetricsServer> metrics_server;
+  Metrics metrics;
+  if (!args.metrics_addr.empty()) {
+    SKADE_ASSIGN_OR_RETURN(metrics_server, MetricsServer::Start(args.metrics_addr, metrics));
+  }
+  auto watcher = skade::cdc::CommitWatcher::Make(*catalog);
+  if (!watcher)
+    std::fprintf(stderr, "bifrost: warning: %s; polling every interval\n",
+                 OneLine(watcher.error().message).c_str());
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  SKADE_ASSIGN_OR_RETURN(TableSource * source, s.Source());
+  Backoff backoff(interval, max_wait);
+  int64_t seen = 0;
+  for (int64_t round = 1; !g_stop && (args.max_rounds == 0 || round <= args.max_rounds); ++round) {
+    seen =
+        NewestCommit(*catalog, seen);  // before fetching: a commit during the round brings another
+    RoundReport r;
+    if (Status st = s.Connect(); !st) {
+      // A bad address or a missing server binary will not heal by waiting.
+      if (st.error().kind != skade::ErrorKind::kIoError) return st;
+      // The graph server is unreachable: a failed round, retried with backoff.
+      TableRound failed;
+      failed.table = "(graph)";
+      failed.outcome = TableRound::Outcome::kFailed;
+      failed.error_kind = st.error().kind;
+      failed.description = st.error().message;
+      r.tables.push_back(failed);
+    } else {
+      Syncer syncer(*tables, *source, s.sink(), s.ledger(), lease);
+      r = syncer.SyncOnce();
+    }
+    for (const auto& t : r.tables)
+      if (t.outcome == TableRound::Outcome::kFailed && t.error_kind == skade::ErrorKind::kIoError)
+        s.Disconnect();
+    metrics.Record(r);
+    auto wait = backoff.Next(r);
+    std::printf(
+        "round %lld: %s%s\n", static_cast<long long>(round), r.Line().c_str(),
+        r.IsFailure() ? (", retry in " + std::to_string(wait.count()) + " ms").c_str() : "");
+    for (const auto& t : r.tables)
+      if (t.outcome == TableRound::Outcome::kFailed)
+        std::fprintf(stderr, "bifrost: error: %s\n", OneLine(t.description).c_str());
+    std::fflush(stdout);
+    if (args.max_rounds != 0 && round == args.max_rounds) break;
+    WaitForWork(*catalog, watcher ? watcher->get() : nullptr, seen, wait, r.IsFailure());
+  }
+  return {};
+}
+
+Status CmdStateShow(Session& s) {
+  SKADE_RETURN_IF_ERROR(s.Connect());
+  SKADE_ASSIGN_OR_RETURN(std::string json, s.ledger().ToJson());
+  std::printf("%s\n", json.c_str());
+  return {};
+}
+
+Status CmdQuery(Session& s, const std::string& cypher) {
+  SKADE_RETURN_IF_ERROR(s.Connect());
+  SKADE_ASSIGN_OR_RETURN(std::string rows, s.sink().QueryJsonLines(cypher));
+  std::fputs(rows.c_str(), stdout);
+  return {};
+}
+
+int Main(int argc, char** argv) {
+  // A graph server that goes away mid-write must be an I/O error (retried), not a kill.
+  std::signal(SIGPIPE, SIG_IGN);
+  CLI::App app{"bifrost: keeps a FalkorDB graph in step with skade tables"};
+  app.require_subcommand(1);
+  Options opts;
+  const char* env = std::getenv("SKADE_WAREHOUSE");
+  opts.warehouse = env && *env ? env : "./warehouse";
+  app.add_option("--warehouse", opts.warehouse,
+                 "warehouse folder (default $SKADE_WAREHOUSE, else ./warehouse)");
+  std::function<Status(Session&)> action;
+
+  auto add_graph = [&](CLI::App* sub) {
+    sub->add_option("--graph", opts.graph_url,
+                    "redis://HOST:PORT or unix:///PATH (default: embedded server)");
+    sub->add_option("--graph-name", opts.graph_name, "graph key (default: the mapping's graph)");
+  };
+
+  auto* validate = app.add_subcommand("validate", "check a mapping file against the warehouse");
+  validate->add_option("--mapping", opts.mapping, "mapping file (YAML)")->required();
+  validate->callback([&] { action = CmdValidate; });
+
+  std::string table, format = "yaml";
+  auto* infer = app.add_subcommand("infer", "print a candidate mapping for a table");
+  infer->add_option("TABLE", table)->required();
+  infer->add_option("--format", format, "yaml");
+  infer->callback([&] { action = [&](Session& s) { return CmdInfer(s, table, format); }; });
+
+  auto* build = app.add_subcommand("build", "apply every mapped table's changes once and report");
+  build->add_option("--mapping", opts.mapping, "mapping file (YAML)")->required();
+  add_graph(build);
+  build->add_option("--state", opts.state,
+                    "file:PATH or redis://HOST:PORT/KEY (default: a hash in the graph's server)");
+  std::string build_lease = "60s";
+  build->add_option("--lease", build_lease,
+                    "round lease shared with running instances (default 60s)");
+  build->callback([&] {
+    action = [&](Session& s) -> Status {
+      SKADE_ASSIGN_OR_RETURN(auto lease, ParseDuration(build_lease));
+      return CmdBuild(s, lease);
+    };
+  });
+
+  RunArgs run_args;
+  auto* run = app.add_subcommand(
+      "run", "keep the graph in step: a round per commit, at least every interval");
+  run->add_option("--mapping", opts.mapping, "mapping file (YAML)")->required();
+  add_graph(run);
+  run->add_option("--state", opts.state,
+                  "file:PATH or redis://HOST:PORT/KEY (default: a hash in the graph's server)");
+  run->add_option("--interval", run_args.interval, "longest wait between rounds (default 5s)");
+  run->add_option("--max-backoff", run_args.max_wait,
+                  "longest wait after failed rounds (default 10 intervals)");
+  run->add_option("--metrics-addr", run_args.metrics_addr, "serve Prometheus metrics on HOST:PORT");
+  run->add_option("--lease", run_args.lease,
+                  "how long a killed instance blocks others sharing the ledger (default 60s)");
+  run->add_option("--rounds", run_args.max_rounds,
+                  "stop after N rounds (default: run until stopped)");
+  run->callback([&] { action = [&](Session& s) { return CmdRun(s, run_args); }; });
+
+  auto* state = app.add_subcommand("state", "the state ledger");
+  auto* show = state->add_subcommand("show", "print every table's cursor");
+  state->require_subcommand(1);
+  show->add_option("--mapping", opts.mapping, "mapping file (names the graph)");
+  add_graph(show);
+  show->add_option("--state", opts.state, "file:PATH or redis://HOST:PORT/KEY");
+  show->callback([&] { action = CmdStateShow; });
+
+  std::string cypher;
+  auto* query = app.add_subcommand("query", "run a read-only Cypher query; prints JSON lines");
+  query->add_option("CYPHER", cypher)->required();
+  query->add_option("--mapping", opts.mapping, "mapping file (names the graph)");
+  add_graph(query);
+  query->callback([&] { action = [&](Session& s) { return CmdQuery(s, cypher); }; });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 1;
+  }
+  if (!action) return 1;
+  Session session(opts);
+  return Report(action(session));
+}
+
+}  // namespace
+}  // namespace bifrost::cli
+
+int main(int argc, char** argv) { return bifrost::cli::Main(argc, argv); }

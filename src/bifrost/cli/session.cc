@@ -1,0 +1,144 @@
+#include "session.h"
+
+#include <chrono>
+#include <filesystem>
+
+namespace bifrost::cli {
+
+using namespace std::chrono_literals;
+
+Result<skade::Catalog*> Session::Catalog() {
+  if (catalog_) return catalog_.get();
+  if (!std::filesystem::exists(std::filesystem::path(options_.warehouse) / "catalog.db"))
+    return skade::NotFound("no warehouse at '" + options_.warehouse +
+                           "' (create it with `skade init`, or pass --warehouse)");
+  SKADE_ASSIGN_OR_RETURN(catalog_, skade::Catalog::Open(options_.warehouse));
+  return catalog_.get();
+}
+
+namespace {
+
+// Each table to its source: the warehouse unless the mapping names a drop folder.
+class RoutingSource : public TableSource {
+ public:
+  RoutingSource(TableSource& warehouse, std::map<std::string, TableSource*> by_table)
+      : warehouse_(warehouse), by_table_(std::move(by_table)) {}
+  Result<std::optional<Fetched>> FetchNew(const CompiledTable& table,
+                                          const TableState& state) override {
+    auto it = by_table_.find(table.spec.table);
+    return (it == by_table_.end() ? warehouse_ : *it->second).FetchNew(table, state);
+  }
+
+ private:
+  TableSource& warehouse_;
+  std::map<std::string, TableSource*> by_table_;
+};
+
+}  // namespace
+
+Result<const std::vector<CompiledTable>*> Session::Compile() {
+  if (compiled_ok_) return &compiled_;
+  if (options_.mapping.empty()) return skade::InvalidArgument("--mapping FILE is required");
+  SKADE_ASSIGN_OR_RETURN(spec_, MappingSpec::Load(options_.mapping));
+  SKADE_ASSIGN_OR_RETURN(auto* catalog, Catalog());
+  std::map<std::string, ParquetFolderSource*> folder_of;
+  for (const auto& t : spec_->tables) {
+    if (t.source.empty()) continue;
+    std::string root = t.source.substr(std::string_view("parquet:").size());
+    auto& folder = folders_[root];
+    if (!folder) folder = std::make_unique<ParquetFolderSource>(root);
+    folder_of[t.table] = folder.get();
+    if (!t.filter.empty())
+      return skade::InvalidArgument("table '" + t.table +
+                                    "': 'filter' applies to warehouse tables, not drop folders");
+    if (t.mode == SyncMode::kCdc)
+      return skade::InvalidArgument(
+          "table '" + t.table +
+          "': a Parquet drop folder has no changelog; use mode full or incremental");
+  }
+  auto from_catalog = CatalogSchemas(*catalog);
+  SchemaLookup lookup =
+      [&](const skade::TableIdent& ident) -> Result<std::shared_ptr<const skade::Schema>> {
+    auto it = folder_of.find(ident.ToString());
+    return it == folder_of.end() ? from_catalog(ident) : it->second->SchemaOf(ident.ToString());
+  };
+  SKADE_ASSIGN_OR_RETURN(compiled_, CompileMapping(*spec_, lookup, registry_));
+  compiled_ok_ = true;
+  return &compiled_;
+}
+
+Result<TableSource*> Session::Source() {
+  if (source_) return source_.get();
+  SKADE_ASSIGN_OR_RETURN(auto* tables, Compile());
+  SKADE_ASSIGN_OR_RETURN(auto* catalog, Catalog());
+  warehouse_source_ = std::make_unique<SkadeSource>(*catalog);
+  std::map<std::string, TableSource*> by_table;
+  for (const auto& t : *tables)
+    if (!t.spec.source.empty())
+      by_table[t.spec.table] =
+          folders_.at(t.spec.source.substr(std::string_view("parquet:").size())).get();
+  source_ = std::make_unique<RoutingSource>(*warehouse_source_, std::move(by_table));
+  return source_.get();
+}
+
+Result<std::string> Session::GraphName() {
+  if (!options_.graph_name.empty()) return options_.graph_name;
+  if (options_.mapping.empty())
+    return skade::InvalidArgument("name the graph with --graph-name or --mapping FILE");
+  if (!spec_) {
+    SKADE_ASSIGN_OR_RETURN(spec_, MappingSpec::Load(options_.mapping));
+  }
+  return spec_->graph;
+}
+
+std::string Session::GraphAddress() const {
+  if (connection_) return connection_->address().ToString();
+  return options_.graph_url.empty() ? "(embedded)" : options_.graph_url;
+}
+
+Status Session::Connect() {
+  if (sink_) return {};
+  SKADE_ASSIGN_OR_RETURN(std::string graph, GraphName());
+  ServerAddress address;
+  if (options_.graph_url.empty()) {
+    if (!server_) {
+      SKADE_ASSIGN_OR_RETURN(server_, EmbeddedServer::Start(options_.warehouse));
+    }
+    address = server_->address();
+  } else {
+    SKADE_ASSIGN_OR_RETURN(address, ServerAddress::Parse(options_.graph_url));
+  }
+  auto connection = RedisConnection::Connect(address, 2000ms);
+  if (!connection && server_) {
+    // The embedded server we attached to belonged to an instance that has exited.
+    server_.reset();
+    SKADE_ASSIGN_OR_RETURN(server_, EmbeddedServer::Start(options_.warehouse));
+    connection = RedisConnection::Connect(server_->address(), 2000ms);
+  }
+  if (!connection) return std::unexpected(std::move(connection).error());
+  connection_ = std::move(*connection);
+  sink_ = std::make_unique<FalkorDbSink>(*connection_, graph);
+  if (options_.state.empty()) {
+    // Same server, same append-only log, written after the graph: never ahead of it.
+    ledger_ = std::make_unique<RedisLedger>(*connection_, "bifrost:state:" + graph);
+  } else if (options_.state.starts_with("file:")) {
+    ledger_ = std::make_unique<FileLedger>(options_.state.substr(5));
+  } else {
+    SKADE_ASSIGN_OR_RETURN(auto ledger_address, ServerAddress::Parse(options_.state));
+    if (ledger_address.path.empty())
+      return skade::InvalidArgument("--state " + options_.state +
+                                    " needs a key: redis://HOST:PORT/KEY");
+    SKADE_ASSIGN_OR_RETURN(ledger_connection_, RedisConnection::Connect(ledger_address, 2000ms));
+    ledger_ = std::make_unique<RedisLedger>(*ledger_connection_, ledger_address.path);
+  }
+  return {};
+}
+
+void Session::Disconnect() {
+  ledger_.reset();
+  sink_.reset();
+  ledger_connection_.reset();
+  connection_.reset();
+}
+
+}  // namespace bifrost::cli

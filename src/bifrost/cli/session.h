@@ -1,0 +1,70 @@
+// What the bifrost commands share: the warehouse, the graph server (embedded or
+// given), the connection, the sink and the state ledger.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bifrost/mapping/mapping.h"
+#include "bifrost/server/embedded_server.h"
+#include "bifrost/sink/graph_sink.h"
+#include "bifrost/source/parquet_folder_source.h"
+#include "bifrost/source/table_source.h"
+#include "bifrost/state/ledger.h"
+#include "skade/catalog/catalog.h"
+
+namespace bifrost::cli {
+
+struct Options {
+  std::string warehouse;
+  std::string mapping;
+  std::string graph_url;   // empty: the embedded server
+  std::string graph_name;  // empty: the mapping's `graph`
+  std::string state;       // empty: a hash in the graph's server
+};
+
+class Session {
+ public:
+  explicit Session(Options options) : options_(std::move(options)) {}
+
+  /// Opens the warehouse's catalog (it must exist: `skade init`).
+  Result<skade::Catalog*> Catalog();
+  /// Loads the mapping and compiles it against the warehouse.
+  Result<const std::vector<CompiledTable>*> Compile();
+  /// The graph's name: --graph-name, else the mapping's.
+  Result<std::string> GraphName();
+  /// Connects (starting the embedded server when no --graph was given), then builds
+  /// the sink and ledger on that connection. Safe to call again after a lost connection.
+  Status Connect();
+  /// Drops the connection, sink and ledger (after an I/O error), keeping the server.
+  void Disconnect();
+
+  /// The source of each compiled table: the warehouse, or its Parquet drop folder.
+  Result<TableSource*> Source();
+
+  FalkorDbSink& sink() { return *sink_; }
+  StateLedger& ledger() { return *ledger_; }
+  std::string GraphAddress() const;
+
+ private:
+  Status StartServer();
+  Options options_;
+  std::unique_ptr<skade::Catalog> catalog_;
+  std::optional<MappingSpec> spec_;
+  std::vector<CompiledTable> compiled_;
+  bool compiled_ok_ = false;
+  TransformRegistry registry_;
+  std::map<std::string, std::unique_ptr<ParquetFolderSource>> folders_;  // by root
+  std::unique_ptr<SkadeSource> warehouse_source_;
+  std::unique_ptr<TableSource> source_;
+  std::unique_ptr<EmbeddedServer> server_;
+  std::unique_ptr<RedisConnection> connection_;
+  std::unique_ptr<RedisConnection> ledger_connection_;
+  std::unique_ptr<FalkorDbSink> sink_;
+  std::unique_ptr<StateLedger> ledger_;
+};
+
+}  // namespace bifrost::cli

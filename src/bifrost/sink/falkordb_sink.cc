@@ -1,0 +1,388 @@
+#include <arrow/api.h>
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "bifrost/sink/graph_sink.h"
+#include "skade/format/value.h"
+#include "skade/table/arrow_values.h"
+
+namespace bifrost {
+
+void SinkReport::Add(const SinkReport& o) {
+  vertex_rows += o.vertex_rows;
+  edge_rows += o.edge_rows;
+  delete_rows += o.delete_rows;
+  nodes_created += o.nodes_created;
+  nodes_deleted += o.nodes_deleted;
+  relationships_created += o.relationships_created;
+  relationships_deleted += o.relationships_deleted;
+  properties_set += o.properties_set;
+  queries += o.queries;
+}
+
+namespace {
+
+using skade::TypeId;
+
+// Keeps parameter texts well under the server's comfortable query size.
+constexpr size_t kMaxBatchBytes = 8 << 20;
+
+void AppendString(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += c;
+    }
+  }
+  out += '"';
+}
+
+Status AppendDouble(std::string& out, double d, const std::string& name) {
+  if (!std::isfinite(d))
+    return skade::InvalidArgument("property '" + name + "' holds " +
+                                  (std::isnan(d) ? "NaN" : "an infinity") +
+                                  ", which FalkorDB cannot store");
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", d);
+  out += buf;
+  // Without a point the server would read an integer.
+  if (std::string_view(buf).find_first_of(".e") == std::string_view::npos) out += ".0";
+  return {};
+}
+
+// One primitive value as a Cypher literal: numbers and booleans native, temporal,
+// decimal and uuid values as their ISO/text form (exact and ordered as strings).
+Status AppendScalar(std::string& out, const skade::Value& v, const skade::Type& type,
+                    const std::string& name) {
+  if (skade::IsNull(v)) {
+    out += "null";
+    return {};
+  }
+  switch (type.id) {
+    case TypeId::kBoolean:
+      out += std::get<bool>(v) ? "true" : "false";
+      return {};
+    case TypeId::kInt:
+      out += std::to_string(std::get<int32_t>(v));
+      return {};
+    case TypeId::kLong:
+      out += std::to_string(std::get<int64_t>(v));
+      return {};
+    case TypeId::kFloat:
+      return AppendDouble(out, std::get<float>(v), name);
+    case TypeId::kDouble:
+      return AppendDouble(out, std::get<double>(v), name);
+    case TypeId::kString:
+      AppendString(out, std::get<std::string>(v));
+      return {};
+    case TypeId::kBinary:
+    case TypeId::kFixed:
+    case TypeId::kStruct:
+    case TypeId::kList:
+    case TypeId::kMap:
+      return skade::InvalidArgument("property '" + name + "' has type " + type.ToString() +
+                                    ", which FalkorDB cannot store");
+    default:
+      AppendString(out, skade::FormatValue(type, v));
+      return {};
+  }
+}
+
+Status AppendCell(std::string& out, const arrow::Array& array, int64_t row, const skade::Type& type,
+                  const std::string& name) {
+  if (type.id != TypeId::kList) {
+    SKADE_ASSIGN_OR_RETURN(auto v, skade::ValueAt(array, row, type));
+    return AppendScalar(out, v, type, name);
+  }
+  if (array.IsNull(row)) {
+    out += "null";
+    return {};
+  }
+  const auto& list = static_cast<const arrow::ListArray&>(array);
+  const skade::Type& element = *type.element().type;
+  auto values = list.values();
+  out += '[';
+  for (int64_t i = list.value_offset(row); i < list.value_offset(row + 1); ++i) {
+    if (values->IsNull(i))
+      return skade::InvalidArgument(
+          "property '" + name + "' holds a list with a null element, which FalkorDB cannot store");
+    if (i > list.value_offset(row)) out += ',';
+    SKADE_ASSIGN_OR_RETURN(auto v, skade::ValueAt(*values, i, element));
+    SKADE_RETURN_IF_ERROR(AppendScalar(out, v, element, name));
+  }
+  out += ']';
+  return {};
+}
+
+// `name:[c0,c1]` over columns [first, first+count) of the set's rows.
+Status AppendList(std::string& out, const char* name, const arrow::Table& t,
+                  const std::vector<skade::TypePtr>& types, size_t first, size_t count,
+                  const std::vector<std::string>& names, int64_t row) {
+  out += name;
+  out += ":[";
+  for (size_t c = 0; c < count; ++c) {
+    if (c) out += ',';
+    SKADE_RETURN_IF_ERROR(
+        AppendCell(out, *t.column(first + c)->chunk(0), row, *types[first + c], names[c]));
+  }
+  out += ']';
+  return {};
+}
+
+// `{a: r.k[0], b: r.k[1]}`: a MERGE/MATCH pattern on key properties.
+std::string KeyPattern(const std::vector<std::string>& keys, const std::string& list) {
+  std::string out = "{";
+  for (size_t i = 0; i < keys.size(); ++i)
+    out += (i ? ", " : "") + keys[i] + ": r." + list + "[" + std::to_string(i) + "]";
+  return out + "}";
+}
+
+int64_t StatValue(const std::string& line, std::string_view name) {
+  if (!line.starts_with(name) || line.size() <= name.size() + 2) return 0;
+  return std::strtoll(line.c_str() + name.size() + 2, nullptr, 10);
+}
+
+Result<SinkReport> ParseStatistics(const Reply& reply) {
+  if (reply.kind != Reply::Kind::kArray || reply.elements.empty())
+    return skade::Internal("unexpected reply shape from GRAPH.QUERY");
+  const Reply& stats = reply.elements.back();
+  if (stats.kind == Reply::Kind::kError) return skade::InvalidArgument(stats.text);
+  SinkReport r;
+  for (const auto& line : stats.elements) {
+    r.nodes_created += StatValue(line.text, "Nodes created");
+    r.nodes_deleted += StatValue(line.text, "Nodes deleted");
+    r.relationships_created += StatValue(line.text, "Relationships created");
+    r.relationships_deleted += StatValue(line.text, "Relationships deleted");
+    r.properties_set += StatValue(line.text, "Properties set");
+  }
+  r.queries = 1;
+  return r;
+}
+
+// Compact value encoding: [type, value] (see FalkorDB's client spec).
+nlohmann::json DecodeCell(const Reply& cell);
+nlohmann::json DecodeValue(int64_t type, const Reply& v) {
+  switch (type) {
+    case 1:
+      return nullptr;
+    case 2:
+      return v.text;
+    case 3:
+      return v.integer;
+    case 4:
+      return v.text == "true";
+    case 5:
+      return std::strtod(v.text.c_str(), nullptr);
+    case 6: {
+      auto arr = nlohmann::json::array();
+      for (const auto& e : v.elements) arr.push_back(DecodeCell(e));
+      return arr;
+    }
+    case 10: {
+      auto obj = nlohmann::json::object();
+      for (size_t i = 0; i + 1 < v.elements.size(); i += 2)
+        obj[v.elements[i].text] = DecodeCell(v.elements[i + 1]);
+      return obj;
+    }
+    default:
+      if (v.kind == Reply::Kind::kInteger) return v.integer;
+      if (v.kind == Reply::Kind::kString) return v.text;
+      return "<value of type " + std::to_string(type) + ">";
+  }
+}
+nlohmann::json DecodeCell(const Reply& cell) {
+  if (cell.elements.size() != 2) return nullptr;
+  return DecodeValue(cell.elements[0].integer, cell.elements[1]);
+}
+
+}  // namespace
+
+Result<SinkReport> FalkorDbSink::Run(const std::string& params, const std::string& body) {
+  auto reply =
+      connection_.Command({"GRAPH.QUERY", graph_, "CYPHER " + params + " " + body, "--compact"});
+  if (!reply) {
+    auto e = std::move(reply).error();
+    return std::unexpected(e.WithContext("graph '" + graph_ + "'"));
+  }
+  return ParseStatistics(*reply);
+}
+
+Status FalkorDbSink::EnsureIndex(const std::string& label, const std::vector<std::string>& keys) {
+  std::string on, id = label + "(";
+  for (const auto& k : keys) {
+    on += (on.empty() ? "n." : ", n.") + k;
+    id += k + ",";
+  }
+  if (indexed_.contains(id)) return {};
+  auto reply = connection_.Command(
+      {"GRAPH.QUERY", graph_, "CREATE INDEX FOR (n:" + label + ") ON (" + on + ")", "--compact"});
+  if (!reply && reply.error().message.find("already indexed") == std::string::npos)
+    return std::unexpected(reply.error().WithContext("creating index on :" + label));
+  indexed_.insert(id);
+  return {};
+}
+
+template <typename EncodeKeys>
+Status FalkorDbSink::Send(const arrow::Table& t, const std::vector<skade::TypePtr>& types,
+                          EncodeKeys keys, size_t first_prop, const std::vector<std::string>& props,
+                          const std::string& body, const std::string& match, SinkReport& report) {
+  std::string params, key_text;
+  // FalkorDB 4.16 removes the wrong attributes when one query removes several from
+  // the same entity, so a null (a property the row no longer has) is removed by a
+  // query of its own per property, after the non-null values are set.
+  std::vector<std::string> removals(props.size());
+  int64_t in_batch = 0;
+  auto flush = [&]() -> Status {
+    if (in_batch == 0) return {};
+    params += ']';
+    SKADE_ASSIGN_OR_RETURN(auto r, Run(params, body));
+    report.Add(r);
+    for (size_t c = 0; c < props.size(); ++c) {
+      if (removals[c].empty()) continue;
+      SKADE_ASSIGN_OR_RETURN(
+          auto rr, Run("rows=[" + removals[c] + "]",
+                       "UNWIND $rows AS r MATCH " + match + " SET x." + props[c] + " = null"));
+      report.Add(rr);
+      removals[c].clear();
+    }
+    params.clear();
+    in_batch = 0;
+    return {};
+  };
+  for (int64_t row = 0; row < t.num_rows(); ++row) {
+    key_text = "{";
+    SKADE_RETURN_IF_ERROR(keys(key_text, row));
+    params += in_batch == 0 ? "rows=[" : ",";
+    params += key_text;
+    params += ",p:{";
+    bool first = true;
+    for (size_t c = 0; c < props.size(); ++c) {
+      const arrow::Array& column = *t.column(first_prop + c)->chunk(0);
+      if (column.IsNull(row)) {
+        removals[c] += (removals[c].empty() ? "" : ",") + key_text + "}";
+        continue;
+      }
+      params += first ? "" : ",";
+      first = false;
+      params += props[c] + ":";
+      SKADE_RETURN_IF_ERROR(AppendCell(params, column, row, *types[first_prop + c], props[c]));
+    }
+    params += "}}";
+    if (++in_batch >= batch_rows_ || params.size() >= kMaxBatchBytes)
+      SKADE_RETURN_IF_ERROR(flush());
+  }
+  return flush();
+}
+
+Result<SinkReport> FalkorDbSink::Apply(const GraphMutation& m) {
+  SinkReport report;
+  for (const auto& v : m.vertices) SKADE_RETURN_IF_ERROR(EnsureIndex(v.label, v.keys));
+  for (const auto& e : m.edges) {
+    SKADE_RETURN_IF_ERROR(EnsureIndex(e.src_label, e.src_keys));
+    SKADE_RETURN_IF_ERROR(EnsureIndex(e.dst_label, e.dst_keys));
+  }
+  auto vertex_keys = [](const VertexSet& v) {
+    return [&v](std::string& out, int64_t row) -> Status {
+      return AppendList(out, "k", *v.rows, v.types, 0, v.keys.size(), v.keys, row);
+    };
+  };
+  auto vertex_match = [](const VertexSet& v) {
+    return "(x:" + v.label + " " + KeyPattern(v.keys, "k") + ")";
+  };
+  auto edge_keys = [](const EdgeSet& e) {
+    return [&e](std::string& out, int64_t row) -> Status {
+      size_t at = 0;
+      SKADE_RETURN_IF_ERROR(
+          AppendList(out, "s", *e.rows, e.types, at, e.src_keys.size(), e.src_keys, row));
+      at += e.src_keys.size();
+      out += ',';
+      SKADE_RETURN_IF_ERROR(
+          AppendList(out, "d", *e.rows, e.types, at, e.dst_keys.size(), e.dst_keys, row));
+      at += e.dst_keys.size();
+      out += ',';
+      return AppendList(out, "e", *e.rows, e.types, at, e.edge_keys.size(), e.edge_keys, row);
+    };
+  };
+  auto edge_match = [](const EdgeSet& e) {
+    return "(a:" + e.src_label + " " + KeyPattern(e.src_keys, "s") + ")-[x:" + e.type + " " +
+           KeyPattern(e.edge_keys, "e") + "]->(b:" + e.dst_label + " " +
+           KeyPattern(e.dst_keys, "d") + ")";
+  };
+  for (const auto& v : m.vertices) {
+    std::string body =
+        "UNWIND $rows AS r MERGE (x:" + v.label + " " + KeyPattern(v.keys, "k") + ") SET x += r.p";
+    SKADE_RETURN_IF_ERROR(Send(*v.rows, v.types, vertex_keys(v), v.keys.size(), v.properties, body,
+                               vertex_match(v), report));
+    report.vertex_rows += v.rows->num_rows();
+  }
+  for (const auto& e : m.edges) {
+    // Both endpoints are MERGEd, so an edge may land before its vertices' own table.
+    std::string body = "UNWIND $rows AS r MERGE (a:" + e.src_label + " " +
+                       KeyPattern(e.src_keys, "s") + ") MERGE (b:" + e.dst_label + " " +
+                       KeyPattern(e.dst_keys, "d") + ") MERGE (a)-[x:" + e.type + " " +
+                       KeyPattern(e.edge_keys, "e") + "]->(b) SET x += r.p";
+    size_t first_prop = e.src_keys.size() + e.dst_keys.size() + e.edge_keys.size();
+    SKADE_RETURN_IF_ERROR(Send(*e.rows, e.types, edge_keys(e), first_prop, e.properties, body,
+                               edge_match(e), report));
+    report.edge_rows += e.rows->num_rows();
+  }
+  for (const auto& e : m.edge_deletes) {
+    SKADE_RETURN_IF_ERROR(Send(*e.rows, e.types, edge_keys(e), 0, {},
+                               "UNWIND $rows AS r MATCH " + edge_match(e) + " DELETE x",
+                               edge_match(e), report));
+    report.delete_rows += e.rows->num_rows();
+  }
+  for (const auto& v : m.vertex_deletes) {
+    SKADE_RETURN_IF_ERROR(Send(*v.rows, v.types, vertex_keys(v), 0, {},
+                               "UNWIND $rows AS r MATCH " + vertex_match(v) + " DETACH DELETE x",
+                               vertex_match(v), report));
+    report.delete_rows += v.rows->num_rows();
+  }
+  return report;
+}
+
+Result<std::string> FalkorDbSink::QueryJsonLines(const std::string& cypher) {
+  auto reply = connection_.Command({"GRAPH.RO_QUERY", graph_, cypher, "--compact"});
+  if (!reply && reply.error().message.find("empty key") != std::string::npos)
+    return skade::NotFound("graph '" + graph_ + "' does not exist on " +
+                           connection_.address().ToString() + " (nothing has been built into it)");
+  if (!reply)
+    return std::unexpected(std::move(reply).error().WithContext("query on graph '" + graph_ + "'"));
+  if (reply->kind != Reply::Kind::kArray)
+    return skade::Internal("unexpected reply shape from GRAPH.RO_QUERY");
+  if (!reply->elements.empty() && reply->elements.back().kind == Reply::Kind::kError)
+    return skade::InvalidArgument("query on graph '" + graph_ +
+                                  "': " + reply->elements.back().text);
+  if (reply->elements.size() < 3) return std::string();
+  std::vector<std::string> columns;
+  for (const auto& h : reply->elements[0].elements)
+    columns.push_back(h.elements.size() == 2 ? h.elements[1].text : "?");
+  std::string out;
+  for (const auto& row : reply->elements[1].elements) {
+    nlohmann::ordered_json obj = nlohmann::ordered_json::object();
+    for (size_t c = 0; c < row.elements.size() && c < columns.size(); ++c)
+      obj[columns[c]] = DecodeCell(row.elements[c]);
+    out += obj.dump() + "\n";
+  }
+  return out;
+}
+
+}  // namespace bifrost

@@ -1,0 +1,70 @@
+// Where mutations go. FalkorDbSink MERGEs them into a FalkorDB graph over the Redis
+// protocol: batched `UNWIND $rows` queries with parameters, an index on every
+// label's key before the first write, counts from the server's statistics.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "bifrost/mutation.h"
+#include "bifrost/sink/redis_connection.h"
+
+namespace bifrost {
+
+/// What a sink did. Row counts are what was sent; the rest is the server's statistics.
+struct SinkReport {
+  int64_t vertex_rows = 0;
+  int64_t edge_rows = 0;
+  int64_t delete_rows = 0;
+  int64_t nodes_created = 0;
+  int64_t nodes_deleted = 0;
+  int64_t relationships_created = 0;
+  int64_t relationships_deleted = 0;
+  int64_t properties_set = 0;
+  int64_t queries = 0;
+
+  void Add(const SinkReport& other);
+};
+
+class GraphSink {
+ public:
+  virtual ~GraphSink() = default;
+  /// Applies vertices, then edges, then edge deletes, then vertex deletes (DETACH).
+  /// Idempotent: applying the same mutation twice leaves the graph as once.
+  /// Errors: kInvalidArgument for a value the graph cannot store (column named),
+  /// kIoError when the server is unreachable (retry later).
+  virtual Result<SinkReport> Apply(const GraphMutation& mutation) = 0;
+};
+
+class FalkorDbSink : public GraphSink {
+ public:
+  /// `connection` is borrowed and must outlive the sink.
+  FalkorDbSink(RedisConnection& connection, std::string graph, int64_t batch_rows = 5000)
+      : connection_(connection), graph_(std::move(graph)), batch_rows_(batch_rows) {}
+
+  Result<SinkReport> Apply(const GraphMutation& mutation) override;
+
+  /// Runs a read-only query; returns rows of JSON values, keyed by column name, one
+  /// JSON object per line. Errors: kInvalidArgument with the server's message.
+  Result<std::string> QueryJsonLines(const std::string& cypher);
+
+ private:
+  Status EnsureIndex(const std::string& label, const std::vector<std::string>& keys);
+  Result<SinkReport> Run(const std::string& params, const std::string& body);
+  /// Writes a set's rows in batches: `keys` encodes a row's key lists, properties
+  /// (from column `first_prop`) ride as the map `p`; `match` finds an existing row's
+  /// entity as `x` (for removing properties that became null).
+  template <typename EncodeKeys>
+  Status Send(const arrow::Table& rows, const std::vector<skade::TypePtr>& types, EncodeKeys keys,
+              size_t first_prop, const std::vector<std::string>& props, const std::string& body,
+              const std::string& match, SinkReport& report);
+
+  RedisConnection& connection_;
+  std::string graph_;
+  int64_t batch_rows_;
+  std::set<std::string> indexed_;  // "Label(k1,k2)" already ensured
+};
+
+}  // namespace bifrost

@@ -1,0 +1,168 @@
+#include <arrow/api.h>
+
+#include "bifrost/source/table_source.h"
+#include "skade/cdc/changelog.h"
+#include "skade/cdc/delta.h"
+#include "skade/expr/arrow_filter.h"
+#include "skade/table/arrow_internal.h"
+#include "skade/table/scan.h"
+#include "skade/table/table.h"
+
+namespace bifrost {
+namespace {
+
+Result<std::shared_ptr<arrow::Table>> Scan(const skade::Table& table, const CompiledTable& ct,
+                                           int64_t snapshot) {
+  skade::TableScan scan = table.NewScan();
+  scan.UseSnapshot(snapshot);
+  if (!ct.projection.empty()) scan.Select(ct.projection);
+  if (!ct.spec.filter.empty()) scan.Filter(ct.spec.filter);
+  return scan.ToTable();
+}
+
+// Prune: the previous snapshot's rows as DELETEs, then the current rows as INSERTs, so
+// the pipeline's last-change-per-key rule removes exactly what the table stopped producing.
+Result<std::shared_ptr<arrow::Table>> PruningScan(const skade::Table& table,
+                                                  const CompiledTable& ct, int64_t previous,
+                                                  std::shared_ptr<arrow::Table> current) {
+  SKADE_ASSIGN_OR_RETURN(auto before, Scan(table, ct, previous));
+  auto tag = [](const std::shared_ptr<arrow::Table>& t, const char* type,
+                int32_t ordinal) -> Result<std::shared_ptr<arrow::Table>> {
+    arrow::StringBuilder types;
+    arrow::Int32Builder ordinals;
+    for (int64_t i = 0; i < t->num_rows(); ++i) {
+      SKADE_ARROW_RETURN(types.Append(type), "tagging rows");
+      SKADE_ARROW_RETURN(ordinals.Append(ordinal), "tagging rows");
+    }
+    SKADE_ARROW_ASSIGN(auto type_col, types.Finish(), "tagging rows");
+    SKADE_ARROW_ASSIGN(auto ord_col, ordinals.Finish(), "tagging rows");
+    SKADE_ARROW_ASSIGN(auto with_type,
+                       t->AddColumn(t->num_columns(), arrow::field("_change_type", arrow::utf8()),
+                                    std::make_shared<arrow::ChunkedArray>(type_col)),
+                       "tagging rows");
+    SKADE_ARROW_ASSIGN(auto tagged,
+                       with_type->AddColumn(with_type->num_columns(),
+                                            arrow::field("_change_ordinal", arrow::int32()),
+                                            std::make_shared<arrow::ChunkedArray>(ord_col)),
+                       "tagging rows");
+    return tagged;
+  };
+  SKADE_ASSIGN_OR_RETURN(auto gone, tag(before, "DELETE", 0));
+  SKADE_ASSIGN_OR_RETURN(auto now, tag(current, "INSERT", 1));
+  SKADE_ARROW_ASSIGN(auto both, arrow::ConcatenateTables({gone, now}),
+                     "combining snapshots to prune");
+  return both;
+}
+
+// Appended rows: the delta, filtered and projected here since read_delta takes neither.
+Result<std::shared_ptr<arrow::Table>> Delta(const skade::Table& table, const CompiledTable& ct,
+                                            int64_t from, int64_t to) {
+  SKADE_ASSIGN_OR_RETURN(auto rows, skade::cdc::ReadDelta(table, from, to));
+  if (!ct.spec.filter.empty()) {
+    SKADE_ASSIGN_OR_RETURN(auto unbound, skade::expr::Parse(ct.spec.filter));
+    SKADE_ASSIGN_OR_RETURN(auto bound, skade::expr::Bind(unbound, *ct.schema));
+    SKADE_ARROW_ASSIGN(auto batch, rows->CombineChunksToBatch(), "combining delta rows");
+    SKADE_ASSIGN_OR_RETURN(batch, skade::expr::FilterBatch(*bound, *ct.schema, batch));
+    SKADE_ARROW_ASSIGN(rows, arrow::Table::FromRecordBatches({batch}), "delta rows");
+  }
+  if (ct.projection.empty()) return rows;
+  SKADE_ARROW_ASSIGN(auto projected, rows->SelectColumns([&] {
+    std::vector<int> idx;
+    for (const auto& c : ct.projection) idx.push_back(rows->schema()->GetFieldIndex(c));
+    return idx;
+  }()),
+                     "projecting delta rows");
+  return projected;
+}
+
+}  // namespace
+
+std::string SkadeSource::TableNames() {
+  auto tables = catalog_.ListTables();
+  if (!tables || tables->empty()) return "none";
+  std::string out;
+  for (const auto& t : *tables) out += (out.empty() ? "" : ", ") + t.ToString();
+  return out;
+}
+
+Result<std::optional<Fetched>> SkadeSource::FetchNew(const CompiledTable& ct,
+                                                     const TableState& state) {
+  auto loaded = skade::Table::Load(catalog_, ct.ident);
+  if (!loaded) {
+    if (loaded.error().kind == skade::ErrorKind::kNotFound)
+      return skade::NotFound("table '" + ct.ident.ToString() +
+                             "' not found (tables: " + TableNames() + ")");
+    return std::unexpected(std::move(loaded).error());
+  }
+  const skade::Table& table = **loaded;
+  const skade::Snapshot* current = table.metadata()->CurrentSnapshot();
+  if (current && state.snapshot_id == current->snapshot_id) return std::nullopt;
+  if (!current && state.snapshot_id) return std::nullopt;
+
+  Fetched f;
+  f.next = state;
+  const bool first = !state.snapshot_id.has_value();
+  if (!first && ct.spec.mode != SyncMode::kFull &&
+      !table.metadata()->SnapshotById(*state.snapshot_id))
+    return skade::NotFound(
+        "table '" + ct.ident.ToString() + "': the cursor's snapshot " +
+        std::to_string(*state.snapshot_id) +
+        " is no longer in the table's metadata (expired); changes since it cannot be read: "
+        "rebuild the graph with a fresh state ledger");
+  if (!current) {
+    f.rows = arrow::Table::MakeEmpty(arrow::schema({})).ValueOrDie();
+    f.description = "no snapshot (the table was never written)";
+  } else {
+    int64_t snap = current->snapshot_id;
+    f.next.snapshot_id = snap;
+    if (ct.spec.mode == SyncMode::kFull || first) {
+      SKADE_ASSIGN_OR_RETURN(f.rows, Scan(table, ct, snap));
+      f.description = "snapshot " + std::to_string(snap) + " (full scan)";
+      if (ct.spec.prune && !first) {
+        SKADE_ASSIGN_OR_RETURN(f.rows, PruningScan(table, ct, *state.snapshot_id, f.rows));
+        f.description += ", pruned against snapshot " + std::to_string(*state.snapshot_id);
+      }
+    } else if (ct.spec.mode == SyncMode::kIncremental) {
+      SKADE_ASSIGN_OR_RETURN(auto plan, skade::cdc::PlanDelta(table, state.snapshot_id, snap));
+      if (plan.needs_full_reload) {
+        // Rows were removed or rewritten: appended rows alone do not describe it.
+        SKADE_ASSIGN_OR_RETURN(f.rows, Scan(table, ct, snap));
+        f.description = "snapshot " + std::to_string(snap) + " (full rescan: rows were rewritten)";
+      } else {
+        SKADE_ASSIGN_OR_RETURN(f.rows, Delta(table, ct, *state.snapshot_id, snap));
+        f.description = "appends after snapshot " + std::to_string(*state.snapshot_id) + " up to " +
+                        std::to_string(snap);
+      }
+    } else {
+      skade::cdc::ChangelogOptions opts;
+      opts.columns = ct.projection;
+      opts.filter = ct.spec.filter;
+      SKADE_ASSIGN_OR_RETURN(f.rows,
+                             skade::cdc::ReadChangelog(table, state.snapshot_id, snap, opts));
+      f.description = "changes after snapshot " + std::to_string(*state.snapshot_id) + " up to " +
+                      std::to_string(snap);
+    }
+  }
+  if (first && f.rows->num_rows() == 0 && !ct.spec.allow_empty)
+    return skade::InvalidArgument(
+        "table '" + ct.ident.ToString() + "': empty read refused: " + f.description +
+        " gave 0 rows (set allow_empty: true to accept; tables: " + TableNames() + ")");
+  return f;
+}
+
+SchemaLookup CatalogSchemas(skade::Catalog& catalog) {
+  return
+      [&catalog](const skade::TableIdent& ident) -> Result<std::shared_ptr<const skade::Schema>> {
+        auto loaded = catalog.LoadTable(ident);
+        if (!loaded) {
+          if (loaded.error().kind != skade::ErrorKind::kNotFound)
+            return std::unexpected(std::move(loaded).error());
+          SkadeSource names(catalog);
+          return skade::NotFound("table '" + ident.ToString() +
+                                 "' not found (tables: " + names.TableNames() + ")");
+        }
+        return loaded->metadata->schema();
+      };
+}
+
+}  // namespace bifrost

@@ -1,0 +1,168 @@
+#include "bifrost/state/ledger.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+namespace bifrost {
+namespace {
+
+nlohmann::json StateToJson(const TableState& s) {
+  nlohmann::json j = nlohmann::json::object();
+  j["snapshot_id"] = s.snapshot_id ? nlohmann::json(*s.snapshot_id) : nlohmann::json(nullptr);
+  j["done_files"] = s.done_files;
+  return j;
+}
+
+Result<TableState> StateFromJson(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) return skade::Corrupt(where + ": a table's state must be an object");
+  TableState s;
+  if (j.contains("snapshot_id") && j["snapshot_id"].is_number_integer())
+    s.snapshot_id = j["snapshot_id"].get<int64_t>();
+  if (j.contains("done_files") && j["done_files"].is_array())
+    for (const auto& f : j["done_files"]) s.done_files.push_back(f.get<std::string>());
+  return s;
+}
+
+Status WriteDurably(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  fs::path target(path);
+  std::error_code ec;
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return skade::IoError("state ledger " + tmp + ": " + std::strerror(errno));
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+            ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0)
+    return skade::IoError("state ledger " + path + ": " + std::strerror(errno));
+  std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::map<std::string, TableState>> FileLedger::Read() {
+  std::map<std::string, TableState> out;
+  std::ifstream in(path_);
+  if (!in) return out;  // never written: every cursor is empty
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return skade::Corrupt("state ledger " + path_ + " is not a JSON object");
+  for (const auto& [table, state] : j.items()) {
+    SKADE_ASSIGN_OR_RETURN(out[table], StateFromJson(state, "state ledger " + path_));
+  }
+  return out;
+}
+
+Result<TableState> FileLedger::Get(const std::string& table) {
+  SKADE_ASSIGN_OR_RETURN(auto all, Read());
+  auto it = all.find(table);
+  return it == all.end() ? TableState{} : it->second;
+}
+
+Status FileLedger::Advance(const std::string& table, const TableState& state) {
+  SKADE_ASSIGN_OR_RETURN(auto all, Read());
+  all[table] = state;
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [t, s] : all) j[t] = StateToJson(s);
+  return WriteDurably(path_, j.dump(2) + "\n");
+}
+
+Result<std::string> FileLedger::ToJson() {
+  SKADE_ASSIGN_OR_RETURN(auto all, Read());
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [t, s] : all) j[t] = StateToJson(s);
+  return j.dump(2);
+}
+
+Result<TableState> RedisLedger::Get(const std::string& table) {
+  SKADE_ASSIGN_OR_RETURN(auto reply, connection_.Command({"HGET", key_, table}));
+  if (reply.kind == Reply::Kind::kNil) return TableState{};
+  auto j = nlohmann::json::parse(reply.text, nullptr, false);
+  if (j.is_discarded())
+    return skade::Corrupt("state ledger " + Describe() + ": field " + table + " is not JSON");
+  return StateFromJson(j, "state ledger " + Describe());
+}
+
+Status RedisLedger::Advance(const std::string& table, const TableState& state) {
+  auto reply = connection_.Command({"HSET", key_, table, StateToJson(state).dump()});
+  if (!reply)
+    return std::unexpected(std::move(reply).error().WithContext("state ledger " + Describe()));
+  return {};
+}
+
+Result<std::string> RedisLedger::ToJson() {
+  SKADE_ASSIGN_OR_RETURN(auto reply, connection_.Command({"HGETALL", key_}));
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
+    auto v = nlohmann::json::parse(reply.elements[i + 1].text, nullptr, false);
+    j[reply.elements[i].text] = v.is_discarded() ? nlohmann::json(reply.elements[i + 1].text) : v;
+  }
+  return j.dump(2);
+}
+
+Result<bool> FileLedger::AcquireRound(std::chrono::milliseconds) {
+  if (lock_fd_ >= 0) return true;
+  std::filesystem::path target(path_);
+  std::error_code ec;
+  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
+  std::string lock = path_ + ".lock";
+  int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return skade::IoError("state ledger lock " + lock + ": " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return false;
+  }
+  lock_fd_ = fd;
+  return true;
+}
+
+void FileLedger::ReleaseRound() {
+  if (lock_fd_ < 0) return;
+  ::close(lock_fd_);  // drops the flock
+  lock_fd_ = -1;
+}
+
+Result<bool> RedisLedger::AcquireRound(std::chrono::milliseconds ttl) {
+  if (token_.empty()) {
+    std::random_device rd;
+    token_ = std::to_string(::getpid()) + "-" + std::to_string(rd()) + std::to_string(rd());
+  }
+  // Extend the lease if it is ours, else take it if free.
+  static const char* kAcquire =
+      "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], "
+      "ARGV[2]) end "
+      "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end return 0";
+  auto reply = connection_.Command(
+      {"EVAL", kAcquire, "1", key_ + ":lease", token_, std::to_string(ttl.count())});
+  if (!reply)
+    return std::unexpected(std::move(reply).error().WithContext("state ledger " + Describe()));
+  return reply->integer == 1;
+}
+
+void RedisLedger::ReleaseRound() {
+  if (token_.empty()) return;
+  static const char* kRelease =
+      "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return "
+      "0";
+  (void)connection_.Command({"EVAL", kRelease, "1", key_ + ":lease", token_});
+}
+
+}  // namespace bifrost

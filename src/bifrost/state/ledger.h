@@ -1,0 +1,75 @@
+// The state ledger: each table's cursor, advanced only after the sink has applied the
+// round (a crash replays the round; MERGE makes the replay harmless).
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "bifrost/sink/redis_connection.h"
+#include "bifrost/source/table_source.h"
+
+namespace bifrost {
+
+class StateLedger {
+ public:
+  virtual ~StateLedger() = default;
+  /// The cursor of `table` (empty when never synced). Errors: kIoError, kCorrupt.
+  virtual Result<TableState> Get(const std::string& table) = 0;
+  /// Stores `state` durably before returning. Errors: kIoError.
+  virtual Status Advance(const std::string& table, const TableState& state) = 0;
+  /// Every table's cursor, as JSON (for `bifrost state show`).
+  virtual Result<std::string> ToJson() = 0;
+  /// Where the ledger lives (file:PATH or redis://…/KEY).
+  virtual std::string Describe() const = 0;
+  /// Takes (or extends) the right to run a round, so instances sharing the ledger
+  /// never interleave rounds: false when another instance holds it. A holder that
+  /// dies without releasing blocks others for at most `ttl`.
+  virtual Result<bool> AcquireRound(std::chrono::milliseconds ttl) = 0;
+  virtual void ReleaseRound() = 0;
+};
+
+/// A JSON file replaced atomically (write, fsync, rename, fsync the folder).
+/// For one process at a time.
+class FileLedger : public StateLedger {
+ public:
+  explicit FileLedger(std::string path) : path_(std::move(path)) {}
+  Result<TableState> Get(const std::string& table) override;
+  Status Advance(const std::string& table, const TableState& state) override;
+  Result<std::string> ToJson() override;
+  std::string Describe() const override { return "file:" + path_; }
+  /// An flock on PATH.lock, which the kernel drops when the holder dies.
+  Result<bool> AcquireRound(std::chrono::milliseconds ttl) override;
+  void ReleaseRound() override;
+  ~FileLedger() override { ReleaseRound(); }
+
+ private:
+  Result<std::map<std::string, TableState>> Read();
+  std::string path_;
+  int lock_fd_ = -1;
+};
+
+/// A hash in a Valkey/Redis server (field = table, value = JSON), shared by every
+/// instance that names the same key. Kept in the graph's own server by default, so
+/// it is persisted in the same append-only log as the graph, after the graph writes.
+class RedisLedger : public StateLedger {
+ public:
+  /// `connection` is borrowed.
+  RedisLedger(RedisConnection& connection, std::string key)
+      : connection_(connection), key_(std::move(key)) {}
+  Result<TableState> Get(const std::string& table) override;
+  Status Advance(const std::string& table, const TableState& state) override;
+  Result<std::string> ToJson() override;
+  std::string Describe() const override { return connection_.address().ToString() + "/" + key_; }
+  /// A lease key `KEY:lease` holding this instance's token, with `ttl` expiry.
+  Result<bool> AcquireRound(std::chrono::milliseconds ttl) override;
+  void ReleaseRound() override;
+
+ private:
+  RedisConnection& connection_;
+  std::string key_;
+  std::string token_;
+};
+
+}  // namespace bifrost

@@ -1,0 +1,76 @@
+// One round: for each mapped table, fetch → transform → sink → advance the ledger,
+// in that order, so a crash anywhere replays the round (MERGE makes that harmless).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bifrost/sink/graph_sink.h"
+#include "bifrost/source/table_source.h"
+#include "bifrost/state/ledger.h"
+
+namespace bifrost {
+
+struct TableRound {
+  std::string table;
+  // kBusy: another instance sharing the ledger holds the round (not a failure).
+  enum class Outcome { kSynced, kIdle, kBusy, kFailed } outcome = Outcome::kIdle;
+  std::string description;  // what was read, or the error
+  skade::ErrorKind error_kind = skade::ErrorKind::kInternal;
+  int64_t rows_read = 0;
+  SinkReport sink;
+};
+
+struct RoundReport {
+  std::vector<TableRound> tables;
+  double seconds = 0;
+
+  int Count(TableRound::Outcome outcome) const;
+  /// Idle is not failure: a round fails only when it attempted something and every
+  /// attempt failed.
+  bool IsFailure() const;
+  /// Something was applied.
+  bool Progressed() const { return Count(TableRound::Outcome::kSynced) > 0; }
+  bool AnyFailed() const { return Count(TableRound::Outcome::kFailed) > 0; }
+  int64_t RowsRead() const;
+  SinkReport Sink() const;
+  /// One line: "round: 2 synced, 1 idle, 0 failed; 30 rows read; 20 vertices, ...".
+  std::string Line() const;
+};
+
+/// The wait before the next round: the interval after progress or idleness, doubled
+/// after each failed round up to `max`.
+class Backoff {
+ public:
+  Backoff(std::chrono::milliseconds interval, std::chrono::milliseconds max)
+      : interval_(interval), max_(max), next_(interval) {}
+  std::chrono::milliseconds Next(const RoundReport& round);
+
+ private:
+  std::chrono::milliseconds interval_, max_, next_;
+};
+
+class Syncer {
+ public:
+  /// Everything is borrowed and must outlive the syncer.
+  Syncer(const std::vector<CompiledTable>& tables, TableSource& source, GraphSink& sink,
+         StateLedger& ledger, std::chrono::milliseconds lease = std::chrono::seconds(60))
+      : tables_(tables), source_(source), sink_(sink), ledger_(ledger), lease_(lease) {}
+
+  /// Runs one round over every table; a table's failure is reported, not thrown, and
+  /// does not stop the other tables. Its cursor stays where it was. While another
+  /// instance sharing the ledger runs a round, every table is idle ("busy").
+  RoundReport SyncOnce();
+
+ private:
+  Result<TableRound> SyncTable(const CompiledTable& table);
+  const std::vector<CompiledTable>& tables_;
+  TableSource& source_;
+  GraphSink& sink_;
+  StateLedger& ledger_;
+  std::chrono::milliseconds lease_;
+};
+
+}  // namespace bifrost

@@ -1,0 +1,237 @@
+// Compiling a mapping against the tables' schemas: every name is checked here, so a
+// round never meets an unknown column.
+#include <algorithm>
+#include <set>
+
+#include "bifrost/transform/transform.h"
+#include "skade/expr/expression.h"
+
+namespace bifrost {
+
+void TransformRegistry::Register(std::string name, std::shared_ptr<const Transform> transform) {
+  transforms_[std::move(name)] = std::move(transform);
+}
+
+const Transform* TransformRegistry::Find(const std::string& name) const {
+  auto it = transforms_.find(name);
+  return it == transforms_.end() ? nullptr : it->second.get();
+}
+
+std::string TransformRegistry::Names() const {
+  std::string out;
+  for (const auto& [name, t] : transforms_) out += (out.empty() ? "" : ", ") + name;
+  return out.empty() ? "(none registered)" : out;
+}
+
+namespace {
+
+using skade::TypeId;
+
+// Labels, types and property names go into Cypher text unquoted.
+bool IsIdentifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+bool Storable(const skade::Type& t) {
+  return t.is_primitive() && t.id != TypeId::kBinary && t.id != TypeId::kFixed;
+}
+
+// FalkorDB stores scalars and lists of scalars only.
+std::string PropertyTypeProblem(const skade::Type& t) {
+  if (Storable(t)) return {};
+  if (t.id == TypeId::kList && Storable(*t.element().type)) return {};
+  return "has type " + t.ToString() +
+         ", which a graph property cannot hold (only scalars and lists of scalars; binary is not "
+         "stored)";
+}
+
+std::string KeyTypeProblem(const skade::Type& t) {
+  if (!Storable(t) || t.id == TypeId::kFloat || t.id == TypeId::kDouble)
+    return "has type " + t.ToString() +
+           ", which cannot be a key (use an integer, string, date or timestamp column)";
+  return {};
+}
+
+struct TableCompiler {
+  const TableMapping& tm;
+  const skade::Schema& schema;
+  const std::map<std::string, std::vector<std::string>>& vertex_keys;  // label → id properties
+  std::vector<std::string>& problems;
+  std::set<std::string> used;
+
+  void Problem(const std::string& what) {
+    problems.push_back("table '" + tm.table + "' (line " + std::to_string(tm.line) + "): " + what);
+  }
+
+  std::optional<BoundColumn> Bind(const std::string& column,
+                                  const std::map<std::string, std::string>& rename,
+                                  const std::string& role, bool key) {
+    const skade::NestedField* f = schema.FindTopLevel(column);
+    if (!f) {
+      Problem(role + " column '" + column +
+              "' is not in the table (columns: " + schema.ColumnNames() + ")");
+      return std::nullopt;
+    }
+    auto r = rename.find(column);
+    std::string property = r == rename.end() ? f->name : r->second;
+    if (!IsIdentifier(property)) {
+      Problem(role + " property '" + property +
+              "' is not a plain name (letters, digits, _); rename it");
+      return std::nullopt;
+    }
+    std::string bad = key ? KeyTypeProblem(*f->type) : PropertyTypeProblem(*f->type);
+    if (!bad.empty()) {
+      Problem(role + " column '" + f->name + "' " + bad);
+      return std::nullopt;
+    }
+    used.insert(f->name);
+    return BoundColumn{f->name, property, f->type};
+  }
+
+  std::vector<BoundColumn> BindAll(const std::vector<std::string>& cols,
+                                   const std::map<std::string, std::string>& rename,
+                                   const std::string& role, bool key) {
+    std::vector<BoundColumn> out;
+    for (const auto& c : cols)
+      if (auto b = Bind(c, rename, role, key)) out.push_back(*b);
+    return out;
+  }
+
+  void CheckName(const std::string& name, const std::string& what) {
+    if (!IsIdentifier(name))
+      Problem(what + " '" + name + "' is not a plain name (letters, digits, _)");
+  }
+
+  std::vector<BoundColumn> BindEndpoint(const EndpointSpec& ep, const std::string& role) {
+    CheckName(ep.label, role + " label");
+    auto cols = BindAll(ep.columns, {}, role, true);
+    std::vector<std::string> keys = ep.keys;
+    if (keys.empty()) {
+      auto it = vertex_keys.find(ep.label);
+      if (it != vertex_keys.end()) {
+        keys = it->second;
+      } else if (ep.columns.size() == 1) {
+        keys = {"id"};  // the conventional key of a vertex no table of this mapping owns
+      } else {
+        std::string labels;
+        for (const auto& [l, k] : vertex_keys) labels += (labels.empty() ? "" : ", ") + l;
+        Problem(role + " label '" + ep.label + "' is not a vertex of this mapping (vertices: " +
+                (labels.empty() ? "none" : labels) + "); give its 'keys'");
+        return cols;
+      }
+    }
+    if (keys.size() != ep.columns.size()) {
+      Problem(role + " has " + std::to_string(ep.columns.size()) + " column(s) but vertex '" +
+              ep.label + "' has " + std::to_string(keys.size()) + " key(s)");
+      return cols;
+    }
+    for (size_t i = 0; i < cols.size() && i < keys.size(); ++i) {
+      CheckName(keys[i], role + " key");
+      cols[i].property = keys[i];
+    }
+    return cols;
+  }
+};
+
+}  // namespace
+
+Result<std::vector<CompiledTable>> CompileMapping(const MappingSpec& spec,
+                                                  const SchemaLookup& lookup,
+                                                  const TransformRegistry& registry) {
+  std::vector<std::string> problems;
+  // Edge endpoints take the key names of the vertex step that owns their label.
+  std::map<std::string, std::vector<std::string>> vertex_keys;
+  for (const auto& tm : spec.tables)
+    for (const auto& step : tm.pipeline)
+      if (const auto* v = std::get_if<VertexStep>(&step)) {
+        std::vector<std::string> keys;
+        for (const auto& c : v->id_columns) {
+          auto r = v->rename.find(c);
+          keys.push_back(r == v->rename.end() ? c : r->second);
+        }
+        auto [it, fresh] = vertex_keys.emplace(v->label, keys);
+        if (!fresh && it->second != keys)
+          problems.push_back("vertex label '" + v->label + "' is keyed differently by two steps");
+      }
+
+  std::vector<CompiledTable> out;
+  for (const auto& tm : spec.tables) {
+    auto ident = skade::TableIdent::Parse(tm.table);
+    if (!ident) {
+      problems.push_back("table '" + tm.table + "' (line " + std::to_string(tm.line) +
+                         "): " + ident.error().message);
+      continue;
+    }
+    auto schema = lookup(*ident);
+    if (!schema) {
+      problems.push_back("table '" + tm.table + "' (line " + std::to_string(tm.line) +
+                         "): " + schema.error().message);
+      continue;
+    }
+    CompiledTable ct{tm, *ident, *schema, {}, {}, {}, {}};
+    TableCompiler c{tm, **schema, vertex_keys, problems, {}};
+    bool needs_all = false;
+    for (const auto& step : tm.pipeline) {
+      if (const auto* v = std::get_if<VertexStep>(&step)) {
+        c.CheckName(v->label, "vertex label");
+        for (const auto& [col, prop] : v->rename)
+          if (!(**schema).FindTopLevel(col))
+            c.Problem("rename of unknown column '" + col +
+                      "' (columns: " + (**schema).ColumnNames() + ")");
+        ct.vertices.push_back(
+            {v->label, c.BindAll(v->id_columns, v->rename, "vertex '" + v->label + "' id", true),
+             c.BindAll(v->properties, v->rename, "vertex '" + v->label + "' property", false)});
+      } else if (const auto* e = std::get_if<EdgeStep>(&step)) {
+        std::string role = std::string(e->fk ? "fk_edges" : "edge") + " '" + e->type + "'";
+        c.CheckName(e->type, "edge type");
+        CompiledEdge ce;
+        ce.type = e->type;
+        ce.src_label = e->src.label;
+        ce.dst_label = e->dst.label;
+        ce.src = c.BindEndpoint(e->src, role + " src");
+        ce.dst = c.BindEndpoint(e->dst, role + " dst");
+        ce.keys = c.BindAll(e->key_columns, e->rename, role + " key", true);
+        ce.properties = c.BindAll(e->properties, e->rename, role + " property", false);
+        ct.edges.push_back(std::move(ce));
+      } else {
+        const auto& name = std::get<CustomStep>(step).name;
+        const Transform* t = registry.Find(name);
+        if (!t)
+          c.Problem("custom step '" + name +
+                    "' is not registered (registered: " + registry.Names() + ")");
+        ct.customs.push_back(t);
+        needs_all = true;
+      }
+    }
+    if (!tm.filter.empty()) {
+      auto parsed = skade::expr::Parse(tm.filter);
+      auto bound = parsed ? skade::expr::Bind(*parsed, **schema) : std::unexpected(parsed.error());
+      if (!bound) c.Problem("filter '" + tm.filter + "': " + bound.error().message);
+    }
+    if (!tm.columns.empty()) {
+      for (const auto& col : tm.columns)
+        if (!(**schema).FindTopLevel(col))
+          c.Problem("'columns' names '" + col +
+                    "', not in the table (columns: " + (**schema).ColumnNames() + ")");
+      for (const auto& u : c.used)
+        if (std::find(tm.columns.begin(), tm.columns.end(), u) == tm.columns.end())
+          c.Problem("'columns' leaves out '" + u + "', which the pipeline uses");
+      ct.projection = tm.columns;
+    } else if (!needs_all) {
+      for (const auto& f : (**schema).fields())
+        if (c.used.contains(f.name)) ct.projection.push_back(f.name);
+    }
+    out.push_back(std::move(ct));
+  }
+  if (!problems.empty()) {
+    std::string msg;
+    for (const auto& p : problems) msg += (msg.empty() ? "" : "\n") + p;
+    return skade::InvalidArgument(msg);
+  }
+  return out;
+}
+
+}  // namespace bifrost

@@ -1,0 +1,123 @@
+"""Bad input gets one clear line naming the problem and a non-zero exit; nothing is
+applied and the ledger does not move."""
+from __future__ import annotations
+
+import json
+import random
+
+import pyarrow as pa
+import pytest
+
+from graph_util import append, free_port, write_mapping
+from tables import MAPPING, create_tables, people, populate
+
+
+def people_only(**table_overrides):
+    t = {**MAPPING["tables"][0], **table_overrides}
+    return {"graph": "g", "tables": [t]}
+
+
+def fails(bifrost, *args, rc=2):
+    code, out, err = bifrost(*args)
+    assert code == rc, f"rc={code}\nstdout={out}\nstderr={err}"
+    if rc == 2:  # data/runtime errors: one line per problem, no stack trace
+        lines = err.strip().splitlines()
+        assert lines and all(l.startswith("bifrost: error: ") for l in lines), err
+    return err
+
+
+@pytest.mark.parametrize("text, needles", [
+    ("graph: g\ntables: [\n", ["m.yaml:", "not valid YAML"]),
+    ("graph: g\n", ["needs 'tables:'"]),
+    ("graph: g\ntables:\n  - table: db.people\n    mode: sometimes\n    pipeline:\n      - vertex: {label: P, id_column: id}\n",
+     ["m.yaml:4", "mode 'sometimes'", "full, incremental, cdc"]),
+    ("graph: g\ntables:\n  - table: db.people\n    pipeline:\n      - vertx: {label: P, id_column: id}\n",
+     ["unknown step 'vertx'", "vertex, edge, fk_edges, custom"]),
+    ("graph: g\ntables:\n  - table: db.people\n    colour: red\n    pipeline:\n      - vertex: {label: P, id_column: id}\n",
+     ["unknown key 'colour'", "allowed:"]),
+    ("graph: g\ntables:\n  - table: db.people\n    pipeline:\n      - vertex: {label: P}\n",
+     ["needs 'id_column' or 'id_columns'"]),
+])
+def test_bad_mapping_files(skade, bifrost, workdir, text, needles):
+    create_tables(skade, ["db.people"])
+    m = workdir / "m.yaml"
+    m.write_text(text)
+    err = fails(bifrost, "validate", "--mapping", m)
+    for n in needles:
+        assert n in err, err
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_unknown_table_column_and_step_list_what_exists(skade, bifrost, workdir):
+    create_tables(skade, ["db.people", "db.projects"])
+    m = write_mapping(workdir / "m.yaml", {"graph": "g", "tables": [
+        {"table": "db.nobody", "pipeline": [{"vertex": {"label": "X", "id_column": "id"}}]},
+        {"table": "db.people", "pipeline": [
+            {"vertex": {"label": "Person", "id_column": "id", "properties": ["nmae"]}},
+            {"custom": {"name": "enrich"}}]},
+    ]})
+    err = fails(bifrost, "validate", "--mapping", m)
+    assert "table 'db.nobody' not found (tables: db.people, db.projects)" in err, err
+    assert "column 'nmae' is not in the table (columns: id, name," in err, err
+    assert "custom step 'enrich' is not registered" in err, err
+
+
+def test_unstorable_column_type_is_refused_at_compile(skade, bifrost, workdir):
+    skade.ok("create", "db.odd", "--schema", "id:long!, attrs:map<string,string>, blob:binary")
+    m = write_mapping(workdir / "m.yaml", {"graph": "g", "tables": [
+        {"table": "db.odd", "pipeline": [{"vertex": {"label": "Odd", "id_column": "id", "properties": ["attrs", "blob"]}}]}]})
+    err = fails(bifrost, "validate", "--mapping", m)
+    assert "'attrs' has type map<string, string>" in err or "'attrs' has type map" in err, err
+    assert "'blob' has type binary" in err, err
+
+
+def test_empty_read_is_refused_and_names_the_table(skade, bifrost, workdir):
+    create_tables(skade, ["db.people", "db.projects"])
+    m = write_mapping(workdir / "m.yaml", people_only())
+    err = fails(bifrost, "build", "--mapping", m)
+    assert "table 'db.people': empty read refused" in err, err
+    assert "tables: db.people, db.projects" in err, err
+    # nothing was recorded: the ledger has no cursor for it
+    assert json.loads(bifrost.ok("state", "show", "--mapping", m)) == {}
+    # explicitly allowed: an empty table is a successful (empty) build
+    ok = write_mapping(workdir / "ok.yaml", people_only(allow_empty=True))
+    out = bifrost.ok("build", "--mapping", ok)
+    assert "tables empty: 1" in out, out
+
+
+def test_unreachable_graph_server(skade, bifrost, workdir):
+    create_tables(skade)
+    populate(skade, workdir, n_people=5)
+    m = write_mapping(workdir / "m.yaml", MAPPING)
+    err = fails(bifrost, "build", "--mapping", m, "--graph", f"redis://127.0.0.1:{free_port()}")
+    assert "cannot connect to graph server redis://127.0.0.1:" in err, err
+    err = fails(bifrost, "build", "--mapping", m, "--graph", "http://nowhere")
+    assert "is not redis://HOST:PORT" in err, err
+    # `run` retries an unreachable server, but a bad address does not heal by waiting
+    err = fails(bifrost, "run", "--mapping", m, "--graph", "http://nowhere")
+    assert "is not redis://HOST:PORT" in err, err
+
+
+def test_nan_value_is_refused_naming_the_property(skade, bifrost, workdir):
+    create_tables(skade, ["db.people"])
+    data = people(random.Random(1), [1, 2], [])
+    data = data.set_column(data.schema.get_field_index("score"), "score", pa.array([1.0, float("nan")]))
+    append(skade, "db.people", data, workdir)
+    m = write_mapping(workdir / "m.yaml", people_only())
+    err = fails(bifrost, "build", "--mapping", m)
+    assert "property 'score' holds NaN" in err, err
+    assert json.loads(bifrost.ok("state", "show", "--mapping", m)) == {}
+
+
+def test_usage_errors_exit_1(bifrost):
+    fails(bifrost, "build", rc=1)
+    fails(bifrost, "frobnicate", rc=1)
+
+
+def test_missing_warehouse_and_mapping_file(bifrost, workdir):
+    err = fails(bifrost, "validate", "--mapping", workdir / "none.yaml")
+    assert "mapping file" in err and "none.yaml" in err, err
+    other = type(bifrost)(workdir / "nowhere", bifrost.binary)
+    m = write_mapping(workdir / "m.yaml", MAPPING)
+    err = fails(other, "validate", "--mapping", m)
+    assert "no warehouse at" in err, err
