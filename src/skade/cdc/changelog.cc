@@ -4,6 +4,7 @@
 #include <arrow/compute/api.h>
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <map>
@@ -47,48 +48,88 @@ struct RowRef {
   int64_t snapshot_id;
 };
 
-// Text identities of rows over some columns, for matching a DELETE with an INSERT:
-// the columns read (carried-over rows) or the identifier columns (updates). Rows
-// arrive grouped by batch, so the columns are looked up once per batch.
+// Identities of rows over some columns, for matching a DELETE with an INSERT: the
+// columns read (carried-over rows) or the identifier columns (updates). A row is
+// hashed cell by cell from the Arrow buffers and matched by comparing cells, so no
+// per-row text is built; columns are looked up once per batch.
 class RowKeys {
  public:
   RowKeys(const Schema& schema, std::vector<int> ids) : schema_(schema), ids_(std::move(ids)) {}
 
-  Result<std::string> Of(const arrow::RecordBatch& batch, int64_t row) {
-    if (&batch != batch_) SKADE_RETURN_IF_ERROR(Bind(batch));
-    std::string key;
-    for (const auto& [col, field] : cols_) {
-      if (col->IsNull(row)) {
-        key += "\x01N";
-      } else if (field->type->is_primitive()) {
-        SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(*col, row, *field->type));
-        SKADE_ASSIGN_OR_RETURN(std::string b, SerializeValue(*field->type, v));
-        key += "\x01" + std::to_string(b.size()) + ":" + b;
-      } else {
-        auto scalar = col->GetScalar(row);
-        key += "\x01" + (scalar.ok() ? (*scalar)->ToString() : std::string("?"));
-      }
-    }
-    return key;
+  Result<uint64_t> Hash(const arrow::RecordBatch& batch, int64_t row) {
+    SKADE_ASSIGN_OR_RETURN(const auto* cols, Columns(batch));
+    uint64_t h = 0x84222325cbf29ce4ULL;
+    for (const auto& col : *cols) h = (h ^ col.Hash(row)) * 0x100000001b3ULL;
+    return h;
+  }
+
+  Result<bool> Equal(const arrow::RecordBatch& a, int64_t ra, const arrow::RecordBatch& b, int64_t rb) {
+    SKADE_ASSIGN_OR_RETURN(const auto* ca, Columns(a));
+    SKADE_ASSIGN_OR_RETURN(const auto* cb, Columns(b));
+    for (size_t c = 0; c < ca->size(); ++c)
+      if (!(*ca)[c].Equal(ra, (*cb)[c], rb)) return false;
+    return true;
   }
 
  private:
-  Status Bind(const arrow::RecordBatch& batch) {
-    batch_ = &batch;
-    cols_.clear();
+  // One column and how its cells are laid out: fixed-width bytes, binary views, or
+  // anything else (booleans, nested values: rare in keys) through scalars.
+  struct Column {
+    std::shared_ptr<arrow::Array> array;
+    int width = 0;                      // bytes per fixed-width cell
+    const uint8_t* values = nullptr;    // first cell of the array's slice
+    const arrow::BinaryArray* binary = nullptr;
+    const arrow::LargeBinaryArray* large = nullptr;
+
+    explicit Column(std::shared_ptr<arrow::Array> a) : array(std::move(a)) {
+      const auto* fw = dynamic_cast<const arrow::FixedWidthType*>(array->type().get());
+      const auto& buffers = array->data()->buffers;
+      if (fw && fw->bit_width() % 8 == 0 && buffers.size() >= 2 && buffers[1]) {
+        width = fw->bit_width() / 8;
+        values = buffers[1]->data() + array->offset() * width;
+      } else if (array->type_id() == arrow::Type::STRING || array->type_id() == arrow::Type::BINARY) {
+        binary = static_cast<const arrow::BinaryArray*>(array.get());
+      } else if (array->type_id() == arrow::Type::LARGE_STRING || array->type_id() == arrow::Type::LARGE_BINARY) {
+        large = static_cast<const arrow::LargeBinaryArray*>(array.get());
+      }
+    }
+    std::optional<std::string_view> Bytes(int64_t row) const {
+      if (values) return std::string_view(reinterpret_cast<const char*>(values + row * width), width);
+      if (binary) return binary->GetView(row);
+      if (large) return large->GetView(row);
+      return std::nullopt;
+    }
+    uint64_t Hash(int64_t row) const {
+      if (array->IsNull(row)) return 0x9e3779b97f4a7c15ULL;
+      if (auto bytes = Bytes(row)) return std::hash<std::string_view>{}(*bytes);
+      auto scalar = array->GetScalar(row);
+      return std::hash<std::string>{}(scalar.ok() ? (*scalar)->ToString() : std::string());
+    }
+    bool Equal(int64_t row, const Column& other, int64_t other_row) const {
+      bool null = array->IsNull(row), other_null = other.array->IsNull(other_row);
+      if (null || other_null) return null && other_null;
+      auto a = Bytes(row), b = other.Bytes(other_row);
+      if (a && b) return *a == *b;
+      auto sa = array->GetScalar(row), sb = other.array->GetScalar(other_row);
+      return sa.ok() && sb.ok() && (*sa)->Equals(**sb);
+    }
+  };
+
+  Result<const std::vector<Column>*> Columns(const arrow::RecordBatch& batch) {
+    auto it = bound_.find(&batch);
+    if (it != bound_.end()) return &it->second;
+    std::vector<Column> cols;
     for (int id : ids_) {
       auto col = ColumnForFieldId(batch, schema_, id);
-      const NestedField* f = schema_.FindField(id);
-      if (!col || !f) return Internal("changelog column " + std::to_string(id) + " not read");
-      cols_.emplace_back(col, f);
+      if (!col) return Internal("changelog column " + std::to_string(id) + " not read");
+      cols.emplace_back(std::move(col));
     }
-    return {};
+    return &(bound_[&batch] = std::move(cols));
   }
 
   const Schema& schema_;
   std::vector<int> ids_;
-  const arrow::RecordBatch* batch_ = nullptr;
-  std::vector<std::pair<std::shared_ptr<arrow::Array>, const NestedField*>> cols_;
+  std::unordered_map<const arrow::RecordBatch*, std::vector<Column>> bound_;
 };
 
 // Live rows of one file as of a plan's snapshot, with positions (last column).
@@ -157,19 +198,26 @@ Status Reconcile(std::vector<RowRef>& rows, const Schema& schema, const std::vec
   if (!any_delete || !any_insert) return {};  // nothing to pair
   // Matches each INSERT with an unmatched DELETE of the same key; calls `pair`.
   auto match = [&](RowKeys& keys, const std::function<void(size_t del, size_t ins)>& pair) -> Status {
-    std::unordered_map<std::string, std::vector<size_t>> deleted;
+    std::unordered_map<uint64_t, std::vector<size_t>> deleted;  // by hash; cells compared on a hit
     for (size_t i = 0; i < rows.size(); ++i)
       if (rows[i].change == Change::kDelete) {
-        SKADE_ASSIGN_OR_RETURN(std::string k, keys.Of(*rows[i].batch, rows[i].row));
-        deleted[std::move(k)].push_back(i);
+        SKADE_ASSIGN_OR_RETURN(uint64_t h, keys.Hash(*rows[i].batch, rows[i].row));
+        deleted[h].push_back(i);
       }
     for (size_t i = 0; i < rows.size(); ++i) {
       if (rows[i].change != Change::kInsert) continue;
-      SKADE_ASSIGN_OR_RETURN(std::string k, keys.Of(*rows[i].batch, rows[i].row));
-      auto it = deleted.find(k);
-      if (it == deleted.end() || it->second.empty()) continue;
-      pair(it->second.back(), i);
-      it->second.pop_back();
+      SKADE_ASSIGN_OR_RETURN(uint64_t h, keys.Hash(*rows[i].batch, rows[i].row));
+      auto it = deleted.find(h);
+      if (it == deleted.end()) continue;
+      auto& candidates = it->second;
+      for (size_t c = candidates.size(); c-- > 0;) {
+        const RowRef& d = rows[candidates[c]];
+        SKADE_ASSIGN_OR_RETURN(bool same, keys.Equal(*d.batch, d.row, *rows[i].batch, rows[i].row));
+        if (!same) continue;
+        pair(candidates[c], i);
+        candidates.erase(candidates.begin() + static_cast<long>(c));
+        break;
+      }
     }
     return {};
   };

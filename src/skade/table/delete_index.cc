@@ -84,6 +84,14 @@ std::vector<DeleteFileEntry> DeleteIndex::For(const DataFile& data_file, int64_t
   return out;
 }
 
+void DeletedRows::AddPositions(const std::vector<int64_t>& positions) {
+  size_t old = positions_.size();
+  positions_.insert(positions_.end(), positions.begin(), positions.end());
+  std::sort(positions_.begin() + static_cast<long>(old), positions_.end());
+  std::inplace_merge(positions_.begin(), positions_.begin() + static_cast<long>(old), positions_.end());
+  positions_.erase(std::unique(positions_.begin(), positions_.end()), positions_.end());
+}
+
 void DeletedRows::AddEqualityKeys(const std::vector<int>& field_ids, const EqualityKeySet* keys) {
   for (auto& e : equality_)
     if (e.field_ids == field_ids) {
@@ -115,7 +123,17 @@ Result<std::vector<bool>> DeletedFlags(const DeletedRows& deleted, const arrow::
                                        const Schema& schema,
                                        const std::function<int64_t(int64_t)>& position_of) {
   std::vector<bool> out(static_cast<size_t>(batch.num_rows()));
-  for (int64_t r = 0; r < batch.num_rows(); ++r) out[static_cast<size_t>(r)] = deleted.PositionDeleted(position_of(r));
+  // Rows come in file order: walk the sorted positions alongside (search on a step back).
+  const auto& pos = deleted.positions();
+  auto at = pos.begin();
+  int64_t previous = -1;
+  for (int64_t r = 0; r < batch.num_rows() && !pos.empty(); ++r) {
+    int64_t p = position_of(r);
+    if (p < previous || r == 0) at = std::lower_bound(pos.begin(), pos.end(), p);
+    while (at != pos.end() && *at < p) ++at;
+    out[static_cast<size_t>(r)] = at != pos.end() && *at == p;
+    previous = p;
+  }
   for (const auto& sets : deleted.equality()) {
     std::vector<std::shared_ptr<arrow::Array>> cols;
     std::vector<TypePtr> types;
@@ -223,7 +241,7 @@ Result<DeletedRows> DeleteLoader::Load(const std::string& data_file_path,
       auto it = pf->by_path.find(data_file_path);
       if (it == pf->by_path.end() && data_file_path.starts_with("file://"))
         it = pf->by_path.find(LocalPath(data_file_path));  // writers differ on the scheme
-      if (it != pf->by_path.end()) rows.positions().insert(it->second.begin(), it->second.end());
+      if (it != pf->by_path.end()) rows.AddPositions(it->second);
     } else {
       SKADE_ASSIGN_OR_RETURN(const auto* keys, LoadEquality(d.file));
       rows.AddEqualityKeys(d.file.equality_ids, keys);  // shared, not copied per data file

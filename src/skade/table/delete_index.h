@@ -2,6 +2,7 @@
 // deleted rows they describe, loaded once per scan.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -81,14 +82,19 @@ class DeletedRows {
     }
   };
   bool empty() const { return positions_.empty() && equality_.empty(); }
-  bool PositionDeleted(int64_t pos) const { return positions_.contains(pos); }
+  bool PositionDeleted(int64_t pos) const {
+    return std::binary_search(positions_.begin(), positions_.end(), pos);
+  }
+  /// Deleted positions, ascending and distinct.
+  const std::vector<int64_t>& positions() const { return positions_; }
   const std::vector<EqualitySets>& equality() const { return equality_; }
 
-  std::unordered_set<int64_t>& positions() { return positions_; }
+  /// Adds positions (kept sorted: rows are checked in file order, see DeletedFlags).
+  void AddPositions(const std::vector<int64_t>& positions);
   void AddEqualityKeys(const std::vector<int>& field_ids, const EqualityKeySet* keys);
 
  private:
-  std::unordered_set<int64_t> positions_;
+  std::vector<int64_t> positions_;
   std::vector<EqualitySets> equality_;
 };
 
