@@ -20,15 +20,7 @@ void Metrics::Record(const RoundReport& r) {
   table_syncs_ += r.Count(TableRound::Outcome::kSynced);
   table_failures_ += r.Count(TableRound::Outcome::kFailed);
   rows_read_ += r.RowsRead();
-  SinkReport s = r.Sink();
-  vertex_rows_ += s.vertex_rows;
-  edge_rows_ += s.edge_rows;
-  delete_rows_ += s.delete_rows;
-  nodes_created_ += s.nodes_created;
-  relationships_created_ += s.relationships_created;
-  nodes_deleted_ += s.nodes_deleted;
-  relationships_deleted_ += s.relationships_deleted;
-  queries_ += s.queries;
+  sink_.Add(r.Sink());
   seconds_ += r.seconds;
   last_round_seconds_ = r.seconds;
 }
@@ -51,18 +43,18 @@ std::string Metrics::RenderPrometheus() const {
   family("bifrost_table_failures_total", "counter",
          "Table rounds that failed (their state did not advance).", table_failures_);
   family("bifrost_rows_read_total", "counter", "Rows read from the sources.", rows_read_);
-  family("bifrost_vertex_rows_total", "counter", "Vertex rows merged.", vertex_rows_);
-  family("bifrost_edge_rows_total", "counter", "Edge rows merged.", edge_rows_);
-  family("bifrost_delete_rows_total", "counter", "Vertex and edge delete rows sent.", delete_rows_);
+  family("bifrost_vertex_rows_total", "counter", "Vertex rows merged.", sink_.vertex_rows);
+  family("bifrost_edge_rows_total", "counter", "Edge rows merged.", sink_.edge_rows);
+  family("bifrost_delete_rows_total", "counter", "Vertex and edge delete rows sent.", sink_.delete_rows);
   family("bifrost_graph_nodes_created_total", "counter",
-         "Nodes created, from the server's statistics.", nodes_created_);
+         "Nodes created, from the server's statistics.", sink_.nodes_created);
   family("bifrost_graph_relationships_created_total", "counter",
-         "Relationships created, from the server's statistics.", relationships_created_);
+         "Relationships created, from the server's statistics.", sink_.relationships_created);
   family("bifrost_graph_nodes_deleted_total", "counter",
-         "Nodes deleted, from the server's statistics.", nodes_deleted_);
+         "Nodes deleted, from the server's statistics.", sink_.nodes_deleted);
   family("bifrost_graph_relationships_deleted_total", "counter",
-         "Relationships deleted, from the server's statistics.", relationships_deleted_);
-  family("bifrost_graph_queries_total", "counter", "Write queries sent to the graph.", queries_);
+         "Relationships deleted, from the server's statistics.", sink_.relationships_deleted);
+  family("bifrost_graph_queries_total", "counter", "Write queries sent to the graph.", sink_.queries);
   family("bifrost_round_seconds_total", "counter", "Time spent in rounds.", seconds_);
   family("bifrost_last_round_seconds", "gauge", "Duration of the last round.", last_round_seconds_);
   return out;

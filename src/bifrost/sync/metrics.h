@@ -23,10 +23,8 @@ class Metrics {
   mutable std::mutex mu_;
   int64_t rounds_ = 0, rounds_failed_ = 0, rounds_idle_ = 0;
   int64_t table_syncs_ = 0, table_failures_ = 0;
-  int64_t rows_read_ = 0, vertex_rows_ = 0, edge_rows_ = 0, delete_rows_ = 0;
-  int64_t nodes_created_ = 0, relationships_created_ = 0, nodes_deleted_ = 0,
-          relationships_deleted_ = 0;
-  int64_t queries_ = 0;
+  int64_t rows_read_ = 0;
+  SinkReport sink_;  // summed over rounds
   double seconds_ = 0, last_round_seconds_ = 0;
 };
 
