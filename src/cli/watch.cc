@@ -69,15 +69,15 @@ Status WatchTableChanges(Context& ctx, const TableIdent& ident, const WatchArgs&
     SKADE_ASSIGN_OR_RETURN(auto table, Table::Load(*ctx.catalog, ident));
     const Schema& schema = *table->metadata()->schema();
     // Rows come oldest snapshot first; cut them into each snapshot's run.
-    auto ids = window->rows->GetColumnByName("_commit_snapshot_id");
-    int64_t at = 0, n = window->rows->num_rows();
+    std::vector<int64_t> ids;
+    for (const auto& chunk : window->rows->GetColumnByName("_commit_snapshot_id")->chunks()) {
+      const auto& values = static_cast<const arrow::Int64Array&>(*chunk);
+      ids.insert(ids.end(), values.raw_values(), values.raw_values() + values.length());
+    }
+    int64_t at = 0, n = static_cast<int64_t>(ids.size());
     for (const auto& s : window->snapshots) {
       int64_t run = 0;
-      while (at + run < n) {
-        auto v = ids->GetScalar(at + run);
-        if (!v.ok() || std::static_pointer_cast<arrow::Int64Scalar>(*v)->value != s.snapshot_id) break;
-        ++run;
-      }
+      while (at + run < n && ids[static_cast<size_t>(at + run)] == s.snapshot_id) ++run;
       if (run > 0) SKADE_RETURN_IF_ERROR(PrintChanges(*window->rows->Slice(at, run), schema));
       at += run;
       CommitLogEntry e;

@@ -117,9 +117,9 @@ TEST_F(CatalogTest, ListenersHearCommitsAfterDurability) {
     std::vector<CommitEvent> events;
     void OnCommit(const CommitEvent& e) override { events.push_back(e); }
   } capture;
-  cat_->AddListener(&capture);
   ASSERT_THAT(cat_->CreateNamespace("s"), IsOk());
   auto t = *cat_->CreateTable({"s", "t"}, SimpleSchema(), PartitionSpec(), {});
+  cat_->AddListener(&capture);
   std::string next = NextMetadataLocation(t.metadata->location, t.metadata_location);
   ASSERT_THAT(cat_->io().WriteNewFile(next, TableMetadataToJson(*t.metadata)), IsOk());
   auto seqs = *cat_->Commit({TableCommit{{"s", "t"}, t.metadata_location, next, 7, "append"}});
@@ -127,6 +127,29 @@ TEST_F(CatalogTest, ListenersHearCommitsAfterDurability) {
   EXPECT_EQ(capture.events[0].commit_seq, seqs[0]);
   EXPECT_EQ(capture.events[0].snapshot_id, 7);
   cat_->RemoveListener(&capture);
+}
+
+TEST_F(CatalogTest, ListenersHearCreatesRenamesAndDropsToo) {
+  struct Capture : CommitListener {
+    std::vector<CommitEvent> events;
+    void OnCommit(const CommitEvent& e) override { events.push_back(e); }
+  } capture;
+  cat_->AddListener(&capture);
+  ASSERT_THAT(cat_->CreateNamespace("s"), IsOk());
+  ASSERT_THAT(cat_->CreateTable({"s", "t"}, SimpleSchema(), PartitionSpec(), {}), IsOk());
+  ASSERT_THAT(cat_->RenameTable({"s", "t"}, {"s", "u"}), IsOk());
+  ASSERT_THAT(cat_->DropTable({"s", "u"}), IsOk());
+  cat_->RemoveListener(&capture);
+  auto log = *cat_->CommitsSince(0);
+  ASSERT_EQ(capture.events.size(), 3u);
+  ASSERT_EQ(log.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(capture.events[i].commit_seq, log[i].commit_seq);
+    EXPECT_EQ(capture.events[i].table, log[i].table);
+  }
+  EXPECT_EQ(capture.events[0].operation, "create");
+  EXPECT_EQ(capture.events[1].operation, "rename");
+  EXPECT_EQ(capture.events[2].operation, "drop");
 }
 
 TEST_F(CatalogTest, CommitsOfOtherEnginesAreLoggedByTrigger) {

@@ -463,16 +463,6 @@ Result<std::vector<int64_t>> Catalog::Commit(const std::vector<TableCommit>& com
     SKADE_RETURN_IF_ERROR(txn.Commit());
   }
   AfterDurable(record, annotation);
-  // Post-commit hook: after durability; listeners cannot fail the commit.
-  std::vector<CommitListener*> listeners;
-  {
-    std::lock_guard lock(listeners_mu_);
-    listeners = listeners_;
-  }
-  for (size_t i = 0; i < commits.size(); ++i) {
-    CommitEvent ev{commits[i].table, commits[i].snapshot_id, seqs[i], now, commits[i].operation};
-    for (auto* l : listeners) l->OnCommit(ev);
-  }
   return seqs;
 }
 
@@ -504,8 +494,19 @@ Result<std::string> Catalog::AnnotateInTxn(CommitRecord& record) {
 }
 
 void Catalog::AfterDurable(const CommitRecord& record, const std::string& annotation) {
-  if (annotation.empty()) return;
-  if (CommitAnnotator* annotator = annotator_.load()) annotator->OnDurable(record, annotation);
+  // The post-commit hook of every catalog change (commits, creates, drops, renames);
+  // nothing here can fail or undo the change.
+  if (!annotation.empty())
+    if (CommitAnnotator* annotator = annotator_.load()) annotator->OnDurable(record, annotation);
+  std::vector<CommitListener*> listeners;
+  {
+    std::lock_guard lock(listeners_mu_);
+    listeners = listeners_;
+  }
+  for (const auto& c : record.changes) {
+    CommitEvent ev{c.table, c.snapshot_id, c.commit_seq, record.ts_ms, c.operation};
+    for (auto* l : listeners) l->OnCommit(ev);
+  }
 }
 
 void Catalog::SetAnnotator(CommitAnnotator* annotator) { annotator_.store(annotator); }

@@ -221,7 +221,7 @@ class Catalog {
   /// Inside the write transaction: asks the annotator for the record's annotation
   /// and stores it in the row of the record's last change.
   Result<std::string> AnnotateInTxn(CommitRecord& record);
-  /// After durability: hands the record to the annotator.
+  /// After durability: hands the record to the annotator, then tells the listeners.
   void AfterDurable(const CommitRecord& record, const std::string& annotation);
 
   std::string warehouse_;

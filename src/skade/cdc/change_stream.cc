@@ -7,43 +7,6 @@
 #include "skade/table/table.h"
 
 namespace skade::cdc {
-namespace {
-
-std::optional<int64_t> CurrentId(const TableMetadata& m) {
-  const Snapshot* s = m.CurrentSnapshot();
-  return s ? std::optional<int64_t>(s->snapshot_id) : std::nullopt;
-}
-
-// The main branch's snapshots after `after` (nullopt: all), oldest first. The
-// cursor's own snapshot may have been expired, so parent ids are compared rather
-// than the snapshot looked up.
-Result<std::vector<int64_t>> SnapshotsAfter(const TableMetadata& m, std::optional<int64_t> after,
-                                            const TableIdent& table) {
-  std::vector<int64_t> chain;
-  const Snapshot* s = m.CurrentSnapshot();
-  auto parent = [&](const Snapshot* x) {
-    return x->parent_snapshot_id ? m.SnapshotById(*x->parent_snapshot_id) : nullptr;
-  };
-  bool reached = !after;
-  for (; s && !reached; s = parent(s)) {
-    if (s->snapshot_id == *after) {
-      reached = true;
-      break;
-    }
-    chain.push_back(s->snapshot_id);
-    if (s->parent_snapshot_id == after) reached = true;
-  }
-  if (!after)  // from the beginning: the whole history
-    for (; s; s = parent(s)) chain.push_back(s->snapshot_id);
-  if (!reached)
-    return NotFound("snapshot " + std::to_string(*after) + " is not in the history of " + table.ToString() +
-                    "'s current snapshot (rolled back, or never there); reopen from a new cursor");
-  std::reverse(chain.begin(), chain.end());
-  return chain;
-}
-
-}  // namespace
-
 std::string ChangeCursor::ToString() const {
   return std::to_string(commit_seq) + ":" + (snapshot_id ? std::to_string(*snapshot_id) : "");
 }
@@ -85,9 +48,9 @@ Result<std::unique_ptr<ChangeStream>> ChangeStream::Open(Catalog& catalog, const
   // Reading an empty range checks the table, columns, filter and update pairing now
   // rather than at the first commit.
   SKADE_ASSIGN_OR_RETURN(auto t, Table::Load(catalog, table));
-  auto now = CurrentId(*t->metadata());
+  auto now = t->metadata()->current_snapshot_id;
   SKADE_RETURN_IF_ERROR(ReadChangelog(*t, now, now, options));
-  SKADE_RETURN_IF_ERROR(SnapshotsAfter(*t->metadata(), from.snapshot_id, table));
+  SKADE_RETURN_IF_ERROR(SnapshotsBetween(*t->metadata(), from.snapshot_id, std::nullopt));
   SKADE_ASSIGN_OR_RETURN(auto watcher, CommitWatcher::Make(catalog));
   return std::unique_ptr<ChangeStream>(
       new ChangeStream(catalog, table, from, std::move(options), std::move(watcher)));
@@ -104,7 +67,7 @@ Result<ChangeCursor> ChangeStream::CurrentCursor(Catalog& catalog, const TableId
   ChangeCursor c;
   if (!entries.empty()) c.commit_seq = entries.back().commit_seq;
   SKADE_ASSIGN_OR_RETURN(auto t, Table::Load(catalog, table));
-  c.snapshot_id = CurrentId(*t->metadata());
+  c.snapshot_id = t->metadata()->current_snapshot_id;
   return c;
 }
 
@@ -121,26 +84,25 @@ Result<bool> ChangeStream::TryAdvance(std::optional<ChangeWindow>* window) {
   if (!loaded) return std::unexpected(loaded.error());
   const Table& table = **loaded;
   const TableMetadata& m = *table.metadata();
-  ChangeCursor end{entries.back().commit_seq, CurrentId(m)};
+  ChangeCursor end{entries.back().commit_seq, m.current_snapshot_id};
   if (end.snapshot_id == cursor_.snapshot_id) {  // a branch, tag or metadata-only commit
     cursor_ = end;
     return false;
   }
-  SKADE_ASSIGN_OR_RETURN(auto chain, SnapshotsAfter(m, cursor_.snapshot_id, table_));
+  SKADE_ASSIGN_OR_RETURN(auto chain, SnapshotsBetween(m, cursor_.snapshot_id, end.snapshot_id));
   SKADE_ASSIGN_OR_RETURN(auto rows, ReadChangelog(table, cursor_.snapshot_id, end.snapshot_id, options_));
 
   ChangeWindow w;
   w.rows = std::move(rows);
   w.begin = cursor_;
   w.end = end;
-  for (int64_t id : chain) {
-    const Snapshot* s = m.SnapshotById(id);
-    // Resume right after `id`: the log position of its commit when this read saw it,
+  for (const Snapshot* s : chain) {
+    // Resume right after `s`: the log position of its commit when this read saw it,
     // otherwise the window's start (re-reading log rows is harmless).
-    ChangeCursor resume{cursor_.commit_seq, id};
+    ChangeCursor resume{cursor_.commit_seq, s->snapshot_id};
     for (const auto& e : entries)
-      if (e.snapshot_id == id) resume.commit_seq = std::max(resume.commit_seq, e.commit_seq);
-    w.snapshots.push_back({id, s->operation(), s->timestamp_ms, resume});
+      if (e.snapshot_id == s->snapshot_id) resume.commit_seq = std::max(resume.commit_seq, e.commit_seq);
+    w.snapshots.push_back({s->snapshot_id, s->operation(), s->timestamp_ms, resume});
   }
   w.snapshots.back().resume = end;
   cursor_ = end;

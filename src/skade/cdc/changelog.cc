@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "skade/expr/expression.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
 #include "skade/table/arrow_values.h"
@@ -464,6 +465,24 @@ Status SnapshotRows(const Table& table, std::optional<int64_t> snapshot, const R
 
 }  // namespace
 
+Result<std::vector<const Snapshot*>> SnapshotsBetween(const TableMetadata& m,
+                                                      std::optional<int64_t> from,
+                                                      std::optional<int64_t> to) {
+  std::optional<int64_t> end = to ? to : m.current_snapshot_id;
+  if (to && !m.SnapshotById(*to)) return NotFound("snapshot " + std::to_string(*to) + " does not exist");
+  std::vector<const Snapshot*> chain = end ? m.Ancestors(*end) : std::vector<const Snapshot*>{};
+  if (from) {
+    auto at = std::find_if(chain.begin(), chain.end(), [&](const Snapshot* s) { return s->snapshot_id == *from; });
+    if (at == chain.end())
+      return NotFound("snapshot " + std::to_string(*from) + " is not an ancestor of snapshot " +
+                      (end ? std::to_string(*end) : std::string("(none)")) +
+                      " (not in the history: rolled back, expired, or never there)");
+    chain.erase(at, chain.end());
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
 Schema ChangelogSchema(const Schema& table_schema) {
   std::vector<NestedField> fields = table_schema.fields();
   fields.push_back(NestedField{2147483001, "_change_type", true, Type::Primitive(TypeId::kString), ""});
@@ -492,33 +511,17 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
       out_ids.push_back(f->id);
     }
   }
-  if (!options.filter.empty()) {
-    SKADE_RETURN_IF_ERROR(table.NewScan().Filter(options.filter).Plan());  // validate early
+  if (!options.filter.empty()) {  // checked before any manifest or file is read
+    SKADE_ASSIGN_OR_RETURN(expr::ExprPtr parsed, expr::Parse(options.filter));
+    SKADE_RETURN_IF_ERROR(expr::Bind(parsed, schema));
   }
-  // Only the columns asked for are read, plus the identifier when updates are paired:
-  // rows that differ only in columns not asked for are no change in this view.
   ReadSpec read{options.filter, out_ids, {}};
   for (const auto& f : schema.fields()) read.all_ids.push_back(f.id);
   if (options.compute_updates)
     for (int id : schema.identifier_field_ids())
       if (std::find(read.ids.begin(), read.ids.end(), id) == read.ids.end()) read.ids.push_back(id);
+  SKADE_ASSIGN_OR_RETURN(auto chain, SnapshotsBetween(m, from, to));
   const Snapshot* end = to ? m.SnapshotById(*to) : m.CurrentSnapshot();
-  if (to && !end) return NotFound("snapshot " + std::to_string(*to) + " does not exist");
-  // The snapshots after `from`, oldest first.
-  std::vector<const Snapshot*> chain;
-  bool reached = !from;
-  for (const Snapshot* s = end; s;
-       s = s->parent_snapshot_id ? m.SnapshotById(*s->parent_snapshot_id) : nullptr) {
-    if (from && s->snapshot_id == *from) {
-      reached = true;
-      break;
-    }
-    chain.push_back(s);
-  }
-  if (!reached)
-    return NotFound("snapshot " + std::to_string(*from) + " is not an ancestor of snapshot " +
-                    (end ? std::to_string(end->snapshot_id) : std::string("(none)")));
-  std::reverse(chain.begin(), chain.end());
 
   std::vector<RowRef> rows;
   if (options.net_changes) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "skade/common/result.h"
+#include "skade/format/table_metadata.h"
 #include "skade/format/types.h"
 
 namespace arrow {
@@ -35,6 +36,14 @@ struct ChangelogOptions {
   /// Row filter on the table's columns, pushed into the delta reads.
   std::string filter;
 };
+
+/// The main-line snapshots after `from` (exclusive; nullopt: from the first) up to
+/// `to` (inclusive; nullopt: the current snapshot), oldest first: the range every
+/// CDC read covers. Errors: kNotFound when `to` does not exist or `from` is not in
+/// its history (rolled back, expired, or never there).
+Result<std::vector<const Snapshot*>> SnapshotsBetween(const TableMetadata& metadata,
+                                                      std::optional<int64_t> from,
+                                                      std::optional<int64_t> to);
 
 /// The table's schema plus the changelog's metadata columns, for code that formats
 /// changelog rows (the metadata columns carry ids from the reserved range).

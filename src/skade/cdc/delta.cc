@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "skade/cdc/changelog.h"
 #include "skade/io/file_io.h"
 #include "skade/table/manifest_io.h"
 #include "skade/table/scan.h"
@@ -15,17 +16,11 @@ namespace skade::cdc {
 Result<DeltaPlan> PlanDelta(const Table& table, std::optional<int64_t> from,
                             std::optional<int64_t> to) {
   const TableMetadata& m = *table.metadata();
+  SKADE_ASSIGN_OR_RETURN(auto chain, SnapshotsBetween(m, from, to));
   const Snapshot* end = to ? m.SnapshotById(*to) : m.CurrentSnapshot();
-  if (to && !end) return NotFound("snapshot " + std::to_string(*to) + " does not exist");
   DeltaPlan plan;
-  bool reached = !from;
   std::set<int64_t> in_range;
-  for (const Snapshot* s = end; s;
-       s = s->parent_snapshot_id ? m.SnapshotById(*s->parent_snapshot_id) : nullptr) {
-    if (from && s->snapshot_id == *from) {
-      reached = true;
-      break;
-    }
+  for (const Snapshot* s : chain) {
     plan.snapshots.push_back(s->snapshot_id);
     in_range.insert(s->snapshot_id);
     auto get = [&](const char* k) {
@@ -37,10 +32,6 @@ Result<DeltaPlan> PlanDelta(const Table& table, std::optional<int64_t> from,
          get("deleted-records") != "0"))
       plan.needs_full_reload = true;
   }
-  if (!reached)
-    return NotFound("snapshot " + std::to_string(*from) +
-                    " is not an ancestor of the end of the range");
-  std::reverse(plan.snapshots.begin(), plan.snapshots.end());
   if (!end) return plan;
   SKADE_ASSIGN_OR_RETURN(ScanPlan at_end, table.NewScan().UseSnapshot(end->snapshot_id).Plan());
   // A file belongs to the delta when the snapshot that added it is in the range,

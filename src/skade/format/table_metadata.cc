@@ -38,6 +38,14 @@ const Snapshot* TableMetadata::CurrentSnapshot() const {
   return current_snapshot_id ? SnapshotById(*current_snapshot_id) : nullptr;
 }
 
+std::vector<const Snapshot*> TableMetadata::Ancestors(int64_t head) const {
+  std::vector<const Snapshot*> out;
+  for (const Snapshot* s = SnapshotById(head); s;
+       s = s->parent_snapshot_id ? SnapshotById(*s->parent_snapshot_id) : nullptr)
+    out.push_back(s);
+  return out;
+}
+
 Result<const Snapshot*> TableMetadata::SnapshotAsOf(int64_t timestamp_ms) const {
   const Snapshot* found = nullptr;
   for (const auto& e : snapshot_log)

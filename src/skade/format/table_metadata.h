@@ -46,6 +46,8 @@ struct TableMetadata {
   const PartitionSpec* SpecById(int id) const;
   const Snapshot* SnapshotById(int64_t id) const;
   const Snapshot* CurrentSnapshot() const;
+  /// Snapshot `head` and its ancestors, newest first, as far as they are still here.
+  std::vector<const Snapshot*> Ancestors(int64_t head) const;
   /// The snapshot current at `timestamp_ms` per the snapshot log. Errors: kNotFound.
   Result<const Snapshot*> SnapshotAsOf(int64_t timestamp_ms) const;
   /// The snapshot a branch or tag points to. Errors: kNotFound listing the refs.

@@ -37,16 +37,6 @@ Status CollectFiles(const TableMetadata& m, const Snapshot& s, FileIO& io, bool 
   return {};
 }
 
-std::vector<int64_t> Ancestry(const TableMetadata& m, int64_t head) {
-  std::vector<int64_t> out;
-  const Snapshot* s = m.SnapshotById(head);
-  while (s) {
-    out.push_back(s->snapshot_id);
-    s = s->parent_snapshot_id ? m.SnapshotById(*s->parent_snapshot_id) : nullptr;
-  }
-  return out;
-}
-
 }  // namespace
 
 Result<ExpireResult> Table::ExpireSnapshots(std::optional<int64_t> older_than_ms, std::optional<int> retain_last) {
@@ -61,12 +51,11 @@ Result<ExpireResult> Table::ExpireSnapshots(std::optional<int64_t> older_than_ms
     for (const auto& [name, ref] : base.refs) {
       keep.insert(ref.snapshot_id);
       if (ref.type != "branch") continue;
-      auto chain = Ancestry(base, ref.snapshot_id);
+      auto chain = base.Ancestors(ref.snapshot_id);
       int min_keep = ref.min_snapshots_to_keep.value_or(keep_last);
-      for (size_t i = 0; i < chain.size(); ++i) {
-        const Snapshot* s = base.SnapshotById(chain[i]);
-        if (static_cast<int>(i) < std::max(min_keep, keep_last) || s->timestamp_ms >= cutoff) keep.insert(chain[i]);
-      }
+      for (size_t i = 0; i < chain.size(); ++i)
+        if (static_cast<int>(i) < std::max(min_keep, keep_last) || chain[i]->timestamp_ms >= cutoff)
+          keep.insert(chain[i]->snapshot_id);
     }
     // Snapshots on no branch (e.g. after a rollback) go once they are old enough.
     for (const auto& s : base.snapshots)

@@ -11,11 +11,8 @@ namespace skade {
 namespace {
 
 bool IsAncestor(const TableMetadata& m, int64_t ancestor, int64_t of) {
-  const Snapshot* s = m.SnapshotById(of);
-  while (s) {
+  for (const Snapshot* s : m.Ancestors(of))
     if (s->snapshot_id == ancestor) return true;
-    s = s->parent_snapshot_id ? m.SnapshotById(*s->parent_snapshot_id) : nullptr;
-  }
   return false;
 }
 
