@@ -20,6 +20,7 @@ def test_build_matches_oracle(skade, bifrost, workdir):
     mapping = write_mapping(workdir / "m.yaml", MAPPING)
     out = bifrost.ok("build", "--mapping", mapping)
     assert "tables mapped: 4, tables empty: 0, tables unchanged: 0, tables failed: 0" in out, out
+    assert out.count("bulk-loaded into a new graph") == 4, out
 
     expected = expected_graph(MAPPING, read_tables(skade, SCHEMAS))
     nodes, edges = expected
@@ -58,6 +59,50 @@ def test_build_into_external_server(skade, bifrost, workdir, graph_server):
     # the embedded server's graph was not touched
     rc, out, err = bifrost("query", "--mapping", mapping, "MATCH (n) RETURN count(n) AS c")
     assert rc == 2 and "graph 'g' does not exist" in err, (rc, out, err)
+
+
+def test_bulk_load_and_merge_build_the_same_graph(skade, bifrost, workdir, graph_server):
+    """The first build of a new graph is one GRAPH.BULK load; into a graph that exists it
+    is MERGE queries. Both end in the oracle's graph, with the same indexes; afterwards
+    the bulk-built graph takes MERGE rounds like any other."""
+    import redis
+
+    create_tables(skade)
+    populate(skade, workdir, seed=21)
+    mapping = write_mapping(workdir / "m.yaml", MAPPING)
+    r = redis.Redis(unix_socket_path=str(graph_server.socket))
+    # a staging key left by a build that crashed mid-load
+    r.execute_command("GRAPH.QUERY", "bulk:bifrost-build:1-2", "CREATE (:Stale)")
+    # a graph that exists, though empty: its build must MERGE
+    r.execute_command("GRAPH.QUERY", "merged", "CREATE (:Tmp)")
+    r.execute_command("GRAPH.QUERY", "merged", "MATCH (n:Tmp) DELETE n")
+
+    def build(name):
+        return bifrost.ok("build", "--mapping", mapping, "--graph", graph_server.url, "--graph-name", name,
+                          "--state", f"file:{workdir / (name + '.json')}")
+
+    out = build("bulk")
+    assert out.count("bulk-loaded into a new graph") == 4, out
+    out = build("merged")
+    assert "bulk-loaded" not in out, out
+    assert sorted(k.decode() for k in r.keys("*")) == ["bulk", "merged"], r.keys("*")
+
+    expected = expected_graph(MAPPING, read_tables(skade, SCHEMAS))
+    graphs = {}
+    for name in ("bulk", "merged"):
+        args = ("--graph", graph_server.url, "--graph-name", name)
+        graphs[name] = actual_graph(bifrost, MAPPING, *args)
+        rows = bifrost.query("CALL db.indexes() YIELD label, properties RETURN label, properties", *args)
+        graphs[name + " indexes"] = sorted((x["label"], tuple(x["properties"])) for x in rows)
+    assert_same_graph(expected, graphs["bulk"])
+    assert_same_graph(graphs["merged"], graphs["bulk"])
+    assert graphs["bulk indexes"] == graphs["merged indexes"] == [("Person", ("id",)), ("Project", ("org", "code"))]
+
+    # a replay through MERGE finds every node and edge the load made
+    out = bifrost.ok("build", "--mapping", mapping, "--graph", graph_server.url, "--graph-name", "bulk",
+                     "--state", f"file:{workdir / 'replay.json'}")
+    assert "bulk-loaded" not in out and "nodes created: 0, relationships created: 0" in out, out
+    assert_same_graph(expected, actual_graph(bifrost, MAPPING, "--graph", graph_server.url, "--graph-name", "bulk"))
 
 
 def test_filter_and_projection_are_pushed_down(skade, bifrost, workdir):

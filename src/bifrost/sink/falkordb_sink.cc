@@ -1,10 +1,14 @@
 #include <arrow/api.h>
 
-#include <cmath>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "bifrost/sink/bulk_graph.h"
 #include "bifrost/sink/graph_sink.h"
+#include "bifrost/sink/property_values.h"
 #include "skade/format/value.h"
 #include "skade/table/arrow_values.h"
 
@@ -28,6 +32,8 @@ using skade::TypeId;
 
 // Keeps parameter texts well under the server's comfortable query size.
 constexpr size_t kMaxBatchBytes = 8 << 20;
+// A GRAPH.BULK call holds the server for its length; this keeps each to a second or so.
+constexpr size_t kMaxBulkCallBytes = 64 << 20;
 
 void AppendString(std::string& out, std::string_view s) {
   out += '"';
@@ -56,10 +62,7 @@ void AppendString(std::string& out, std::string_view s) {
 }
 
 Status AppendDouble(std::string& out, double d, const std::string& name) {
-  if (!std::isfinite(d))
-    return skade::InvalidArgument("property '" + name + "' holds " +
-                                  (std::isnan(d) ? "NaN" : "an infinity") +
-                                  ", which FalkorDB cannot store");
+  SKADE_RETURN_IF_ERROR(CheckStorableDouble(d, name));
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", d);
   out += buf;
@@ -91,15 +94,9 @@ Status AppendScalar(std::string& out, const skade::Value& v, const skade::Type& 
     case TypeId::kDouble:
       return AppendDouble(out, std::get<double>(v), name);
     case TypeId::kString:
+      SKADE_RETURN_IF_ERROR(CheckStorableText(std::get<std::string>(v), name));
       AppendString(out, std::get<std::string>(v));
       return {};
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kStruct:
-    case TypeId::kList:
-    case TypeId::kMap:
-      return skade::InvalidArgument("property '" + name + "' has type " + type.ToString() +
-                                    ", which FalkorDB cannot store");
     default:
       AppendString(out, skade::FormatValue(type, v));
       return {};
@@ -108,6 +105,7 @@ Status AppendScalar(std::string& out, const skade::Value& v, const skade::Type& 
 
 Status AppendCell(std::string& out, const arrow::Array& array, int64_t row, const skade::Type& type,
                   const std::string& name) {
+  SKADE_RETURN_IF_ERROR(CheckStorableType(type, name));
   if (type.id != TypeId::kList) {
     SKADE_ASSIGN_OR_RETURN(auto v, skade::ValueAt(array, row, type));
     return AppendScalar(out, v, type, name);
@@ -121,9 +119,7 @@ Status AppendCell(std::string& out, const arrow::Array& array, int64_t row, cons
   auto values = list.values();
   out += '[';
   for (int64_t i = list.value_offset(row); i < list.value_offset(row + 1); ++i) {
-    if (values->IsNull(i))
-      return skade::InvalidArgument(
-          "property '" + name + "' holds a list with a null element, which FalkorDB cannot store");
+    if (values->IsNull(i)) return NullListElement(name);
     if (i > list.value_offset(row)) out += ',';
     SKADE_ASSIGN_OR_RETURN(auto v, skade::ValueAt(*values, i, element));
     SKADE_RETURN_IF_ERROR(AppendScalar(out, v, element, name));
@@ -225,19 +221,113 @@ Result<SinkReport> FalkorDbSink::Run(const std::string& params, const std::strin
   return ParseStatistics(*reply);
 }
 
-Status FalkorDbSink::EnsureIndex(const std::string& label, const std::vector<std::string>& keys) {
-  std::string on, id = label + "(";
-  for (const auto& k : keys) {
-    on += (on.empty() ? "n." : ", n.") + k;
-    id += k + ",";
-  }
-  if (indexed_.contains(id)) return {};
+Status FalkorDbSink::CreateIndex(const std::string& key, const std::string& label,
+                                const std::vector<std::string>& keys) {
+  std::string on;
+  for (const auto& k : keys) on += (on.empty() ? "n." : ", n.") + k;
   auto reply = connection_.Command(
-      {"GRAPH.QUERY", graph_, "CREATE INDEX FOR (n:" + label + ") ON (" + on + ")", "--compact"});
+      {"GRAPH.QUERY", key, "CREATE INDEX FOR (n:" + label + ") ON (" + on + ")", "--compact"});
   if (!reply && reply.error().message.find("already indexed") == std::string::npos)
     return std::unexpected(reply.error().WithContext("creating index on :" + label));
+  return {};
+}
+
+namespace {
+// "Label(k1,k2,)": which indexes this sink has ensured.
+std::string IndexId(const std::string& label, const std::vector<std::string>& keys) {
+  std::string id = label + "(";
+  for (const auto& k : keys) id += k + ",";
+  return id;
+}
+}  // namespace
+
+Status FalkorDbSink::EnsureIndex(const std::string& label, const std::vector<std::string>& keys) {
+  std::string id = IndexId(label, keys);
+  if (indexed_.contains(id)) return {};
+  SKADE_RETURN_IF_ERROR(CreateIndex(graph_, label, keys));
   indexed_.insert(id);
   return {};
+}
+
+Result<bool> FalkorDbSink::Exists() {
+  SKADE_ASSIGN_OR_RETURN(auto reply, connection_.Command({"EXISTS", graph_}));
+  return reply.integer != 0;
+}
+
+Status FalkorDbSink::DeleteKeys(const std::string& pattern) {
+  std::string cursor = "0";
+  do {
+    SKADE_ASSIGN_OR_RETURN(auto page,
+                           connection_.Command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"}));
+    if (page.kind != Reply::Kind::kArray || page.elements.size() != 2)
+      return skade::Internal("unexpected reply shape from SCAN");
+    cursor = page.elements[0].text;
+    for (const auto& key : page.elements[1].elements)
+      SKADE_RETURN_IF_ERROR(connection_.Command({"DEL", key.text}));
+  } while (cursor != "0");
+  return {};
+}
+
+Result<std::optional<SinkReport>> FalkorDbSink::Create(const BulkGraph& graph) {
+  if (graph.NodeCount() == 0) return std::nullopt;
+  SKADE_ASSIGN_OR_RETURN(bool exists, Exists());
+  if (exists) return std::nullopt;
+  // Left by a build that crashed; a concurrent one (only after its lease expired) then
+  // fails on its next call rather than mixing into ours, as each build has its own key.
+  std::string prefix = graph_ + ":bifrost-build:";
+  std::string glob;
+  for (char c : prefix) {
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') glob += '\\';
+    glob += c;
+  }
+  SKADE_RETURN_IF_ERROR(DeleteKeys(glob + "*"));
+  std::string staging = prefix + std::to_string(::getpid()) + "-" +
+                        std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  SinkReport report;
+  auto load = [&]() -> Status {
+    bool first = true;
+    SKADE_RETURN_IF_ERROR(graph.ForEachCall(kMaxBulkCallBytes, [&](BulkCall& call) -> Status {
+      std::vector<std::string> argv{"GRAPH.BULK", staging};
+      if (first) argv.push_back("BEGIN");
+      first = false;
+      for (int64_t n : {call.nodes, call.edges, static_cast<int64_t>(call.node_blobs.size()),
+                        static_cast<int64_t>(call.edge_blobs.size())})
+        argv.push_back(std::to_string(n));
+      for (auto& b : call.node_blobs) argv.push_back(std::move(b));
+      for (auto& b : call.edge_blobs) argv.push_back(std::move(b));
+      SKADE_ASSIGN_OR_RETURN(auto reply, connection_.Command(argv));
+      long long nodes = -1, edges = -1;
+      std::sscanf(reply.text.c_str(), "%lld nodes created, %lld edges created", &nodes, &edges);
+      if (nodes != call.nodes || edges != call.edges)
+        return skade::Internal("GRAPH.BULK answered '" + reply.text + "' for " +
+                               std::to_string(call.nodes) + " nodes and " +
+                               std::to_string(call.edges) + " edges");
+      report.nodes_created += nodes;
+      report.relationships_created += edges;
+      ++report.queries;
+      return {};
+    }));
+    for (const auto& [label, keys] : graph.LabelKeys()) {
+      SKADE_RETURN_IF_ERROR(CreateIndex(staging, label, keys));
+      ++report.queries;
+    }
+    return {};
+  };
+  auto renamed = [&]() -> Result<bool> {
+    SKADE_RETURN_IF_ERROR(load());
+    SKADE_ASSIGN_OR_RETURN(auto reply, connection_.Command({"RENAMENX", staging, graph_}));
+    return reply.integer == 1;
+  }();
+  if (!renamed || !*renamed) {
+    // Best effort: a lost connection leaves the key to the next build's clean-up.
+    (void)connection_.Command({"DEL", staging});
+    if (!renamed)
+      return std::unexpected(std::move(renamed).error().WithContext("bulk load of graph '" +
+                                                                    graph_ + "'"));
+    return std::nullopt;  // someone created the graph meanwhile
+  }
+  for (const auto& [label, keys] : graph.LabelKeys()) indexed_.insert(IndexId(label, keys));
+  return report;
 }
 
 template <typename EncodeKeys>

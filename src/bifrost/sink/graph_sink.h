@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -12,6 +13,8 @@
 #include "bifrost/sink/redis_connection.h"
 
 namespace bifrost {
+
+class BulkGraph;
 
 /// What a sink did. Row counts are what was sent; the rest is the server's statistics.
 struct SinkReport {
@@ -36,6 +39,12 @@ class GraphSink {
   /// Errors: kInvalidArgument for a value the graph cannot store (column named),
   /// kIoError when the server is unreachable (retry later).
   virtual Result<SinkReport> Apply(const GraphMutation& mutation) = 0;
+  /// Whether the graph exists yet. Errors: kIoError.
+  virtual Result<bool> Exists() = 0;
+  /// Creates the graph from `graph` in one load, indexed like Apply would leave it,
+  /// appearing whole or not at all; nullopt (nothing written) when the graph exists
+  /// already or `graph` is empty. Errors: kIoError (retry later), kInternal.
+  virtual Result<std::optional<SinkReport>> Create(const BulkGraph& graph) = 0;
 };
 
 class FalkorDbSink : public GraphSink {
@@ -45,6 +54,10 @@ class FalkorDbSink : public GraphSink {
       : connection_(connection), graph_(std::move(graph)), batch_rows_(batch_rows) {}
 
   Result<SinkReport> Apply(const GraphMutation& mutation) override;
+  Result<bool> Exists() override;
+  /// GRAPH.BULK into a private key, indexes, then RENAMENX onto the graph's key: a
+  /// crash leaves only the private key, which the next Create removes.
+  Result<std::optional<SinkReport>> Create(const BulkGraph& graph) override;
 
   /// Runs a read-only query; returns rows of JSON values, keyed by column name, one
   /// JSON object per line. Errors: kInvalidArgument with the server's message.
@@ -52,6 +65,10 @@ class FalkorDbSink : public GraphSink {
 
  private:
   Status EnsureIndex(const std::string& label, const std::vector<std::string>& keys);
+  Status CreateIndex(const std::string& key, const std::string& label,
+                     const std::vector<std::string>& keys);
+  /// Deletes the keys matching a glob `pattern` (SCAN, then DEL).
+  Status DeleteKeys(const std::string& pattern);
   Result<SinkReport> Run(const std::string& params, const std::string& body);
   /// Writes a set's rows in batches: `keys` encodes a row's key lists, properties
   /// (from column `first_prop`) ride as the map `p`; `match` finds an existing row's

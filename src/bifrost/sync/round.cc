@@ -1,5 +1,7 @@
 #include "bifrost/sync/round.h"
 
+#include "bifrost/sink/bulk_graph.h"
+
 #include <arrow/table.h>
 
 #include <algorithm>
@@ -57,14 +59,15 @@ std::chrono::milliseconds Backoff::Next(const RoundReport& round) {
   return interval_;
 }
 
-Result<TableRound> Syncer::SyncTable(const CompiledTable& table) {
-  TableRound r;
+Result<Syncer::Pending> Syncer::Prepare(const CompiledTable& table) {
+  Pending p;
+  TableRound& r = p.round;
   r.table = table.ident.ToString();
   SKADE_ASSIGN_OR_RETURN(bool held, ledger_.AcquireRound(lease_));
   if (!held) {
     r.outcome = TableRound::Outcome::kBusy;
     r.description = "another instance sharing the ledger is running a round";
-    return r;
+    return p;
   }
   SKADE_ASSIGN_OR_RETURN(TableState state, ledger_.Get(r.table));
   auto fetch = source_.FetchNew(table, state);
@@ -77,34 +80,101 @@ Result<TableRound> Syncer::SyncTable(const CompiledTable& table) {
   auto& fetched = *fetch;
   if (!fetched) {
     r.description = "unchanged";
-    return r;
+    return p;
   }
   r.description = fetched->description;
   r.rows_read = fetched->rows->num_rows();
-  SKADE_ASSIGN_OR_RETURN(GraphMutation mutation, table.Apply(fetched->rows));
-  SKADE_ASSIGN_OR_RETURN(r.sink, sink_.Apply(mutation));
+  SKADE_ASSIGN_OR_RETURN(p.mutation, table.Apply(fetched->rows));
+  p.next = std::move(fetched->next);
+  r.outcome = TableRound::Outcome::kSynced;  // once Finish has run
+  return p;
+}
+
+Status Syncer::Finish(Pending& p) {
+  SKADE_ASSIGN_OR_RETURN(p.round.sink, sink_.Apply(p.mutation));
   // Only now: a crash before this line replays the round.
-  SKADE_RETURN_IF_ERROR(ledger_.Advance(r.table, fetched->next));
-  r.outcome = TableRound::Outcome::kSynced;
-  return r;
+  return ledger_.Advance(p.round.table, p.next);
+}
+
+bool Syncer::FirstBuild() {
+  if (!maybe_new_graph_) return false;
+  maybe_new_graph_ = false;
+  for (const auto& table : tables_) {
+    auto state = ledger_.Get(table.ident.ToString());
+    if (!state || *state != TableState{}) return false;
+  }
+  auto exists = sink_.Exists();
+  if (!exists) {
+    maybe_new_graph_ = true;  // ask again once the server answers
+    return false;
+  }
+  return !*exists;
+}
+
+namespace {
+TableRound Failed(TableRound round, const skade::Error& error) {
+  round.outcome = TableRound::Outcome::kFailed;
+  round.error_kind = error.kind;
+  round.description = error.message;
+  return round;
+}
+}  // namespace
+
+void Syncer::CreateGraph(std::vector<Pending*>& pending) {
+  auto finish_each = [&] {
+    for (Pending* p : pending)
+      if (auto s = Finish(*p); !s) p->round = Failed(std::move(p->round), s.error());
+  };
+  std::vector<SinkReport> added;
+  {
+    BulkGraph graph;
+    for (Pending* p : pending) {
+      auto r = graph.Add(p->mutation);
+      if (!r) return finish_each();  // Apply reports what is wrong, table by table
+      added.push_back(*r);
+    }
+    auto created = sink_.Create(graph);
+    if (!created) {
+      for (Pending* p : pending) p->round = Failed(std::move(p->round), created.error());
+      return;
+    }
+    if (!*created) return finish_each();
+    // The load's queries are counted once, with the first table.
+    added.front().queries = (*created)->queries;
+  }
+  for (size_t i = 0; i < pending.size(); ++i) {
+    pending[i]->round.sink = added[i];
+    pending[i]->round.description += "; bulk-loaded into a new graph";
+    if (auto s = ledger_.Advance(pending[i]->round.table, pending[i]->next); !s)
+      pending[i]->round = Failed(std::move(pending[i]->round), s.error());
+  }
 }
 
 RoundReport Syncer::SyncOnce() {
   RoundReport report;
   auto start = std::chrono::steady_clock::now();
-  for (const auto& table : tables_) {
-    auto r = SyncTable(table);
-    if (r) {
-      report.tables.push_back(std::move(*r));
+  bool first_build = FirstBuild();
+  std::vector<Pending> prepared(tables_.size());
+  std::vector<Pending*> to_create;
+  for (size_t i = 0; i < tables_.size(); ++i) {
+    auto p = Prepare(tables_[i]);
+    if (!p) {
+      prepared[i].round.table = tables_[i].ident.ToString();
+      prepared[i].round = Failed(std::move(prepared[i].round), p.error());
       continue;
     }
-    TableRound failed;
-    failed.table = table.ident.ToString();
-    failed.outcome = TableRound::Outcome::kFailed;
-    failed.error_kind = r.error().kind;
-    failed.description = r.error().message;
-    report.tables.push_back(std::move(failed));
+    prepared[i] = std::move(*p);
+    if (prepared[i].round.outcome != TableRound::Outcome::kSynced) continue;
+    if (first_build) {
+      to_create.push_back(&prepared[i]);
+      continue;
+    }
+    if (auto s = Finish(prepared[i]); !s)
+      prepared[i].round = Failed(std::move(prepared[i].round), s.error());
+    prepared[i].mutation = {};  // applied: free its rows before the next table's
   }
+  if (!to_create.empty()) CreateGraph(to_create);
+  for (auto& p : prepared) report.tables.push_back(std::move(p.round));
   ledger_.ReleaseRound();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

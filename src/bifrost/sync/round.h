@@ -62,15 +62,33 @@ class Syncer {
   /// Runs one round over every table; a table's failure is reported, not thrown, and
   /// does not stop the other tables. Its cursor stays where it was. While another
   /// instance sharing the ledger runs a round, every table is idle ("busy").
+  /// The first round into a graph that does not exist yet, with no table synced
+  /// before, loads every table's rows at once (GraphSink::Create) and then advances
+  /// the cursors; the graph is the one per-table rounds would have built.
   RoundReport SyncOnce();
 
  private:
-  Result<TableRound> SyncTable(const CompiledTable& table);
+  /// A table's round up to the sink: fetched and transformed.
+  struct Pending {
+    TableRound round;
+    TableState next;
+    GraphMutation mutation;
+  };
+  /// Busy or idle rounds come back finished (outcome set); others await Finish.
+  Result<Pending> Prepare(const CompiledTable& table);
+  /// Applies the mutation, then advances the cursor.
+  Status Finish(Pending& pending);
+  /// Whether this round may build a new graph in one load.
+  bool FirstBuild();
+  /// Loads `pending` as a new graph; falls back to Finish for each table when the graph
+  /// appeared meanwhile or a table's rows cannot go into a bulk load.
+  void CreateGraph(std::vector<Pending*>& pending);
   const std::vector<CompiledTable>& tables_;
   TableSource& source_;
   GraphSink& sink_;
   StateLedger& ledger_;
   std::chrono::milliseconds lease_;
+  bool maybe_new_graph_ = true;  // until a round finds the graph or a synced table
 };
 
 }  // namespace bifrost
