@@ -26,6 +26,7 @@ constexpr Corpus kCorpora[] = {
     {"expression_parser", FuzzExpressionParser},
     {"metadata_json", FuzzMetadataJson},
     {"manifest_list", FuzzManifestList},
+    {"mapping_file", FuzzMappingFile},
 };
 
 class CorpusReplayTest : public ::testing::TestWithParam<Corpus> {};

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "bifrost/mapping/mapping.h"
+#include "bifrost/transform/transform.h"
 #include "skade/avro/avro.h"
 #include "skade/avro/avro_internal.h"
 #include "skade/expr/expression.h"
@@ -176,6 +178,35 @@ int FuzzManifestList(const uint8_t* data, size_t size) {
       std::fprintf(stderr, "manifest list entry %zu changed\n", i);
       std::abort();
     }
+  return 0;
+}
+
+}  // namespace skade::fuzz
+
+namespace skade::fuzz {
+
+int FuzzMappingFile(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  auto spec = bifrost::MappingSpec::Parse(text, "fuzz.yaml");
+  if (!spec) {
+    if (spec.error().kind != ErrorKind::kInvalidArgument) Fail("parse", spec.error().ToString());
+    return 0;
+  }
+  const std::string yaml = spec->ToYaml();
+  auto again = bifrost::MappingSpec::Parse(yaml, "again.yaml");
+  if (!again) Fail("its own YAML does not parse", again.error().ToString() + "\n" + yaml);
+  if (again->ToYaml() != yaml) Fail("YAML not stable", yaml);
+  static const auto schema = std::make_shared<const Schema>(
+      *ParseSchemaSpec("id:long!, name:string, org:string, code:int, boss_id:long, score:double, "
+                       "tags:list<string>, meta:struct<a:int>"));
+  auto lookup = [](const TableIdent& ident) -> Result<std::shared_ptr<const Schema>> {
+    if (ident.ToString() == "db.t") return schema;
+    return NotFound("table '" + ident.ToString() + "' not found (tables: db.t)");
+  };
+  auto compiled = bifrost::CompileMapping(*spec, lookup, bifrost::TransformRegistry());
+  if (!compiled && compiled.error().kind != ErrorKind::kInvalidArgument &&
+      compiled.error().kind != ErrorKind::kNotFound)
+    Fail("compile", compiled.error().ToString());
   return 0;
 }
 
