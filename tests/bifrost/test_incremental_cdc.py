@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graph_util import actual_graph, append, assert_same_graph, expected_graph, write_mapping
-from tables import MAPPING, create_tables, people, populate, read_tables, transfers
+from tables import MAPPING, create_tables, people, populate, projects, read_tables, transfers
 
 
 def only(mapping, *tables, mode):
@@ -125,16 +125,89 @@ def test_cdc_rounds_of_upserts_that_null_several_properties(skade, bifrost, work
                               actual_graph(bifrost, m, "--mapping", mapping))
 
 
-def test_cdc_cursor_lost_by_a_rollback_is_a_clear_error(skade, bifrost, workdir):
+def test_cdc_follows_a_rollback(skade, bifrost, workdir):
+    """The cursor's snapshot left the main line: what happened after the shared snapshot
+    is undone (updates reverted, deletes restored, inserts removed), then the main
+    line's changes are applied."""
     create_tables(skade, ["db.people"])
     rng = random.Random(4)
-    append(skade, "db.people", people(rng, [1, 2], [1]), workdir)
-    first = skade.snapshots("db.people")[0]["snapshot_id"]
-    append(skade, "db.people", people(rng, [3], [1]), workdir)
+    ids = list(range(1, 21))
+    append(skade, "db.people", people(rng, ids, ids[:5]), workdir)
+    shared = skade.snapshots("db.people")[-1]["snapshot_id"]
     m = only(MAPPING, "db.people", mode="cdc")
     mapping = write_mapping(workdir / "m.yaml", m)
     bifrost.ok("build", "--mapping", mapping)
-    skade.ok("rollback", "db.people", first)
-    append(skade, "db.people", people(rng, [4], [1]), workdir)
-    rc, out, err = bifrost("build", "--mapping", mapping)
-    assert rc == 2 and "table 'db.people'" in err and "not an ancestor" in err, (out, err)
+    before = actual_graph(bifrost, m, "--mapping", mapping)
+
+    # the side line: updates (one re-wired), deletes, inserts; synced into the graph
+    changed = people(rng, [3, 4], ids[:5])
+    changed = changed.set_column(changed.schema.get_field_index("manager_id"), "manager_id",
+                                 pa.array([5, None], pa.int64()))
+    upsert(skade, "db.people", changed, workdir)
+    skade.ok("delete", "db.people", "--where", "id >= 6 and id <= 8")
+    append(skade, "db.people", people(rng, [21, 22], ids[:5]), workdir)
+    bifrost.ok("build", "--mapping", mapping)
+    assert actual_graph(bifrost, m, "--mapping", mapping) != before
+
+    # back to the shared snapshot, then a main line of its own
+    skade.ok("rollback", "db.people", shared)
+    upsert(skade, "db.people", people(rng, [3, 9], ids[:5]), workdir)
+    append(skade, "db.people", people(rng, [23], ids[:5]), workdir)
+    out = bifrost.ok("build", "--mapping", mapping)
+    assert "was rolled back" in out and "tables failed: 0" in out, out
+    assert_same_graph(expected_graph(m, read_tables(skade, ["db.people"])), actual_graph(bifrost, m, "--mapping", mapping))
+    # a rollback with nothing after it
+    skade.ok("rollback", "db.people", shared)
+    bifrost.ok("build", "--mapping", mapping)
+    assert_same_graph(before, actual_graph(bifrost, m, "--mapping", mapping))
+
+
+def test_expired_cursor_is_a_clear_error_and_rebuild_recovers(skade, bifrost, workdir, graph_server):
+    import time
+
+    import redis
+
+    create_tables(skade, ["db.people"])
+    rng = random.Random(6)
+    append(skade, "db.people", people(rng, list(range(1, 31)), [1, 2]), workdir)
+    m = only(MAPPING, "db.people", mode="cdc")
+    mapping = write_mapping(workdir / "m.yaml", m)
+    graph = ("--graph", graph_server.url)
+    bifrost.ok("build", "--mapping", mapping, *graph)
+    # the cursor's snapshot expires under later changes
+    upsert(skade, "db.people", people(rng, [4, 5, 40], [1, 2]), workdir)
+    skade.ok("delete", "db.people", "--where", "id > 25")
+    skade.ok("expire", "db.people", "--older-than", str(int(time.time() * 1000) + 1000), "--retain-last", "1")
+    rc, out, err = bifrost("build", "--mapping", mapping, *graph)
+    assert rc == 2 and "expired" in err and "bifrost build --rebuild" in err, (rc, out, err)
+    # something the tables never produced, which only a rebuild can know to drop
+    r = redis.Redis(unix_socket_path=str(graph_server.socket))
+    r.execute_command("GRAPH.QUERY", "g", "CREATE (:Person {id: 999, name: 'stale'})")
+
+    out = bifrost.ok("build", "--rebuild", "--mapping", mapping, *graph)
+    assert "rebuilt into a new graph" in out and "tables failed: 0" in out, out
+    assert_same_graph(expected_graph(m, read_tables(skade, ["db.people"])), actual_graph(bifrost, m, "--mapping", mapping, *graph))
+    out = bifrost.ok("build", "--mapping", mapping, *graph)
+    assert "tables unchanged: 1" in out, out
+    # the rebuilt graph keeps following changes
+    upsert(skade, "db.people", people(rng, [7, 41], [1, 2]), workdir)
+    bifrost.ok("build", "--mapping", mapping, *graph)
+    assert_same_graph(expected_graph(m, read_tables(skade, ["db.people"])), actual_graph(bifrost, m, "--mapping", mapping, *graph))
+
+
+def test_rebuild_replaces_nothing_when_a_table_fails(skade, bifrost, workdir):
+    create_tables(skade, ["db.people", "db.projects"])
+    rng = random.Random(8)
+    append(skade, "db.people", people(rng, [1, 2, 3], [1]), workdir)
+    append(skade, "db.projects", projects(rng, [("a", 1), ("a", 2), ("b", 1)]), workdir)
+    m = only(MAPPING, "db.people", "db.projects", mode="full")
+    mapping = write_mapping(workdir / "m.yaml", m)
+    bifrost.ok("build", "--mapping", mapping)
+    before = actual_graph(bifrost, m, "--mapping", mapping)
+    # the table comes back empty: its read is refused, so nothing may be replaced
+    skade.ok("drop", "db.projects")
+    create_tables(skade, ["db.projects"])
+    rc, out, err = bifrost("build", "--rebuild", "--mapping", mapping)
+    assert rc != 0 and "table 'db.projects': empty read refused" in err, (rc, out, err)
+    assert "not rebuilt, the graph is as it was: table 'db.projects' failed" in err, err
+    assert actual_graph(bifrost, m, "--mapping", mapping) == before

@@ -97,14 +97,14 @@ void PrintTableLines(const RoundReport& r) {
   }
 }
 
-Status CmdBuild(Session& s, std::chrono::milliseconds lease) {
+Status CmdBuild(Session& s, std::chrono::milliseconds lease, bool rebuild) {
   SKADE_ASSIGN_OR_RETURN(auto* tables, s.Compile());
   SKADE_ASSIGN_OR_RETURN(std::string graph, s.GraphName());
   SKADE_ASSIGN_OR_RETURN(TableSource * source, s.Source());
   auto attempt = [&]() -> Result<RoundReport> {
     SKADE_RETURN_IF_ERROR(s.Connect());
     Syncer syncer(*tables, *source, s.sink(), s.ledger(), lease);
-    return syncer.SyncOnce();
+    return rebuild ? syncer.Rebuild() : syncer.SyncOnce();
   };
   auto io_failed = [](const RoundReport& r) {
     return std::any_of(r.tables.begin(), r.tables.end(), [](const TableRound& t) {
@@ -303,13 +303,17 @@ int Main(int argc, char** argv) {
   add_graph(build);
   build->add_option("--state", opts.state,
                     "file:PATH or redis://HOST:PORT/KEY (default: a hash in the graph's server)");
+  bool rebuild = false;
+  build->add_flag("--rebuild", rebuild,
+                  "read every table afresh into a new graph that replaces the graph whole, and "
+                  "reset the cursors (after a cursor's snapshot expired)");
   std::string build_lease = "60s";
   build->add_option("--lease", build_lease,
                     "round lease shared with running instances (default 60s)");
   build->callback([&] {
     action = [&](Session& s) -> Status {
       SKADE_ASSIGN_OR_RETURN(auto lease, ParseDuration(build_lease));
-      return CmdBuild(s, lease);
+      return CmdBuild(s, lease, rebuild);
     };
   });
 

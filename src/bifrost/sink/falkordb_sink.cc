@@ -268,10 +268,17 @@ Status FalkorDbSink::DeleteKeys(const std::string& pattern) {
   return {};
 }
 
-Result<std::optional<SinkReport>> FalkorDbSink::Create(const BulkGraph& graph) {
-  if (graph.NodeCount() == 0) return std::nullopt;
-  SKADE_ASSIGN_OR_RETURN(bool exists, Exists());
-  if (exists) return std::nullopt;
+Result<std::optional<SinkReport>> FalkorDbSink::Create(const BulkGraph& graph, bool replace) {
+  if (graph.NodeCount() == 0) {
+    if (!replace) return std::nullopt;
+    SKADE_RETURN_IF_ERROR(connection_.Command({"DEL", graph_}));
+    indexed_.clear();
+    return SinkReport{};
+  }
+  if (!replace) {
+    SKADE_ASSIGN_OR_RETURN(bool exists, Exists());
+    if (exists) return std::nullopt;
+  }
   // Left by a build that crashed; a concurrent one (only after its lease expired) then
   // fails on its next call rather than mixing into ours, as each build has its own key.
   std::string prefix = graph_ + ":bifrost-build:";
@@ -315,8 +322,9 @@ Result<std::optional<SinkReport>> FalkorDbSink::Create(const BulkGraph& graph) {
   };
   auto renamed = [&]() -> Result<bool> {
     SKADE_RETURN_IF_ERROR(load());
-    SKADE_ASSIGN_OR_RETURN(auto reply, connection_.Command({"RENAMENX", staging, graph_}));
-    return reply.integer == 1;
+    SKADE_ASSIGN_OR_RETURN(auto reply,
+                           connection_.Command({replace ? "RENAME" : "RENAMENX", staging, graph_}));
+    return replace || reply.integer == 1;
   }();
   if (!renamed || !*renamed) {
     // Best effort: a lost connection leaves the key to the next build's clean-up.
@@ -326,6 +334,7 @@ Result<std::optional<SinkReport>> FalkorDbSink::Create(const BulkGraph& graph) {
                                                                     graph_ + "'"));
     return std::nullopt;  // someone created the graph meanwhile
   }
+  indexed_.clear();
   for (const auto& [label, keys] : graph.LabelKeys()) indexed_.insert(IndexId(label, keys));
   return report;
 }

@@ -43,8 +43,9 @@ class GraphSink {
   virtual Result<bool> Exists() = 0;
   /// Creates the graph from `graph` in one load, indexed like Apply would leave it,
   /// appearing whole or not at all; nullopt (nothing written) when the graph exists
-  /// already or `graph` is empty. Errors: kIoError (retry later), kInternal.
-  virtual Result<std::optional<SinkReport>> Create(const BulkGraph& graph) = 0;
+  /// already or `graph` is empty. With `replace`, the new graph (even an empty one)
+  /// takes the place of any existing one. Errors: kIoError (retry later), kInternal.
+  virtual Result<std::optional<SinkReport>> Create(const BulkGraph& graph, bool replace) = 0;
 };
 
 class FalkorDbSink : public GraphSink {
@@ -55,9 +56,9 @@ class FalkorDbSink : public GraphSink {
 
   Result<SinkReport> Apply(const GraphMutation& mutation) override;
   Result<bool> Exists() override;
-  /// GRAPH.BULK into a private key, indexes, then RENAMENX onto the graph's key: a
-  /// crash leaves only the private key, which the next Create removes.
-  Result<std::optional<SinkReport>> Create(const BulkGraph& graph) override;
+  /// GRAPH.BULK into a private key, indexes, then RENAMENX (RENAME to replace) onto
+  /// the graph's key: a crash leaves only the private key, which the next Create removes.
+  Result<std::optional<SinkReport>> Create(const BulkGraph& graph, bool replace) override;
 
   /// Runs a read-only query; returns rows of JSON values, keyed by column name, one
   /// JSON object per line. Errors: kInvalidArgument with the server's message.

@@ -1,5 +1,7 @@
 #include <arrow/api.h>
 
+#include <algorithm>
+
 #include "bifrost/source/table_source.h"
 #include "skade/cdc/changelog.h"
 #include "skade/cdc/delta.h"
@@ -75,6 +77,72 @@ Result<std::shared_ptr<arrow::Table>> Delta(const skade::Table& table, const Com
   return projected;
 }
 
+// Rewrites a changelog's metadata columns: `invert` swaps each change for its undoing
+// (INSERT<->DELETE, UPDATE_BEFORE<->UPDATE_AFTER); `ordinal` maps each ordinal.
+Result<std::shared_ptr<arrow::Table>> Rewrite(const std::shared_ptr<arrow::Table>& t, bool invert,
+                                              int32_t (*ordinal)(int32_t)) {
+  SKADE_ARROW_ASSIGN(auto batch, t->CombineChunksToBatch(), "combining changelog rows");
+  int type_at = batch->schema()->GetFieldIndex("_change_type");
+  int ord_at = batch->schema()->GetFieldIndex("_change_ordinal");
+  const auto& types = static_cast<const arrow::StringArray&>(*batch->column(type_at));
+  const auto& ords = static_cast<const arrow::Int32Array&>(*batch->column(ord_at));
+  arrow::StringBuilder new_types;
+  arrow::Int32Builder new_ords;
+  for (int64_t i = 0; i < batch->num_rows(); ++i) {
+    std::string_view type = types.GetView(i);
+    if (invert)
+      type = type == "INSERT"          ? "DELETE"
+             : type == "DELETE"        ? "INSERT"
+             : type == "UPDATE_BEFORE" ? "UPDATE_AFTER"
+                                       : "UPDATE_BEFORE";
+    SKADE_ARROW_RETURN(new_types.Append(type), "rewriting changelog rows");
+    SKADE_ARROW_RETURN(new_ords.Append(ordinal(ords.Value(i))), "rewriting changelog rows");
+  }
+  SKADE_ARROW_ASSIGN(auto type_col, new_types.Finish(), "rewriting changelog rows");
+  SKADE_ARROW_ASSIGN(auto ord_col, new_ords.Finish(), "rewriting changelog rows");
+  SKADE_ARROW_ASSIGN(batch, batch->SetColumn(type_at, batch->schema()->field(type_at), type_col),
+                     "rewriting changelog rows");
+  SKADE_ARROW_ASSIGN(batch, batch->SetColumn(ord_at, batch->schema()->field(ord_at), ord_col),
+                     "rewriting changelog rows");
+  SKADE_ARROW_ASSIGN(auto out, arrow::Table::FromRecordBatches({batch}), "changelog rows");
+  return out;
+}
+
+// The cursor left the table's main line (a rollback): undo what happened after the
+// last snapshot both lines share, then apply what the main line did since. Read as
+// one changelog: the undoing first (ordinal 0), then the main line's changes.
+Result<std::shared_ptr<arrow::Table>> AcrossRollback(const skade::Table& table,
+                                                     const skade::cdc::ChangelogOptions& opts,
+                                                     int64_t cursor, int64_t current,
+                                                     std::string& description) {
+  const auto& m = *table.metadata();
+  std::optional<int64_t> shared;
+  auto main_line = m.Ancestors(current);
+  for (const skade::Snapshot* s : m.Ancestors(cursor)) {
+    if (std::any_of(main_line.begin(), main_line.end(),
+                    [&](const skade::Snapshot* x) { return x->snapshot_id == s->snapshot_id; })) {
+      shared = s->snapshot_id;
+      break;
+    }
+  }
+  if (!shared)
+    return skade::NotFound("the cursor's snapshot " + std::to_string(cursor) +
+                           " shares no history with the current snapshot " +
+                           std::to_string(current) +
+                           ": run `bifrost build --rebuild` to build the graph afresh");
+  skade::cdc::ChangelogOptions net = opts;
+  net.net_changes = true;
+  SKADE_ASSIGN_OR_RETURN(auto undone, skade::cdc::ReadChangelog(table, *shared, cursor, net));
+  SKADE_ASSIGN_OR_RETURN(undone, Rewrite(undone, true, [](int32_t) { return 0; }));
+  SKADE_ASSIGN_OR_RETURN(auto redone, skade::cdc::ReadChangelog(table, *shared, current, opts));
+  SKADE_ASSIGN_OR_RETURN(redone, Rewrite(redone, false, [](int32_t o) { return o + 1; }));
+  description = "snapshot " + std::to_string(cursor) + " was rolled back: undid its changes after " +
+                std::to_string(*shared) + ", then changes up to " + std::to_string(current);
+  SKADE_ARROW_ASSIGN(auto both, arrow::ConcatenateTables({undone, redone}),
+                     "combining undone and new changes");
+  return both;
+}
+
 }  // namespace
 
 std::string SkadeSource::TableNames() {
@@ -102,19 +170,27 @@ Result<std::optional<Fetched>> SkadeSource::FetchNew(const CompiledTable& ct,
   Fetched f;
   f.next = state;
   const bool first = !state.snapshot_id.has_value();
-  if (!first && ct.spec.mode != SyncMode::kFull &&
+  if (!first && (ct.spec.mode != SyncMode::kFull || ct.spec.prune) &&
       !table.metadata()->SnapshotById(*state.snapshot_id))
     return skade::NotFound(
         "table '" + ct.ident.ToString() + "': the cursor's snapshot " +
         std::to_string(*state.snapshot_id) +
         " is no longer in the table's metadata (expired); changes since it cannot be read: "
-        "rebuild the graph with a fresh state ledger");
+        "run `bifrost build --rebuild` to build the graph afresh");
   if (!current) {
     f.rows = arrow::Table::MakeEmpty(arrow::schema({})).ValueOrDie();
     f.description = "no snapshot (the table was never written)";
   } else {
     int64_t snap = current->snapshot_id;
     f.next.snapshot_id = snap;
+    auto line = table.metadata()->Ancestors(snap);
+    const bool on_main_line =
+        first || std::any_of(line.begin(), line.end(), [&](const skade::Snapshot* s) {
+          return s->snapshot_id == *state.snapshot_id;
+        });
+    skade::cdc::ChangelogOptions changelog;
+    changelog.columns = ct.projection;
+    changelog.filter = ct.spec.filter;
     if (ct.spec.mode == SyncMode::kFull || first) {
       SKADE_ASSIGN_OR_RETURN(f.rows, Scan(table, ct, snap));
       f.description = "snapshot " + std::to_string(snap) + " (full scan)";
@@ -122,6 +198,10 @@ Result<std::optional<Fetched>> SkadeSource::FetchNew(const CompiledTable& ct,
         SKADE_ASSIGN_OR_RETURN(f.rows, PruningScan(table, ct, *state.snapshot_id, f.rows));
         f.description += ", pruned against snapshot " + std::to_string(*state.snapshot_id);
       }
+    } else if (ct.spec.mode == SyncMode::kIncremental && !on_main_line) {
+      // Appends cannot say what a rollback removed; rescan like a rewrite.
+      SKADE_ASSIGN_OR_RETURN(f.rows, Scan(table, ct, snap));
+      f.description = "snapshot " + std::to_string(snap) + " (full rescan: the table was rolled back)";
     } else if (ct.spec.mode == SyncMode::kIncremental) {
       SKADE_ASSIGN_OR_RETURN(auto plan, skade::cdc::PlanDelta(table, state.snapshot_id, snap));
       if (plan.needs_full_reload) {
@@ -133,12 +213,12 @@ Result<std::optional<Fetched>> SkadeSource::FetchNew(const CompiledTable& ct,
         f.description = "appends after snapshot " + std::to_string(*state.snapshot_id) + " up to " +
                         std::to_string(snap);
       }
+    } else if (!on_main_line) {
+      SKADE_ASSIGN_OR_RETURN(
+          f.rows, AcrossRollback(table, changelog, *state.snapshot_id, snap, f.description));
     } else {
-      skade::cdc::ChangelogOptions opts;
-      opts.columns = ct.projection;
-      opts.filter = ct.spec.filter;
       SKADE_ASSIGN_OR_RETURN(f.rows,
-                             skade::cdc::ReadChangelog(table, state.snapshot_id, snap, opts));
+                             skade::cdc::ReadChangelog(table, state.snapshot_id, snap, changelog));
       f.description = "changes after snapshot " + std::to_string(*state.snapshot_id) + " up to " +
                       std::to_string(snap);
     }

@@ -59,7 +59,7 @@ std::chrono::milliseconds Backoff::Next(const RoundReport& round) {
   return interval_;
 }
 
-Result<Syncer::Pending> Syncer::Prepare(const CompiledTable& table) {
+Result<Syncer::Pending> Syncer::Prepare(const CompiledTable& table, bool from_scratch) {
   Pending p;
   TableRound& r = p.round;
   r.table = table.ident.ToString();
@@ -69,7 +69,10 @@ Result<Syncer::Pending> Syncer::Prepare(const CompiledTable& table) {
     r.description = "another instance sharing the ledger is running a round";
     return p;
   }
-  SKADE_ASSIGN_OR_RETURN(TableState state, ledger_.Get(r.table));
+  TableState state;
+  if (!from_scratch) {
+    SKADE_ASSIGN_OR_RETURN(state, ledger_.Get(r.table));
+  }
   auto fetch = source_.FetchNew(table, state);
   if (!fetch) {
     // Name the table, once, whatever layer the error came from.
@@ -120,31 +123,35 @@ TableRound Failed(TableRound round, const skade::Error& error) {
 }
 }  // namespace
 
-void Syncer::CreateGraph(std::vector<Pending*>& pending) {
+void Syncer::CreateGraph(std::vector<Pending*>& pending, bool replace) {
   auto finish_each = [&] {
     for (Pending* p : pending)
       if (auto s = Finish(*p); !s) p->round = Failed(std::move(p->round), s.error());
+  };
+  auto fail_all = [&](const skade::Error& e) {
+    for (Pending* p : pending) p->round = Failed(std::move(p->round), e);
   };
   std::vector<SinkReport> added;
   {
     BulkGraph graph;
     for (Pending* p : pending) {
       auto r = graph.Add(p->mutation);
+      if (!r && replace)
+        return fail_all(r.error().WithContext("table '" + p->round.table +
+                                              "' cannot be rebuilt in one load"));
       if (!r) return finish_each();  // Apply reports what is wrong, table by table
       added.push_back(*r);
     }
-    auto created = sink_.Create(graph);
-    if (!created) {
-      for (Pending* p : pending) p->round = Failed(std::move(p->round), created.error());
-      return;
-    }
+    auto created = sink_.Create(graph, replace);
+    if (!created) return fail_all(created.error());
     if (!*created) return finish_each();
     // The load's queries are counted once, with the first table.
     added.front().queries = (*created)->queries;
   }
   for (size_t i = 0; i < pending.size(); ++i) {
     pending[i]->round.sink = added[i];
-    pending[i]->round.description += "; bulk-loaded into a new graph";
+    pending[i]->round.description +=
+        replace ? "; rebuilt into a new graph" : "; bulk-loaded into a new graph";
     if (auto s = ledger_.Advance(pending[i]->round.table, pending[i]->next); !s)
       pending[i]->round = Failed(std::move(pending[i]->round), s.error());
   }
@@ -157,7 +164,7 @@ RoundReport Syncer::SyncOnce() {
   std::vector<Pending> prepared(tables_.size());
   std::vector<Pending*> to_create;
   for (size_t i = 0; i < tables_.size(); ++i) {
-    auto p = Prepare(tables_[i]);
+    auto p = Prepare(tables_[i], false);
     if (!p) {
       prepared[i].round.table = tables_[i].ident.ToString();
       prepared[i].round = Failed(std::move(prepared[i].round), p.error());
@@ -173,7 +180,46 @@ RoundReport Syncer::SyncOnce() {
       prepared[i].round = Failed(std::move(prepared[i].round), s.error());
     prepared[i].mutation = {};  // applied: free its rows before the next table's
   }
-  if (!to_create.empty()) CreateGraph(to_create);
+  if (!to_create.empty()) CreateGraph(to_create, false);
+  for (auto& p : prepared) report.tables.push_back(std::move(p.round));
+  ledger_.ReleaseRound();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+RoundReport Syncer::Rebuild() {
+  RoundReport report;
+  auto start = std::chrono::steady_clock::now();
+  std::vector<Pending> prepared(tables_.size());
+  std::vector<Pending*> all;
+  const TableRound* stopped = nullptr;  // the first table that was not read
+  for (size_t i = 0; i < tables_.size(); ++i) {
+    auto p = Prepare(tables_[i], true);
+    if (p) {
+      prepared[i] = std::move(*p);
+    } else {
+      prepared[i].round.table = tables_[i].ident.ToString();
+      prepared[i].round = Failed(std::move(prepared[i].round), p.error());
+    }
+    if (prepared[i].round.outcome != TableRound::Outcome::kSynced && !stopped)
+      stopped = &prepared[i].round;
+    all.push_back(&prepared[i]);
+  }
+  if (!stopped) {
+    CreateGraph(all, true);
+  } else {
+    // Half a rebuild would drop the other tables' part of the graph.
+    auto outcome = stopped->outcome == TableRound::Outcome::kBusy ? TableRound::Outcome::kBusy
+                                                                  : TableRound::Outcome::kFailed;
+    std::string why = "not rebuilt, the graph is as it was: table '" + stopped->table + "' " +
+                      (outcome == TableRound::Outcome::kBusy ? "is busy" : "failed");
+    for (auto& p : prepared) {
+      if (&p.round == stopped || p.round.outcome == TableRound::Outcome::kFailed) continue;
+      p.round.outcome = outcome;
+      p.round.error_kind = stopped->error_kind;
+      p.round.description = why;
+    }
+  }
   for (auto& p : prepared) report.tables.push_back(std::move(p.round));
   ledger_.ReleaseRound();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -66,6 +66,10 @@ class Syncer {
   /// before, loads every table's rows at once (GraphSink::Create) and then advances
   /// the cursors; the graph is the one per-table rounds would have built.
   RoundReport SyncOnce();
+  /// Reads every table afresh (as a first round would), loads the rows into a new
+  /// graph that then replaces the graph whole, and resets every cursor: the way back
+  /// after a cursor's snapshot expired. If any table fails, nothing is replaced.
+  RoundReport Rebuild();
 
  private:
   /// A table's round up to the sink: fetched and transformed.
@@ -75,14 +79,16 @@ class Syncer {
     GraphMutation mutation;
   };
   /// Busy or idle rounds come back finished (outcome set); others await Finish.
-  Result<Pending> Prepare(const CompiledTable& table);
+  /// `from_scratch` reads as if the table had never been synced.
+  Result<Pending> Prepare(const CompiledTable& table, bool from_scratch);
   /// Applies the mutation, then advances the cursor.
   Status Finish(Pending& pending);
   /// Whether this round may build a new graph in one load.
   bool FirstBuild();
-  /// Loads `pending` as a new graph; falls back to Finish for each table when the graph
-  /// appeared meanwhile or a table's rows cannot go into a bulk load.
-  void CreateGraph(std::vector<Pending*>& pending);
+  /// Loads `pending` as a new graph (replacing the graph when `replace`); otherwise
+  /// falls back to Finish for each table when the graph appeared meanwhile or a
+  /// table's rows cannot go into a bulk load.
+  void CreateGraph(std::vector<Pending*>& pending, bool replace);
   const std::vector<CompiledTable>& tables_;
   TableSource& source_;
   GraphSink& sink_;
