@@ -3,6 +3,7 @@ changing the tables; after a final clean round the graph equals the oracle. And 
 instances sharing one Valkey ledger end with the same graph as one would."""
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -120,3 +121,57 @@ def test_two_instances_sharing_a_valkey_ledger(skade, bifrost, workdir):
         assert_same_graph(expected_graph(m, tables), actual_graph(bifrost, m, "--mapping", mapping, *graph))
     finally:
         server.cleanup()
+
+
+def test_a_long_round_keeps_its_lease_and_a_lost_lease_cannot_move_a_cursor(skade, bifrost, workdir, request):
+    """A round longer than --lease renews the lease between its queries, so a second
+    instance sharing the ledger waits instead of interleaving; and an instance whose
+    lease has passed to another cannot store a cursor."""
+    import subprocess
+
+    import redis
+
+    create_tables(skade, ["db.people"])
+    rng = random.Random(3)
+    n = 40_000
+    append(skade, "db.people", people(rng, list(range(1, n + 1)), [1, 2, 3]), workdir)
+    m = {"graph": "g", "tables": [{**MAPPING["tables"][0], "mode": "full"}]}
+    mapping = write_mapping(workdir / "m.yaml", m)
+    graph_server = GraphServer(tcp=True)
+    request.addfinalizer(graph_server.cleanup)
+    r = redis.Redis(host="127.0.0.1", port=graph_server.port)
+    # the graph exists, so the round is MERGE queries (many seconds), not one bulk load
+    r.execute_command("GRAPH.QUERY", "g", "CREATE (:Tmp)")
+    r.execute_command("GRAPH.QUERY", "g", "MATCH (n:Tmp) DELETE n")
+    args = ("--mapping", mapping, "--graph", graph_server.url, "--state", f"{graph_server.url}/ledger", "--lease", "1s")
+    first = subprocess.Popen(bifrost.cmd("build", *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 30
+        while not r.exists("ledger:lease"):
+            assert first.poll() is None and time.time() < deadline, first.communicate()
+            time.sleep(0.02)
+        start = time.time()
+        rc, out, err = bifrost("build", *args)
+        waited = time.time() - start
+        still_running = first.poll() is None
+        assert rc != 0 and "kept the round lease" in err, (rc, out, err)
+        assert still_running, f"the first round ended within {waited:.1f}s; make it longer"
+        assert waited >= 1.5, waited
+    finally:
+        out, err = first.communicate(timeout=300)
+    assert first.returncode == 0, (out, err)
+    assert f"rows read: {n}," in out, out
+    assert_same_graph(expected_graph(m, read_tables(skade, ["db.people"])),
+                      actual_graph(bifrost, m, "--mapping", mapping, "--graph", graph_server.url))
+
+    # the lease taken from under a running round: it stops and stores no cursor
+    args2 = (*args[:4], "--state", f"{graph_server.url}/ledger2", "--lease", "1s")
+    first = subprocess.Popen(bifrost.cmd("build", *args2), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while not r.exists("ledger2:lease"):
+        assert first.poll() is None and time.time() < deadline, first.communicate()
+        time.sleep(0.02)
+    r.set("ledger2:lease", "someone-else", px=60_000)
+    out, err = first.communicate(timeout=300)
+    assert first.returncode != 0 and "another instance took the round lease" in err, (out, err)
+    assert r.hget("ledger2", "db.people") is None

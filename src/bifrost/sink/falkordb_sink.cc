@@ -312,7 +312,7 @@ Result<std::optional<SinkReport>> FalkorDbSink::Create(const BulkGraph& graph, b
       report.nodes_created += nodes;
       report.relationships_created += edges;
       ++report.queries;
-      return {};
+      return Beat();
     }));
     for (const auto& [label, keys] : graph.LabelKeys()) {
       SKADE_RETURN_IF_ERROR(CreateIndex(staging, label, keys));
@@ -354,6 +354,7 @@ Status FalkorDbSink::Send(const arrow::Table& t, const std::vector<skade::TypePt
     params += ']';
     SKADE_ASSIGN_OR_RETURN(auto r, Run(params, body));
     report.Add(r);
+    SKADE_RETURN_IF_ERROR(Beat());
     for (size_t c = 0; c < props.size(); ++c) {
       if (removals[c].empty()) continue;
       SKADE_ASSIGN_OR_RETURN(

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -33,7 +34,12 @@ struct SinkReport {
 
 class GraphSink {
  public:
+  /// Called between the queries of a long Apply or Create; an error stops the write
+  /// there (what was written stays: the caller replays the round).
+  using Heartbeat = std::function<Status()>;
+
   virtual ~GraphSink() = default;
+  void SetHeartbeat(Heartbeat heartbeat) { heartbeat_ = std::move(heartbeat); }
   /// Applies vertices, then edges, then edge deletes, then vertex deletes (DETACH).
   /// Idempotent: applying the same mutation twice leaves the graph as once.
   /// Errors: kInvalidArgument for a value the graph cannot store (column named),
@@ -46,6 +52,12 @@ class GraphSink {
   /// already or `graph` is empty. With `replace`, the new graph (even an empty one)
   /// takes the place of any existing one. Errors: kIoError (retry later), kInternal.
   virtual Result<std::optional<SinkReport>> Create(const BulkGraph& graph, bool replace) = 0;
+
+ protected:
+  Status Beat() { return heartbeat_ ? heartbeat_() : Status{}; }
+
+ private:
+  Heartbeat heartbeat_;
 };
 
 class FalkorDbSink : public GraphSink {

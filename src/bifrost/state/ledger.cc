@@ -102,9 +102,20 @@ Result<TableState> RedisLedger::Get(const std::string& table) {
 }
 
 Status RedisLedger::Advance(const std::string& table, const TableState& state) {
-  auto reply = connection_.Command({"HSET", key_, table, StateToJson(state).dump()});
+  // Fenced: only the lease holder moves a cursor, so an instance that lost its lease
+  // mid-round (stalled past the TTL) cannot set back what the new holder stored.
+  static const char* kFenced =
+      "if ARGV[1] == '' or redis.call('GET', KEYS[2]) == ARGV[1] then "
+      "redis.call('HSET', KEYS[1], ARGV[2], ARGV[3]) return 1 end return 0";
+  auto reply = connection_.Command({"EVAL", kFenced, "2", key_, key_ + ":lease", token_, table,
+                                    StateToJson(state).dump()});
   if (!reply)
     return std::unexpected(std::move(reply).error().WithContext("state ledger " + Describe()));
+  if (reply->integer != 1)
+    return skade::MakeError(skade::ErrorKind::kCommitConflict,
+                            "state ledger " + Describe() + ": the round lease passed to another "
+                            "instance before the cursor of " + table +
+                            " was stored; the round will be replayed");
   return {};
 }
 

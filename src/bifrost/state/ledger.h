@@ -17,7 +17,8 @@ class StateLedger {
   virtual ~StateLedger() = default;
   /// The cursor of `table` (empty when never synced). Errors: kIoError, kCorrupt.
   virtual Result<TableState> Get(const std::string& table) = 0;
-  /// Stores `state` durably before returning. Errors: kIoError.
+  /// Stores `state` durably before returning. Errors: kIoError; kCommitConflict when
+  /// this instance took the round lease and no longer holds it.
   virtual Status Advance(const std::string& table, const TableState& state) = 0;
   /// Every table's cursor, as JSON (for `bifrost state show`).
   virtual Result<std::string> ToJson() = 0;

@@ -59,11 +59,35 @@ std::chrono::milliseconds Backoff::Next(const RoundReport& round) {
   return interval_;
 }
 
+Syncer::Syncer(const std::vector<CompiledTable>& tables, TableSource& source, GraphSink& sink,
+               StateLedger& ledger, std::chrono::milliseconds lease)
+    : tables_(tables), source_(source), sink_(sink), ledger_(ledger), lease_(lease) {
+  sink_.SetHeartbeat([this] { return KeepLease(false); });
+}
+
+Status Syncer::KeepLease(bool now) {
+  if (!now && std::chrono::steady_clock::now() - leased_at_ < lease_ / 3) return {};
+  SKADE_ASSIGN_OR_RETURN(bool held, HoldLease());
+  if (held) return {};
+  return skade::MakeError(skade::ErrorKind::kCommitConflict,
+                          "another instance took the round lease of " + ledger_.Describe() +
+                              " after this one went longer than the lease without renewing "
+                              "it; nothing more was written and the round will be replayed");
+}
+
+Syncer::~Syncer() { sink_.SetHeartbeat(nullptr); }
+
+Result<bool> Syncer::HoldLease() {
+  SKADE_ASSIGN_OR_RETURN(bool held, ledger_.AcquireRound(lease_));
+  if (held) leased_at_ = std::chrono::steady_clock::now();
+  return held;
+}
+
 Result<Syncer::Pending> Syncer::Prepare(const CompiledTable& table, bool from_scratch) {
   Pending p;
   TableRound& r = p.round;
   r.table = table.ident.ToString();
-  SKADE_ASSIGN_OR_RETURN(bool held, ledger_.AcquireRound(lease_));
+  SKADE_ASSIGN_OR_RETURN(bool held, HoldLease());
   if (!held) {
     r.outcome = TableRound::Outcome::kBusy;
     r.description = "another instance sharing the ledger is running a round";
@@ -94,6 +118,7 @@ Result<Syncer::Pending> Syncer::Prepare(const CompiledTable& table, bool from_sc
 }
 
 Status Syncer::Finish(Pending& p) {
+  SKADE_RETURN_IF_ERROR(KeepLease(true));  // the fetch may have outlasted it
   SKADE_ASSIGN_OR_RETURN(p.round.sink, sink_.Apply(p.mutation));
   // Only now: a crash before this line replays the round.
   return ledger_.Advance(p.round.table, p.next);
@@ -142,6 +167,7 @@ void Syncer::CreateGraph(std::vector<Pending*>& pending, bool replace) {
       if (!r) return finish_each();  // Apply reports what is wrong, table by table
       added.push_back(*r);
     }
+    if (auto held = KeepLease(true); !held) return fail_all(held.error());
     auto created = sink_.Create(graph, replace);
     if (!created) return fail_all(created.error());
     if (!*created) return finish_each();

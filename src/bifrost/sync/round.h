@@ -55,9 +55,13 @@ class Backoff {
 class Syncer {
  public:
   /// Everything is borrowed and must outlive the syncer.
+  /// While a round writes, the lease is renewed between the sink's queries (every
+  /// third of `lease`); a round that finds it lost stops with kCommitConflict.
   Syncer(const std::vector<CompiledTable>& tables, TableSource& source, GraphSink& sink,
-         StateLedger& ledger, std::chrono::milliseconds lease = std::chrono::seconds(60))
-      : tables_(tables), source_(source), sink_(sink), ledger_(ledger), lease_(lease) {}
+         StateLedger& ledger, std::chrono::milliseconds lease = std::chrono::seconds(60));
+  ~Syncer();
+  Syncer(const Syncer&) = delete;
+  Syncer& operator=(const Syncer&) = delete;
 
   /// Runs one round over every table; a table's failure is reported, not thrown, and
   /// does not stop the other tables. Its cursor stays where it was. While another
@@ -72,6 +76,11 @@ class Syncer {
   RoundReport Rebuild();
 
  private:
+  /// Takes or extends the round lease.
+  Result<bool> HoldLease();
+  /// Extends the lease (`now`, or once a third of it has passed); kCommitConflict when
+  /// another instance holds it.
+  Status KeepLease(bool now);
   /// A table's round up to the sink: fetched and transformed.
   struct Pending {
     TableRound round;
@@ -95,6 +104,7 @@ class Syncer {
   StateLedger& ledger_;
   std::chrono::milliseconds lease_;
   bool maybe_new_graph_ = true;  // until a round finds the graph or a synced table
+  std::chrono::steady_clock::time_point leased_at_;
 };
 
 }  // namespace bifrost
