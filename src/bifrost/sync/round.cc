@@ -65,6 +65,14 @@ Syncer::Syncer(const std::vector<CompiledTable>& tables, TableSource& source, Gr
   sink_.SetHeartbeat([this] { return KeepLease(false); });
 }
 
+Syncer::~Syncer() { sink_.SetHeartbeat(nullptr); }
+
+Result<bool> Syncer::HoldLease() {
+  SKADE_ASSIGN_OR_RETURN(bool held, ledger_.AcquireRound(lease_));
+  if (held) leased_at_ = std::chrono::steady_clock::now();
+  return held;
+}
+
 Status Syncer::KeepLease(bool now) {
   if (!now && std::chrono::steady_clock::now() - leased_at_ < lease_ / 3) return {};
   SKADE_ASSIGN_OR_RETURN(bool held, HoldLease());
@@ -73,14 +81,6 @@ Status Syncer::KeepLease(bool now) {
                           "another instance took the round lease of " + ledger_.Describe() +
                               " after this one went longer than the lease without renewing "
                               "it; nothing more was written and the round will be replayed");
-}
-
-Syncer::~Syncer() { sink_.SetHeartbeat(nullptr); }
-
-Result<bool> Syncer::HoldLease() {
-  SKADE_ASSIGN_OR_RETURN(bool held, ledger_.AcquireRound(lease_));
-  if (held) leased_at_ = std::chrono::steady_clock::now();
-  return held;
 }
 
 Result<Syncer::Pending> Syncer::Prepare(const CompiledTable& table, bool from_scratch) {
@@ -129,14 +129,12 @@ bool Syncer::FirstBuild() {
   maybe_new_graph_ = false;
   for (const auto& table : tables_) {
     auto state = ledger_.Get(table.ident.ToString());
+    if (!state) maybe_new_graph_ = true;  // ask again once the ledger answers
     if (!state || *state != TableState{}) return false;
   }
   auto exists = sink_.Exists();
-  if (!exists) {
-    maybe_new_graph_ = true;  // ask again once the server answers
-    return false;
-  }
-  return !*exists;
+  if (!exists) maybe_new_graph_ = true;
+  return exists && !*exists;
 }
 
 namespace {
