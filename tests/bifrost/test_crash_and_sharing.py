@@ -175,3 +175,48 @@ def test_a_long_round_keeps_its_lease_and_a_lost_lease_cannot_move_a_cursor(skad
     out, err = first.communicate(timeout=300)
     assert first.returncode != 0 and "another instance took the round lease" in err, (out, err)
     assert r.hget("ledger2", "db.people") is None
+
+
+def test_builds_killed_during_the_bulk_load_leave_no_half_graph(skade, bifrost, workdir, graph_server):
+    """SIGKILL at random points of a first build (reading, encoding, GRAPH.BULK calls,
+    indexing, renaming): the graph key holds nothing or a whole graph, never part of
+    one, and the build that finally runs through equals the oracle with no private key
+    left behind."""
+    import subprocess
+
+    import redis
+
+    create_tables(skade, ["db.people", "db.transfers"])
+    rng = random.Random(17)
+    n = 100_000
+    append(skade, "db.people", people(rng, list(range(1, n + 1)), list(range(1, 50))), workdir)
+    append(skade, "db.transfers", transfers(rng, 1, 20_000, list(range(1, n + 1))), workdir)
+    m = {"graph": "g", "tables": [t for t in MAPPING["tables"] if t["table"] in ("db.people", "db.transfers")]}
+    mapping = write_mapping(workdir / "m.yaml", m)
+    r = redis.Redis(unix_socket_path=str(graph_server.socket))
+    # a short lease: a killed build's lease would otherwise hold the next one back a minute
+    args = bifrost.cmd("build", "--mapping", mapping, "--graph", graph_server.url, "--lease", "1s")
+    start = time.time()
+    subprocess.run(args, check=True, capture_output=True)
+    whole = time.time() - start
+    expected_nodes = r.execute_command("GRAPH.QUERY", "g", "MATCH (n) RETURN count(n)")[1][0][0]
+    r.delete("g", "bifrost:state:g")
+
+    kills = 0
+    for _ in range(8):
+        p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.05, whole))
+        if p.poll() is None:
+            p.kill()
+            kills += 1
+        p.wait()
+        if r.exists("g"):
+            nodes = r.execute_command("GRAPH.QUERY", "g", "MATCH (n) RETURN count(n)")[1][0][0]
+            assert nodes == expected_nodes, f"a graph of {nodes} nodes, not {expected_nodes}"
+            r.delete("g", "bifrost:state:g")  # start over: the next build loads again
+    assert kills >= 4, f"only {kills} builds were killed mid-way ({whole:.2f}s a build)"
+    out = bifrost.ok("build", "--mapping", mapping, "--graph", graph_server.url)
+    assert out.count("bulk-loaded into a new graph") == 2, out
+    assert [k for k in r.keys("*") if b"bifrost-build" in k] == []
+    assert_same_graph(expected_graph(m, read_tables(skade, ["db.people", "db.transfers"])),
+                      actual_graph(bifrost, m, "--mapping", mapping, "--graph", graph_server.url))
