@@ -112,6 +112,15 @@ def test_nan_value_is_refused_naming_the_property(skade, bifrost, workdir):
 def test_usage_errors_exit_1(bifrost):
     fails(bifrost, "build", rc=1)
     fails(bifrost, "frobnicate", rc=1)
+    fails(bifrost, "run", "--rebuild", "--mapping", "m.yaml", rc=1)
+
+
+@pytest.mark.parametrize("value, needle", [("0s", "must be at least 1ms"), ("nan", "is not like"), ("inf", "is not like"),
+                                           ("-1s", "is not like"), ("5 s", "is not like"), ("1e400s", "is not like")])
+def test_bad_durations_are_named(bifrost, workdir, value, needle):
+    m = write_mapping(workdir / "m.yaml", MAPPING)
+    err = fails(bifrost, "build", "--mapping", m, "--lease", value)
+    assert f"duration '{value}' {needle}" in err, err
 
 
 def test_missing_warehouse_and_mapping_file(bifrost, workdir):

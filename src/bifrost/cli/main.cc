@@ -55,8 +55,9 @@ Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
               : unit == "s" || unit.empty() ? v * 1000
               : unit == "m"                 ? v * 60000
                                             : -1;
-  if (used == 0 || ms <= 0)
+  if (used == 0 || !(ms >= 0) || ms > 1e12)  // also NaN and infinities
     return skade::InvalidArgument("duration '" + text + "' is not like 500ms, 5s or 1m");
+  if (ms < 1) return skade::InvalidArgument("duration '" + text + "' must be at least 1ms");
   return std::chrono::milliseconds(static_cast<int64_t>(ms));
 }
 
