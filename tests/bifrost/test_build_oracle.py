@@ -150,3 +150,30 @@ def test_full_mode_prune_removes_what_the_table_no_longer_produces(skade, bifros
     rc, _, err = bifrost("validate", "--mapping", write_mapping(workdir / "bad.yaml", {
         "graph": "g", "tables": [{**MAPPING["tables"][0], "mode": "cdc", "prune": True}]}))
     assert rc == 2 and "'prune' in table 'db.people' needs mode full" in err, err
+
+
+def test_indexes_are_operational_when_build_returns(skade, bifrost, workdir, graph_server):
+    """FalkorDB fills a new index in the background and plans around it until then, so
+    a MERGE round right after would scan the whole label per row. Both the bulk load
+    and a MERGE build into a graph that exists return only with every index usable.
+    (A server of its own: the embedded one restarts per command and refills indexes.)"""
+    import pyarrow as pa
+
+    skade.ok("create", "db.big", "--schema", "id:long!, name:string", "--identifier", "id")
+    n = 400_000
+    append(skade, "db.big", pa.table({"id": pa.array(range(n), pa.int64()),
+                                      "name": pa.array([f"n{i}" for i in range(n)])}), workdir)
+    m = {"graph": "g", "tables": [{"table": "db.big", "mode": "cdc", "pipeline": [
+        {"vertex": {"label": "Big", "id_column": "id", "properties": ["name"]}}]}]}
+    mapping = write_mapping(workdir / "m.yaml", m)
+    status = "CALL db.indexes() YIELD label, status RETURN label, status"
+    graph = ("--graph", graph_server.url)
+    out = bifrost.ok("build", "--mapping", mapping, *graph)
+    assert "bulk-loaded" in out, out
+    assert bifrost.query(status, "--mapping", mapping, *graph) == [{"label": "Big", "status": "OPERATIONAL"}]
+    # a second label arrives in a graph that exists: its index is made by the MERGE path
+    m["tables"][0]["pipeline"].append({"vertex": {"label": "Other", "id_column": "id"}})
+    mapping = write_mapping(workdir / "m2.yaml", m)
+    bifrost.ok("build", "--mapping", mapping, *graph, "--state", f"file:{workdir / 'fresh.json'}")
+    assert sorted(bifrost.query(status, "--mapping", mapping, *graph), key=lambda r: r["label"]) == [
+        {"label": "Big", "status": "OPERATIONAL"}, {"label": "Other", "status": "OPERATIONAL"}]

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "bifrost/sink/bulk_graph.h"
@@ -232,6 +233,33 @@ Status FalkorDbSink::CreateIndex(const std::string& key, const std::string& labe
   return {};
 }
 
+Status FalkorDbSink::AwaitIndexes(const std::string& key) {
+  // The server fills a new index in the background; until it is operational the
+  // planner ignores it and every MERGE scans the whole label.
+  auto wait = std::chrono::milliseconds(5);
+  for (;;) {
+    auto reply = connection_.Command(
+        {"GRAPH.RO_QUERY", key, "CALL db.indexes() YIELD label, status RETURN label, status",
+         "--compact"});
+    if (!reply) return std::unexpected(std::move(reply).error().WithContext("reading indexes"));
+    std::string building;
+    if (reply->kind == Reply::Kind::kArray && reply->elements.size() == 3) {
+      for (const auto& row : reply->elements[1].elements) {
+        if (row.elements.size() != 2) continue;
+        std::string status = DecodeCell(row.elements[1]).dump();
+        if (status.find("OPERATIONAL") == std::string::npos)
+          building = DecodeCell(row.elements[0]).dump() + " " + status;
+      }
+    }
+    if (building.empty()) return {};
+    if (building.find("UNDER CONSTRUCTION") == std::string::npos)
+      return skade::Internal("index on " + building + " on graph '" + key + "'");
+    SKADE_RETURN_IF_ERROR(Beat());
+    std::this_thread::sleep_for(wait);
+    wait = std::min(wait * 2, std::chrono::milliseconds(200));
+  }
+}
+
 namespace {
 // "Label(k1,k2,)": which indexes this sink has ensured.
 std::string IndexId(const std::string& label, const std::vector<std::string>& keys) {
@@ -245,6 +273,7 @@ Status FalkorDbSink::EnsureIndex(const std::string& label, const std::vector<std
   std::string id = IndexId(label, keys);
   if (indexed_.contains(id)) return {};
   SKADE_RETURN_IF_ERROR(CreateIndex(graph_, label, keys));
+  SKADE_RETURN_IF_ERROR(AwaitIndexes(graph_));
   indexed_.insert(id);
   return {};
 }
@@ -314,11 +343,7 @@ Result<std::optional<SinkReport>> FalkorDbSink::Create(const BulkGraph& graph, b
       ++report.queries;
       return Beat();
     }));
-    for (const auto& [label, keys] : graph.LabelKeys()) {
-      SKADE_RETURN_IF_ERROR(CreateIndex(staging, label, keys));
-      ++report.queries;
-    }
-    return {};
+    return Status{};
   };
   auto renamed = [&]() -> Result<bool> {
     SKADE_RETURN_IF_ERROR(load());
@@ -334,8 +359,12 @@ Result<std::optional<SinkReport>> FalkorDbSink::Create(const BulkGraph& graph, b
                                                                     graph_ + "'"));
     return std::nullopt;  // someone created the graph meanwhile
   }
+  // Indexed under its final name: FalkorDB fills a renamed graph's indexes afresh.
   indexed_.clear();
-  for (const auto& [label, keys] : graph.LabelKeys()) indexed_.insert(IndexId(label, keys));
+  for (const auto& [label, keys] : graph.LabelKeys()) {
+    SKADE_RETURN_IF_ERROR(EnsureIndex(label, keys));
+    ++report.queries;
+  }
   return report;
 }
 

@@ -47,9 +47,9 @@ class GraphSink {
   virtual Result<SinkReport> Apply(const GraphMutation& mutation) = 0;
   /// Whether the graph exists yet. Errors: kIoError.
   virtual Result<bool> Exists() = 0;
-  /// Creates the graph from `graph` in one load, indexed like Apply would leave it,
-  /// appearing whole or not at all; nullopt (nothing written) when the graph exists
-  /// already or `graph` is empty. With `replace`, the new graph (even an empty one)
+  /// Creates the graph from `graph` in one load, appearing whole or not at all, and
+  /// returns once it is indexed like Apply would leave it; nullopt (nothing written)
+  /// when the graph exists already or `graph` is empty. With `replace`, the new graph (even an empty one)
   /// takes the place of any existing one. Errors: kIoError (retry later), kInternal.
   virtual Result<std::optional<SinkReport>> Create(const BulkGraph& graph, bool replace) = 0;
 
@@ -68,8 +68,9 @@ class FalkorDbSink : public GraphSink {
 
   Result<SinkReport> Apply(const GraphMutation& mutation) override;
   Result<bool> Exists() override;
-  /// GRAPH.BULK into a private key, indexes, then RENAMENX (RENAME to replace) onto
-  /// the graph's key: a crash leaves only the private key, which the next Create removes.
+  /// GRAPH.BULK into a private key, RENAMENX (RENAME to replace) onto the graph's key,
+  /// then the indexes, awaited: a crash leaves at most the private key, which the next
+  /// Create removes, or an unindexed graph, which the next round indexes.
   Result<std::optional<SinkReport>> Create(const BulkGraph& graph, bool replace) override;
 
   /// Runs a read-only query; returns rows of JSON values, keyed by column name, one
@@ -80,6 +81,8 @@ class FalkorDbSink : public GraphSink {
   Status EnsureIndex(const std::string& label, const std::vector<std::string>& keys);
   Status CreateIndex(const std::string& key, const std::string& label,
                      const std::vector<std::string>& keys);
+  /// Waits until every index of graph `key` is operational.
+  Status AwaitIndexes(const std::string& key);
   /// Deletes the keys matching a glob `pattern` (SCAN, then DEL).
   Status DeleteKeys(const std::string& pattern);
   Result<SinkReport> Run(const std::string& params, const std::string& body);
