@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "bifrost/sink/property_values.h"
+#include "skade/common/flat_index.h"
 #include "skade/format/value.h"
 #include "skade/table/arrow_values.h"
 
@@ -141,20 +142,6 @@ size_t ValueSize(const char* p) {
 constexpr int kLocalBits = 40;
 uint64_t NodeRef(size_t label, uint64_t local) { return (uint64_t{label} << kLocalBits) | local; }
 
-struct EdgeId {
-  uint64_t src, dst;
-  std::string keys;  // the edge key values, tagged
-  bool operator==(const EdgeId&) const = default;
-};
-struct EdgeIdHash {
-  size_t operator()(const EdgeId& e) const {
-    size_t h = std::hash<std::string>()(e.keys);
-    h ^= e.src + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h ^= e.dst + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h;
-  }
-};
-
 }  // namespace
 
 // Entities of one label or relationship type: a record per entity holding one tagged
@@ -176,6 +163,11 @@ struct Records {
     auto [it, added] = slot_of.emplace(property, static_cast<uint32_t>(slots.size()));
     if (added) slots.push_back(property);
     return it->second;
+  }
+  /// Whether entity `e`'s record starts with the tagged `key` (tagged values end where
+  /// their tag says, so equal bytes are equal values).
+  bool KeyIs(uint64_t e, std::string_view key) const {
+    return size[e] >= key.size() && std::memcmp(arena.data() + at[e], key.data(), key.size()) == 0;
   }
   uint64_t Append(std::string_view record) {
     at.push_back(arena.size());
@@ -223,13 +215,48 @@ struct Records {
 
 struct BulkGraph::Label : Records {
   using Records::Records;
-  std::unordered_map<std::string, uint64_t> by_key;  // tagged key values → entity
+  // A key that is one integer is its own hash, which the index's mixing keeps
+  // one-to-one, so it needs no comparison; other keys are compared with the record.
+  skade::FlatIndex by_long;
+  skade::FlatIndex by_key;
+
+  /// The node with tagged key `key`; `make` gives the record of a new one.
+  template <typename Make>
+  std::pair<uint64_t, bool> Find(std::string_view key, Make make) {
+    auto [e, added] =
+        key.size() == 9 && key[0] == kLong
+            ? by_long.FindOrAdd(Long(key), at.size(), [](uint64_t) { return true; })
+            : by_key.FindOrAdd(std::hash<std::string_view>{}(key), at.size(),
+                               [&](uint64_t x) { return KeyIs(x, key); });
+    if (added) Append(make());
+    return {e, added};
+  }
+  static uint64_t Long(std::string_view key) {
+    uint64_t v;
+    std::memcpy(&v, key.data() + 1, sizeof v);
+    return v;
+  }
 };
 
 struct BulkGraph::RelType : Records {
   using Records::Records;
-  std::unordered_map<EdgeId, uint64_t, EdgeIdHash> by_key;
+  skade::FlatIndex by_key;         // hash of endpoints and tagged edge key → entity
   std::vector<uint64_t> src, dst;  // NodeRefs
+
+  template <typename Make>
+  std::pair<uint64_t, bool> Find(uint64_t from, uint64_t to, std::string_view key, Make make) {
+    uint64_t h = std::hash<std::string_view>{}(key);
+    h = (h ^ from) * 0x100000001b3ULL;
+    h = (h ^ to) * 0x100000001b3ULL;
+    auto [e, added] = by_key.FindOrAdd(
+        h, at.size(), [&](uint64_t x) { return src[x] == from && dst[x] == to && KeyIs(x, key); });
+    if (added) {
+      Append(make());
+      src.push_back(from);
+      dst.push_back(to);
+    }
+    return {e, added};
+  }
 };
 
 BulkGraph::BulkGraph() = default;
@@ -339,13 +366,12 @@ Result<SinkReport> BulkGraph::Add(const GraphMutation& m) {
 
   // Finds the node of a label with tagged key `key`, adding a key-only one if missing.
   auto node = [&](Label& label, size_t label_no) -> uint64_t {
-    auto [it, added] = label.by_key.emplace(key, 0);
+    auto [e, added] = label.Find(key, [&] { return key; });
     if (added) {
-      it->second = label.Append(key);
       ++report.nodes_created;
       report.properties_set += static_cast<int64_t>(label.keys.size());
     }
-    return NodeRef(label_no, it->second);
+    return NodeRef(label_no, e);
   };
 
   for (const auto& v : m.vertices) {
@@ -359,13 +385,12 @@ Result<SinkReport> BulkGraph::Add(const GraphMutation& m) {
       SKADE_RETURN_IF_ERROR(EncodeKey(key, t, v.types, 0, v.keys, row, "label " + v.label));
       SKADE_RETURN_IF_ERROR(EncodeProperties(scratch, values, t, v.types, v.keys.size(),
                                              v.properties, slots, row, report.properties_set));
-      auto [it, added] = label->by_key.emplace(key, 0);
+      auto [e, added] = label->Find(key, [&] { return NewRecord(key, v.keys.size(), values); });
       if (added) {
-        it->second = label->Append(NewRecord(key, v.keys.size(), values));
         ++report.nodes_created;
         report.properties_set += static_cast<int64_t>(v.keys.size());
       } else {
-        label->Update(it->second, values);
+        label->Update(e, values);
       }
     }
     report.vertex_rows += t.num_rows();
@@ -383,25 +408,23 @@ Result<SinkReport> BulkGraph::Add(const GraphMutation& m) {
     SKADE_ASSIGN_OR_RETURN(RelType * type, TypeFor(e.type, e.edge_keys));
     std::vector<uint32_t> slots;
     for (const auto& p : e.properties) slots.push_back(type->Slot(p));
-    EdgeId id;
+    std::string edge_key;
     for (int64_t row = 0; row < t.num_rows(); ++row) {
       SKADE_RETURN_IF_ERROR(EncodeKey(key, t, e.types, 0, e.src_keys, row, "edge " + e.type));
-      id.src = node(*src, src_no);
+      uint64_t from = node(*src, src_no);
       SKADE_RETURN_IF_ERROR(EncodeKey(key, t, e.types, sk, e.dst_keys, row, "edge " + e.type));
-      id.dst = node(*dst, dst_no);
-      SKADE_RETURN_IF_ERROR(EncodeKey(id.keys, t, e.types, sk + dk, e.edge_keys, row,
+      uint64_t to = node(*dst, dst_no);
+      SKADE_RETURN_IF_ERROR(EncodeKey(edge_key, t, e.types, sk + dk, e.edge_keys, row,
                                       "edge " + e.type));
       SKADE_RETURN_IF_ERROR(EncodeProperties(scratch, values, t, e.types, sk + dk + ek,
                                              e.properties, slots, row, report.properties_set));
-      auto [it, added] = type->by_key.emplace(id, 0);
+      auto [x, added] =
+          type->Find(from, to, edge_key, [&] { return NewRecord(edge_key, ek, values); });
       if (added) {
-        it->second = type->Append(NewRecord(id.keys, ek, values));
-        type->src.push_back(id.src);
-        type->dst.push_back(id.dst);
         ++report.relationships_created;
         report.properties_set += static_cast<int64_t>(ek);
       } else {
-        type->Update(it->second, values);
+        type->Update(x, values);
       }
     }
     report.edge_rows += t.num_rows();

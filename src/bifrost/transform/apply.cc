@@ -3,12 +3,11 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 
-#include <unordered_map>
 
 #include "bifrost/transform/transform.h"
-#include "skade/format/value.h"
+#include "skade/common/flat_index.h"
+#include "skade/table/arrow_cells.h"
 #include "skade/table/arrow_internal.h"
-#include "skade/table/arrow_values.h"
 
 namespace bifrost {
 namespace {
@@ -62,29 +61,27 @@ Result<Rows> Prepare(const std::shared_ptr<arrow::Table>& table) {
   return rows;
 }
 
+// A row's key over some columns, hashed and compared from the Arrow buffers.
 struct KeyReader {
-  std::vector<std::shared_ptr<arrow::Array>> arrays;
-  std::vector<skade::TypePtr> types;
+  std::vector<skade::CellColumn> cells;
 
   void Add(const Rows& rows, const std::vector<BoundColumn>& cols) {
-    for (const auto& c : cols) {
-      arrays.push_back(rows.Column(c.column));
-      types.push_back(c.type);
-    }
+    for (const auto& c : cols) cells.emplace_back(rows.Column(c.column));
   }
   bool AnyNull(int64_t i) const {
-    for (const auto& a : arrays)
-      if (a->IsNull(i)) return true;
+    for (const auto& c : cells)
+      if (c.IsNull(i)) return true;
     return false;
   }
-  Result<std::string> Key(int64_t i) const {
-    std::string key;
-    for (size_t c = 0; c < arrays.size(); ++c) {
-      SKADE_ASSIGN_OR_RETURN(auto v, skade::ValueAt(*arrays[c], i, *types[c]));
-      key += skade::FormatValue(*types[c], v);
-      key += '\x1f';
-    }
-    return key;
+  uint64_t Hash(int64_t i) const {
+    uint64_t h = skade::kRowHashSeed;
+    for (const auto& c : cells) h = skade::CombineCellHash(h, c.Hash(i));
+    return h;
+  }
+  bool Same(int64_t a, int64_t b) const {
+    for (const auto& c : cells)
+      if (!c.Equal(a, c, b)) return false;
+    return true;
   }
 };
 
@@ -94,24 +91,25 @@ struct Survivors {
 };
 
 template <typename Include>
-Result<Survivors> Collapse(const Rows& rows, const KeyReader& keys, Include include) {
-  std::unordered_map<std::string, std::pair<int64_t, Change>> last;
-  std::vector<std::string> first_seen;
+Survivors Collapse(const Rows& rows, const KeyReader& keys, Include include) {
+  skade::FlatIndex index(rows.order.size());
+  std::vector<int64_t> first_row;                 // per key, in first-seen order
+  std::vector<std::pair<int64_t, Change>> last;  // per key: its last row and change
   for (int64_t i : rows.order) {
     auto change = include(i);
     if (!change) continue;
-    SKADE_ASSIGN_OR_RETURN(auto key, keys.Key(i));
-    auto [it, fresh] = last.try_emplace(key, i, *change);
-    if (fresh)
-      first_seen.push_back(key);
-    else
-      it->second = {i, *change};
+    auto [k, added] = index.FindOrAdd(keys.Hash(i), last.size(),
+                                      [&](uint64_t x) { return keys.Same(first_row[x], i); });
+    if (added) {
+      first_row.push_back(i);
+      last.emplace_back(i, *change);
+    } else {
+      last[k] = {i, *change};
+    }
   }
   Survivors s;
-  for (const auto& key : first_seen) {
-    const auto& [row, change] = last[key];
+  for (const auto& [row, change] : last)
     (change == Change::kUpsert ? s.upserts : s.deletes).push_back(row);
-  }
   return s;
 }
 
@@ -163,11 +161,10 @@ Result<GraphMutation> CompiledTable::Apply(const std::shared_ptr<arrow::Table>& 
         return skade::InvalidArgument(where + ": vertex '" + v.label +
                                       "' id column is null in row " + std::to_string(i) +
                                       " (id columns must hold a value)");
-    SKADE_ASSIGN_OR_RETURN(auto s, Collapse(rows, keys, [&](int64_t i) -> std::optional<Change> {
-                             if (rows.change[i] == Change::kBefore || keys.AnyNull(i))
-                               return std::nullopt;
-                             return rows.change[i];
-                           }));
+    Survivors s = Collapse(rows, keys, [&](int64_t i) -> std::optional<Change> {
+      if (rows.change[i] == Change::kBefore || keys.AnyNull(i)) return std::nullopt;
+      return rows.change[i];
+    });
     if (!s.upserts.empty()) {
       SKADE_ASSIGN_OR_RETURN(auto t, Take(rows, {&v.ids, &v.properties}, s.upserts));
       m.vertices.push_back(
@@ -185,11 +182,10 @@ Result<GraphMutation> CompiledTable::Apply(const std::shared_ptr<arrow::Table>& 
     keys.Add(rows, e.dst);
     keys.Add(rows, e.keys);
     // A null foreign key (or edge key) is no edge; a before-image retracts its edge.
-    SKADE_ASSIGN_OR_RETURN(auto s, Collapse(rows, keys, [&](int64_t i) -> std::optional<Change> {
-                             if (keys.AnyNull(i)) return std::nullopt;
-                             return rows.change[i] == Change::kBefore ? Change::kDelete
-                                                                      : rows.change[i];
-                           }));
+    Survivors s = Collapse(rows, keys, [&](int64_t i) -> std::optional<Change> {
+      if (keys.AnyNull(i)) return std::nullopt;
+      return rows.change[i] == Change::kBefore ? Change::kDelete : rows.change[i];
+    });
     auto make = [&](const std::vector<int64_t>& idx, bool with_props) -> Result<EdgeSet> {
       static const std::vector<BoundColumn> kNone;
       const auto& props = with_props ? e.properties : kNone;

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "skade/expr/expression.h"
+#include "skade/table/arrow_cells.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
 #include "skade/table/arrow_values.h"
@@ -50,17 +51,16 @@ struct RowRef {
 };
 
 // Identities of rows over some columns, for matching a DELETE with an INSERT: the
-// columns read (carried-over rows) or the identifier columns (updates). A row is
-// hashed cell by cell from the Arrow buffers and matched by comparing cells, so no
-// per-row text is built; columns are looked up once per batch.
+// columns read (carried-over rows) or the identifier columns (updates), hashed and
+// compared cell by cell (CellColumn); columns are looked up once per batch.
 class RowKeys {
  public:
   RowKeys(const Schema& schema, std::vector<int> ids) : schema_(schema), ids_(std::move(ids)) {}
 
   Result<uint64_t> Hash(const arrow::RecordBatch& batch, int64_t row) {
     SKADE_ASSIGN_OR_RETURN(const auto* cols, Columns(batch));
-    uint64_t h = 0x84222325cbf29ce4ULL;
-    for (const auto& col : *cols) h = (h ^ col.Hash(row)) * 0x100000001b3ULL;
+    uint64_t h = kRowHashSeed;
+    for (const auto& col : *cols) h = CombineCellHash(h, col.Hash(row));
     return h;
   }
 
@@ -73,53 +73,10 @@ class RowKeys {
   }
 
  private:
-  // One column and how its cells are laid out: fixed-width bytes, binary views, or
-  // anything else (booleans, nested values: rare in keys) through scalars.
-  struct Column {
-    std::shared_ptr<arrow::Array> array;
-    int width = 0;                      // bytes per fixed-width cell
-    const uint8_t* values = nullptr;    // first cell of the array's slice
-    const arrow::BinaryArray* binary = nullptr;
-    const arrow::LargeBinaryArray* large = nullptr;
-
-    explicit Column(std::shared_ptr<arrow::Array> a) : array(std::move(a)) {
-      const auto* fw = dynamic_cast<const arrow::FixedWidthType*>(array->type().get());
-      const auto& buffers = array->data()->buffers;
-      if (fw && fw->bit_width() % 8 == 0 && buffers.size() >= 2 && buffers[1]) {
-        width = fw->bit_width() / 8;
-        values = buffers[1]->data() + array->offset() * width;
-      } else if (array->type_id() == arrow::Type::STRING || array->type_id() == arrow::Type::BINARY) {
-        binary = static_cast<const arrow::BinaryArray*>(array.get());
-      } else if (array->type_id() == arrow::Type::LARGE_STRING || array->type_id() == arrow::Type::LARGE_BINARY) {
-        large = static_cast<const arrow::LargeBinaryArray*>(array.get());
-      }
-    }
-    std::optional<std::string_view> Bytes(int64_t row) const {
-      if (values) return std::string_view(reinterpret_cast<const char*>(values + row * width), width);
-      if (binary) return binary->GetView(row);
-      if (large) return large->GetView(row);
-      return std::nullopt;
-    }
-    uint64_t Hash(int64_t row) const {
-      if (array->IsNull(row)) return 0x9e3779b97f4a7c15ULL;
-      if (auto bytes = Bytes(row)) return std::hash<std::string_view>{}(*bytes);
-      auto scalar = array->GetScalar(row);
-      return std::hash<std::string>{}(scalar.ok() ? (*scalar)->ToString() : std::string());
-    }
-    bool Equal(int64_t row, const Column& other, int64_t other_row) const {
-      bool null = array->IsNull(row), other_null = other.array->IsNull(other_row);
-      if (null || other_null) return null && other_null;
-      auto a = Bytes(row), b = other.Bytes(other_row);
-      if (a && b) return *a == *b;
-      auto sa = array->GetScalar(row), sb = other.array->GetScalar(other_row);
-      return sa.ok() && sb.ok() && (*sa)->Equals(**sb);
-    }
-  };
-
-  Result<const std::vector<Column>*> Columns(const arrow::RecordBatch& batch) {
+  Result<const std::vector<CellColumn>*> Columns(const arrow::RecordBatch& batch) {
     auto it = bound_.find(&batch);
     if (it != bound_.end()) return &it->second;
-    std::vector<Column> cols;
+    std::vector<CellColumn> cols;
     for (int id : ids_) {
       auto col = ColumnForFieldId(batch, schema_, id);
       if (!col) return Internal("changelog column " + std::to_string(id) + " not read");
@@ -130,7 +87,7 @@ class RowKeys {
 
   const Schema& schema_;
   std::vector<int> ids_;
-  std::unordered_map<const arrow::RecordBatch*, std::vector<Column>> bound_;
+  std::unordered_map<const arrow::RecordBatch*, std::vector<CellColumn>> bound_;
 };
 
 // Live rows of one file as of a plan's snapshot, with positions (last column).
