@@ -95,7 +95,19 @@ def bulk_loader_seconds(url: str, vertices: pa.Table, edges: pa.Table, work: Pat
     pa.csv.write_csv(vertices, vcsv)
     pa.csv.write_csv(edges.select(["src", "dst", "id", "w"]), ecsv)
     loader = Path(sys.executable).parent / "falkordb-bulk-insert"
-    return timed([loader, "bulk", "-u", url, "-n", vcsv, "-r", ecsv])
+    cmd = [str(c) for c in (loader, "bulk", "-u", url, "-n", vcsv, "-r", ecsv)]
+    for attempt in (1, 2):
+        start = time.perf_counter()
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode == 0:
+            return time.perf_counter() - start
+        # seen once: the loader's client timed out writing a 64 MB token; the peer gets
+        # a second chance on a clean key rather than failing the whole benchmark
+        print(f"falkordb-bulk-insert attempt {attempt} failed: {p.stderr.strip()[-300:]}", file=sys.stderr)
+        from falkordb import FalkorDB
+        host, port = url.removeprefix("redis://").split(":")
+        FalkorDB(host=host, port=int(port)).connection.delete("bulk")
+    raise SystemExit("falkordb-bulk-insert failed twice")
 
 
 def check_counts(bifrost, wh, mapping, url, vertices: int, edges: int):
