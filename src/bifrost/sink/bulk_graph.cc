@@ -142,8 +142,6 @@ size_t ValueSize(const char* p) {
 constexpr int kLocalBits = 40;
 uint64_t NodeRef(size_t label, uint64_t local) { return (uint64_t{label} << kLocalBits) | local; }
 
-}  // namespace
-
 // Entities of one label or relationship type: a record per entity holding one tagged
 // value per property slot (the keys first). A record may stop short of the slots a
 // later set added; the missing ones are nulls.
@@ -212,6 +210,8 @@ struct Records {
     out.append(slots.size() - have, kNull);
   }
 };
+
+}  // namespace
 
 struct BulkGraph::Label : Records {
   using Records::Records;
