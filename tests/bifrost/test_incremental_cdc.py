@@ -211,3 +211,30 @@ def test_rebuild_replaces_nothing_when_a_table_fails(skade, bifrost, workdir):
     assert rc != 0 and "table 'db.projects': empty read refused" in err, (rc, out, err)
     assert "not rebuilt, the graph is as it was: table 'db.projects' failed" in err, err
     assert actual_graph(bifrost, m, "--mapping", mapping) == before
+
+def test_a_lost_graph_is_rebuilt_from_full_reads(skade, bifrost, workdir, graph_server):
+    """The graph is gone (deleted, or its server lost it) while the ledger, kept
+    elsewhere, still has cursors: reading only the changes since them would leave the
+    graph with just those, so the next round reads every table afresh."""
+    import redis
+
+    create_tables(skade, ["db.people"])
+    rng = random.Random(12)
+    append(skade, "db.people", people(rng, list(range(1, 31)), [1, 2]), workdir)
+    m = only(MAPPING, "db.people", mode="cdc")
+    mapping = write_mapping(workdir / "m.yaml", m)
+    args = ("--mapping", mapping, "--graph", graph_server.url, "--state", f"file:{workdir / 'state.json'}")
+    bifrost.ok("build", *args)
+    r = redis.Redis(unix_socket_path=str(graph_server.socket))
+    r.execute_command("GRAPH.DELETE", "g")
+    upsert(skade, "db.people", people(rng, [3, 40], [1, 2]), workdir)
+    out = bifrost.ok("build", *args)
+    assert "the graph was missing though the ledger had cursors" in out and "bulk-loaded" in out, out
+    assert_same_graph(expected_graph(m, read_tables(skade, ["db.people"])),
+                      actual_graph(bifrost, m, "--mapping", mapping, "--graph", graph_server.url))
+    # and with nothing new since the cursors, too
+    r.execute_command("GRAPH.DELETE", "g")
+    out = bifrost.ok("build", *args)
+    assert "read afresh" in out, out
+    assert_same_graph(expected_graph(m, read_tables(skade, ["db.people"])),
+                      actual_graph(bifrost, m, "--mapping", mapping, "--graph", graph_server.url))

@@ -124,17 +124,15 @@ Status Syncer::Finish(Pending& p) {
   return ledger_.Advance(p.round.table, p.next);
 }
 
-bool Syncer::FirstBuild() {
-  if (!maybe_new_graph_) return false;
-  maybe_new_graph_ = false;
+Syncer::Start Syncer::HowToStart() {
+  auto exists = sink_.Exists();
+  if (!exists || *exists) return Start::kExisting;  // an error shows in the rounds
   for (const auto& table : tables_) {
     auto state = ledger_.Get(table.ident.ToString());
-    if (!state) maybe_new_graph_ = true;  // ask again once the ledger answers
-    if (!state || *state != TableState{}) return false;
+    if (!state) return Start::kExisting;  // the per-table rounds report the ledger's error
+    if (*state != TableState{}) return Start::kLost;
   }
-  auto exists = sink_.Exists();
-  if (!exists) maybe_new_graph_ = true;
-  return exists && !*exists;
+  return Start::kNew;
 }
 
 namespace {
@@ -184,11 +182,12 @@ void Syncer::CreateGraph(std::vector<Pending*>& pending, bool replace) {
 RoundReport Syncer::SyncOnce() {
   RoundReport report;
   auto start = std::chrono::steady_clock::now();
-  bool first_build = FirstBuild();
+  const Start start_as = HowToStart();
+  const bool first_build = start_as != Start::kExisting;
   std::vector<Pending> prepared(tables_.size());
   std::vector<Pending*> to_create;
   for (size_t i = 0; i < tables_.size(); ++i) {
-    auto p = Prepare(tables_[i], false);
+    auto p = Prepare(tables_[i], start_as == Start::kLost);
     if (!p) {
       prepared[i].round.table = tables_[i].ident.ToString();
       prepared[i].round = Failed(std::move(prepared[i].round), p.error());
@@ -204,6 +203,9 @@ RoundReport Syncer::SyncOnce() {
       prepared[i].round = Failed(std::move(prepared[i].round), s.error());
     prepared[i].mutation = {};  // applied: free its rows before the next table's
   }
+  if (start_as == Start::kLost)
+    for (Pending* p : to_create)
+      p->round.description += "; the graph was missing though the ledger had cursors: read afresh";
   if (!to_create.empty()) CreateGraph(to_create, false);
   for (auto& p : prepared) report.tables.push_back(std::move(p.round));
   ledger_.ReleaseRound();

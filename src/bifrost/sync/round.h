@@ -66,9 +66,10 @@ class Syncer {
   /// Runs one round over every table; a table's failure is reported, not thrown, and
   /// does not stop the other tables. Its cursor stays where it was. While another
   /// instance sharing the ledger runs a round, every table is idle ("busy").
-  /// The first round into a graph that does not exist yet, with no table synced
-  /// before, loads every table's rows at once (GraphSink::Create) and then advances
-  /// the cursors; the graph is the one per-table rounds would have built.
+  /// A round into a graph that does not exist yet loads every table's rows at once
+  /// (GraphSink::Create) and then advances the cursors; the graph is the one
+  /// per-table rounds would have built. If cursors say rows were applied before (the
+  /// graph was deleted or lost), the tables are read afresh rather than from them.
   RoundReport SyncOnce();
   /// Reads every table afresh (as a first round would), loads the rows into a new
   /// graph that then replaces the graph whole, and resets every cursor: the way back
@@ -92,8 +93,11 @@ class Syncer {
   Result<Pending> Prepare(const CompiledTable& table, bool from_scratch);
   /// Applies the mutation, then advances the cursor.
   Status Finish(Pending& pending);
-  /// Whether this round may build a new graph in one load.
-  bool FirstBuild();
+  /// How this round starts: into a graph that exists; into none, no table synced
+  /// yet (a first build); or into none although cursors say rows were applied
+  /// (the graph was deleted or its server lost it: every table is read afresh).
+  enum class Start { kExisting, kNew, kLost };
+  Start HowToStart();
   /// Loads `pending` as a new graph (replacing the graph when `replace`); otherwise
   /// falls back to Finish for each table when the graph appeared meanwhile or a
   /// table's rows cannot go into a bulk load.
@@ -103,7 +107,6 @@ class Syncer {
   GraphSink& sink_;
   StateLedger& ledger_;
   std::chrono::milliseconds lease_;
-  bool maybe_new_graph_ = true;  // until a round finds the graph or a synced table
   std::chrono::steady_clock::time_point leased_at_;
 };
 
