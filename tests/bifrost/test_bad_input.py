@@ -37,6 +37,12 @@ def fails(bifrost, *args, rc=2):
      ["unknown key 'colour'", "allowed:"]),
     ("graph: g\ntables:\n  - table: db.people\n    pipeline:\n      - vertex: {label: P}\n",
      ["needs 'id_column' or 'id_columns'"]),
+    ("graph: g\ntables:\n  - table: db.people\n    pipeline:\n"
+     "      - vertex: {label: P, id_column: id, properties: [name], rename: {name: id}}\n",
+     ["vertex 'P': columns 'id' and 'name' both become property 'id' (a key); rename one"]),
+    ("graph: g\ntables:\n  - table: db.people\n    pipeline:\n"
+     "      - vertex: {label: P, id_column: id, properties: [name, score], rename: {score: name}}\n",
+     ["columns 'name' and 'score' both become property 'name'; rename one"]),
 ])
 def test_bad_mapping_files(skade, bifrost, workdir, text, needles):
     create_tables(skade, ["db.people"])

@@ -62,6 +62,26 @@ struct TableCompiler {
   std::vector<std::string>& problems;
   std::set<std::string> used;
 
+  // Two columns landing on one property name would overwrite each other, and a key
+  // written over would change which vertex or edge the row is.
+  void CheckDistinct(const std::vector<BoundColumn>& keys, const std::vector<BoundColumn>& props,
+                     const std::string& role) {
+    std::map<std::string, std::string> seen;  // property -> column
+    for (const auto* group : {&keys, &props})
+      for (const auto& b : *group) {
+        auto [it, fresh] = seen.emplace(b.property, b.column);
+        if (!fresh && it->second != b.column)  // the same column twice writes the same value
+          Problem(role + ": columns '" + it->second + "' and '" + b.column +
+                  "' both become property '" + b.property + "'" +
+                  (group == &props && std::any_of(keys.begin(), keys.end(),
+                                                  [&](const BoundColumn& k) {
+                                                    return k.property == b.property;
+                                                  })
+                       ? " (a key); rename one"
+                       : "; rename one"));
+      }
+  }
+
   void Problem(const std::string& what) {
     problems.push_back("table '" + tm.table + "' (line " + std::to_string(tm.line) + "): " + what);
   }
@@ -184,6 +204,8 @@ Result<std::vector<CompiledTable>> CompileMapping(const MappingSpec& spec,
         ct.vertices.push_back(
             {v->label, c.BindAll(v->id_columns, v->rename, "vertex '" + v->label + "' id", true),
              c.BindAll(v->properties, v->rename, "vertex '" + v->label + "' property", false)});
+        c.CheckDistinct(ct.vertices.back().ids, ct.vertices.back().properties,
+                        "vertex '" + v->label + "'");
       } else if (const auto* e = std::get_if<EdgeStep>(&step)) {
         std::string role = std::string(e->fk ? "fk_edges" : "edge") + " '" + e->type + "'";
         c.CheckName(e->type, "edge type");
@@ -195,6 +217,7 @@ Result<std::vector<CompiledTable>> CompileMapping(const MappingSpec& spec,
         ce.dst = c.BindEndpoint(e->dst, role + " dst");
         ce.keys = c.BindAll(e->key_columns, e->rename, role + " key", true);
         ce.properties = c.BindAll(e->properties, e->rename, role + " property", false);
+        c.CheckDistinct(ce.keys, ce.properties, role);
         ct.edges.push_back(std::move(ce));
       } else {
         const auto& name = std::get<CustomStep>(step).name;
