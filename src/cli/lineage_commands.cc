@@ -5,7 +5,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -59,18 +58,8 @@ Result<nlohmann::json> LoadConfig(const std::string& warehouse) {
   return j;
 }
 
-// Written beside and renamed over, so a reader never sees half a file.
 Status SaveConfig(const std::string& warehouse, const nlohmann::json& config) {
-  std::string path = ConfigPath(warehouse), tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << config.dump(2) << "\n";
-    if (!out.flush()) return IoError("cannot write " + tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return IoError("cannot replace " + path + ": " + ec.message());
-  return {};
+  return ReplaceFile(ConfigPath(warehouse), config.dump(2) + "\n");
 }
 
 Result<std::optional<std::string>> Setting(const std::string& warehouse, const std::string& key) {

@@ -12,6 +12,8 @@
 #include <random>
 #include <sstream>
 
+#include "skade/io/file_io.h"
+
 namespace bifrost {
 namespace {
 
@@ -30,28 +32,6 @@ Result<TableState> StateFromJson(const nlohmann::json& j, const std::string& whe
   if (j.contains("done_files") && j["done_files"].is_array())
     for (const auto& f : j["done_files"]) s.done_files.push_back(f.get<std::string>());
   return s;
-}
-
-Status WriteDurably(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  std::error_code ec;
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return skade::IoError("state ledger " + tmp + ": " + std::strerror(errno));
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-            ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0)
-    return skade::IoError("state ledger " + path + ": " + std::strerror(errno));
-  std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-  return {};
 }
 
 }  // namespace
@@ -82,7 +62,9 @@ Status FileLedger::Advance(const std::string& table, const TableState& state) {
   all[table] = state;
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [t, s] : all) j[t] = StateToJson(s);
-  return WriteDurably(path_, j.dump(2) + "\n");
+  auto written = skade::ReplaceFile(path_, j.dump(2) + "\n");
+  if (!written) return std::unexpected(written.error().WithContext("state ledger"));
+  return {};
 }
 
 Result<std::string> FileLedger::ToJson() {

@@ -30,6 +30,23 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
   return {};
 }
 
+// Writes `data` to a new temporary file beside `path` and syncs it; returns its name.
+Result<std::string> WriteSyncedTemp(const std::string& path, std::string_view data) {
+  if (fs::path(path).has_parent_path())
+    SKADE_RETURN_IF_ERROR(MakeDirs(fs::path(path).parent_path().string()));
+  std::string tmp = path + "." + NewUuid().substr(0, 8) + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return IoError("create " + tmp + ": " + ErrnoText());
+  Status st = WriteAll(fd, data, tmp);
+  if (st && ::fsync(fd) != 0) st = IoError("fsync " + tmp + ": " + ErrnoText());
+  ::close(fd);
+  if (!st) {
+    ::unlink(tmp.c_str());
+    return std::unexpected(st.error());
+  }
+  return tmp;
+}
+
 class LocalFileIO final : public FileIO {
  public:
   Result<std::string> ReadFile(std::string_view location) override {
@@ -59,17 +76,7 @@ class LocalFileIO final : public FileIO {
 
   Status WriteNewFile(std::string_view location, std::string_view data) override {
     std::string path = LocalPath(location);
-    SKADE_RETURN_IF_ERROR(MakeDirs(fs::path(path).parent_path().string()));
-    std::string tmp = path + "." + NewUuid().substr(0, 8) + ".tmp";
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) return IoError("create " + tmp + ": " + ErrnoText());
-    Status st = WriteAll(fd, data, tmp);
-    if (st && ::fsync(fd) != 0) st = IoError("fsync " + tmp + ": " + ErrnoText());
-    ::close(fd);
-    if (!st) {
-      ::unlink(tmp.c_str());
-      return st;
-    }
+    SKADE_ASSIGN_OR_RETURN(std::string tmp, WriteSyncedTemp(path, data));
     // link() publishes without ever replacing an existing file.
     if (::link(tmp.c_str(), path.c_str()) != 0) {
       int e = errno;
@@ -127,6 +134,24 @@ std::string LocalPath(std::string_view location) {
 std::string FileUri(std::string_view path) {
   if (path.starts_with("file:")) return std::string(path);
   return "file://" + std::string(path);
+}
+
+Status ReplaceFile(std::string_view location, std::string_view data) {
+  std::string path = LocalPath(location);
+  SKADE_ASSIGN_OR_RETURN(std::string tmp, WriteSyncedTemp(path, data));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    Status st = IoError("replace " + path + ": " + ErrnoText());
+    ::unlink(tmp.c_str());
+    return st;
+  }
+  // The rename itself is durable once the folder is.
+  std::string dir = fs::path(path).parent_path().string();
+  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return IoError("open folder " + dir + ": " + ErrnoText());
+  bool synced = ::fsync(dfd) == 0;
+  ::close(dfd);
+  if (!synced) return IoError("fsync folder " + dir + ": " + ErrnoText());
+  return {};
 }
 
 Status MakeDirs(std::string_view dir) {

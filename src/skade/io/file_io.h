@@ -39,6 +39,9 @@ std::unique_ptr<FileIO> MakeLocalFileIO();
 std::string LocalPath(std::string_view location);
 /// `/a/b` → `file:///a/b`.
 std::string FileUri(std::string_view path);
+/// Replaces a local file's contents durably: readers and crashes see the old or the
+/// new contents whole. Parent folders are created. Errors: kIoError naming the file.
+Status ReplaceFile(std::string_view location, std::string_view data);
 /// Creates a folder and its parents. Errors: kIoError naming it.
 Status MakeDirs(std::string_view dir);
 /// A random version-4 UUID in text form.

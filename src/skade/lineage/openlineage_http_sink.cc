@@ -1,10 +1,10 @@
 #include "skade/lineage/openlineage_http_sink.h"
 
 #include <chrono>
-#include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "skade/io/file_io.h"
 #include "skade/lineage/http_post_internal.h"
 #include "skade/lineage/lineage_recorder.h"
 #include "skade/lineage/openlineage.h"
@@ -35,17 +35,8 @@ Result<size_t> OpenLineageHttpSink::Pending() {
 }
 
 Status OpenLineageHttpSink::SaveWatermark(int64_t seq) {
-  // Written beside and renamed over: a crash leaves the old or the new watermark.
-  std::string tmp = options_.watermark_path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << seq << "\n";
-    if (!out.flush()) return IoError("cannot write " + tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, options_.watermark_path, ec);
-  if (ec) return IoError("cannot replace " + options_.watermark_path + ": " + ec.message());
-  return {};
+  // A crash leaves the old or the new watermark.
+  return ReplaceFile(options_.watermark_path, std::to_string(seq) + "\n");
 }
 
 Status OpenLineageHttpSink::Flush() {
