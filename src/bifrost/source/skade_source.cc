@@ -1,6 +1,6 @@
 #include <arrow/api.h>
 
-#include <algorithm>
+#include <unordered_set>
 
 #include "bifrost/source/table_source.h"
 #include "skade/cdc/changelog.h"
@@ -116,11 +116,11 @@ Result<std::shared_ptr<arrow::Table>> AcrossRollback(const skade::Table& table,
                                                      int64_t cursor, int64_t current,
                                                      std::string& description) {
   const auto& m = *table.metadata();
+  std::unordered_set<int64_t> main_line;
+  for (const skade::Snapshot* s : m.Ancestors(current)) main_line.insert(s->snapshot_id);
   std::optional<int64_t> shared;
-  auto main_line = m.Ancestors(current);
   for (const skade::Snapshot* s : m.Ancestors(cursor)) {
-    if (std::any_of(main_line.begin(), main_line.end(),
-                    [&](const skade::Snapshot* x) { return x->snapshot_id == s->snapshot_id; })) {
+    if (main_line.contains(s->snapshot_id)) {
       shared = s->snapshot_id;
       break;
     }
@@ -183,11 +183,8 @@ Result<std::optional<Fetched>> SkadeSource::FetchNew(const CompiledTable& ct,
   } else {
     int64_t snap = current->snapshot_id;
     f.next.snapshot_id = snap;
-    auto line = table.metadata()->Ancestors(snap);
-    const bool on_main_line =
-        first || std::any_of(line.begin(), line.end(), [&](const skade::Snapshot* s) {
-          return s->snapshot_id == *state.snapshot_id;
-        });
+    const bool on_main_line = first || ct.spec.mode == SyncMode::kFull ||
+                              table.metadata()->IsAncestor(*state.snapshot_id, snap);
     skade::cdc::ChangelogOptions changelog;
     changelog.columns = ct.projection;
     changelog.filter = ct.spec.filter;

@@ -46,6 +46,12 @@ std::vector<const Snapshot*> TableMetadata::Ancestors(int64_t head) const {
   return out;
 }
 
+bool TableMetadata::IsAncestor(int64_t ancestor, int64_t head) const {
+  for (const Snapshot* s : Ancestors(head))
+    if (s->snapshot_id == ancestor) return true;
+  return false;
+}
+
 Result<const Snapshot*> TableMetadata::SnapshotAsOf(int64_t timestamp_ms) const {
   const Snapshot* found = nullptr;
   for (const auto& e : snapshot_log)

@@ -48,6 +48,8 @@ struct TableMetadata {
   const Snapshot* CurrentSnapshot() const;
   /// Snapshot `head` and its ancestors, newest first, as far as they are still here.
   std::vector<const Snapshot*> Ancestors(int64_t head) const;
+  /// Whether `ancestor` is `head` or one of its ancestors still here.
+  bool IsAncestor(int64_t ancestor, int64_t head) const;
   /// The snapshot current at `timestamp_ms` per the snapshot log. Errors: kNotFound.
   Result<const Snapshot*> SnapshotAsOf(int64_t timestamp_ms) const;
   /// The snapshot a branch or tag points to. Errors: kNotFound listing the refs.

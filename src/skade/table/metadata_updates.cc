@@ -10,12 +10,6 @@
 namespace skade {
 namespace {
 
-bool IsAncestor(const TableMetadata& m, int64_t ancestor, int64_t of) {
-  for (const Snapshot* s : m.Ancestors(of))
-    if (s->snapshot_id == ancestor) return true;
-  return false;
-}
-
 // Adds `spec` as the default, re-using an identical existing spec.
 TableMetadata WithDefaultSpec(TableMetadata m, std::vector<PartitionField> fields) {
   for (const auto& s : m.specs) {
@@ -122,7 +116,7 @@ Result<CommitResult> Table::FastForward(const std::string& branch, const std::st
     if (from_it == base.refs.end() || from_it->second.type != "branch") return NotFound("no branch named '" + branch + "'");
     if (to_it == base.refs.end()) return NotFound("no branch or tag named '" + to + "'");
     int64_t target = to_it->second.snapshot_id;
-    if (!IsAncestor(base, from_it->second.snapshot_id, target))
+    if (!base.IsAncestor(from_it->second.snapshot_id, target))
       return InvalidArgument("cannot fast-forward '" + branch + "': its head is not an ancestor of '" + to + "'");
     TableMetadata next = base;
     next.refs[branch].snapshot_id = target;
@@ -137,7 +131,7 @@ Result<CommitResult> Table::FastForward(const std::string& branch, const std::st
 Result<CommitResult> Table::Rollback(int64_t snapshot_id) {
   return CommitMetadata("rollback", [&](const TableMetadata& base) -> Result<TableMetadata> {
     if (!base.SnapshotById(snapshot_id)) return NotFound("snapshot " + std::to_string(snapshot_id) + " does not exist");
-    if (!base.current_snapshot_id || !IsAncestor(base, snapshot_id, *base.current_snapshot_id))
+    if (!base.current_snapshot_id || !base.IsAncestor(snapshot_id, *base.current_snapshot_id))
       return InvalidArgument("snapshot " + std::to_string(snapshot_id) + " is not in the history of main");
     TableMetadata next = base;
     next.current_snapshot_id = snapshot_id;
