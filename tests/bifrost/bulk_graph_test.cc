@@ -243,48 +243,39 @@ TEST(BulkGraphTest, EdgesCollapseByEndpointsAndKeyAndCreateMissingEndpoints) {
   }
 }
 
+// Adds vertex sets to a fresh graph.
+Result<SinkReport> AddToNewGraph(std::vector<VertexSet> vertices) {
+  BulkGraph graph;
+  GraphMutation m;
+  m.vertices = std::move(vertices);
+  return graph.Add(m);
+}
+
 TEST(BulkGraphTest, RefusesWhatANewGraphCannotHold) {
   {
     BulkGraph graph;
     GraphMutation m;
-    m.vertex_deletes.push_back(
-        Vertices("Person", {}, {T(TypeId::kLong)}, {Longs({1})}));
+    m.vertex_deletes.push_back(Vertices("Person", {}, {T(TypeId::kLong)}, {Longs({1})}));
     EXPECT_THAT(graph.Add(m), IsError(ErrorKind::kUnsupported));
   }
-  {
-    BulkGraph graph;
-    GraphMutation m;
-    m.vertices.push_back(Vertices("Person", {}, {T(TypeId::kLong)}, {Longs({1})}));
-    VertexSet by_email{"Person", {"email"}, {}, {T(TypeId::kString)}, Rows({Texts({"a@b"})})};
-    m.vertices.push_back(by_email);
-    auto r = graph.Add(m);
-    EXPECT_THAT(r, IsError(ErrorKind::kUnsupported));
-    EXPECT_THAT(r.error().message, HasSubstr("label Person is keyed by (id)"));
-  }
-  {
-    BulkGraph graph;
-    GraphMutation m;
-    m.vertices.push_back(Vertices("Person", {"score"}, {T(TypeId::kLong), T(TypeId::kDouble)},
-                                  {Longs({1}), Doubles({std::nan("")})}));
-    auto r = graph.Add(m);
-    EXPECT_THAT(r, IsError(ErrorKind::kInvalidArgument));
-    EXPECT_THAT(r.error().message, HasSubstr("property 'score' holds NaN"));
-  }
-  {
-    BulkGraph graph;
-    GraphMutation m;
-    m.vertices.push_back(Vertices("Person", {"name"}, {T(TypeId::kLong), T(TypeId::kString)},
-                                  {Longs({1}), Texts({std::string("a\0b", 3)})}));
-    EXPECT_THAT(graph.Add(m), IsError(ErrorKind::kInvalidArgument));
-  }
-  {
-    BulkGraph graph;
-    GraphMutation m;
-    m.vertices.push_back(Vertices("Person", {}, {T(TypeId::kLong)}, {Longs({std::nullopt})}));
-    auto r = graph.Add(m);
-    EXPECT_THAT(r, IsError(ErrorKind::kInvalidArgument));
-    EXPECT_THAT(r.error().message, HasSubstr("key 'id' is null"));
-  }
+  VertexSet by_email{"Person", {"email"}, {}, {T(TypeId::kString)}, Rows({Texts({"a@b"})})};
+  auto r = AddToNewGraph(
+      {Vertices("Person", {}, {T(TypeId::kLong)}, {Longs({1})}), std::move(by_email)});
+  EXPECT_THAT(r, IsError(ErrorKind::kUnsupported));
+  EXPECT_THAT(r.error().message, HasSubstr("label Person is keyed by (id)"));
+
+  r = AddToNewGraph({Vertices("Person", {"score"}, {T(TypeId::kLong), T(TypeId::kDouble)},
+                              {Longs({1}), Doubles({std::nan("")})})});
+  EXPECT_THAT(r, IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(r.error().message, HasSubstr("property 'score' holds NaN"));
+
+  r = AddToNewGraph({Vertices("Person", {"name"}, {T(TypeId::kLong), T(TypeId::kString)},
+                              {Longs({1}), Texts({std::string("a\0b", 3)})})});
+  EXPECT_THAT(r, IsError(ErrorKind::kInvalidArgument));
+
+  r = AddToNewGraph({Vertices("Person", {}, {T(TypeId::kLong)}, {Longs({std::nullopt})})});
+  EXPECT_THAT(r, IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(r.error().message, HasSubstr("key 'id' is null"));
 }
 
 }  // namespace

@@ -255,19 +255,14 @@ def _same_value(expected, actual) -> bool:
 
 
 def assert_same_graph(expected, actual):
-    (en, ee), (an, ae) = expected, actual
-    assert set(en) == set(an), f"vertices differ: missing {set(en) - set(an)}, extra {set(an) - set(en)}"
-    for k, props in en.items():
-        got = an[k]
-        assert set(props) == set(got), f"vertex {k}: properties {sorted(got)} != expected {sorted(props)}"
-        for name, v in props.items():
-            assert _same_value(v, got[name]), f"vertex {k}.{name}: {got[name]!r} != expected {v!r}"
-    assert set(ee) == set(ae), f"edges differ: missing {set(ee) - set(ae)}, extra {set(ae) - set(ee)}"
-    for k, props in ee.items():
-        got = ae[k]
-        assert set(props) == set(got), f"edge {k}: properties {sorted(got)} != expected {sorted(props)}"
-        for name, v in props.items():
-            assert _same_value(v, got[name]), f"edge {k}.{name}: {got[name]!r} != expected {v!r}"
+    for what, want, have in (("vertex", expected[0], actual[0]), ("edge", expected[1], actual[1])):
+        assert set(want) == set(have), \
+            f"{what} sets differ: missing {set(want) - set(have)}, extra {set(have) - set(want)}"
+        for k, props in want.items():
+            got = have[k]
+            assert set(props) == set(got), f"{what} {k}: properties {sorted(got)} != expected {sorted(props)}"
+            for name, v in props.items():
+                assert _same_value(v, got[name]), f"{what} {k}.{name}: {got[name]!r} != expected {v!r}"
 
 
 class Running:

@@ -231,9 +231,7 @@ Status CmdRun(Session& s, const RunArgs& args) {
       // The graph server is unreachable: a failed round, retried with backoff.
       TableRound failed;
       failed.table = "(graph)";
-      failed.outcome = TableRound::Outcome::kFailed;
-      failed.error_kind = st.error().kind;
-      failed.description = st.error().message;
+      failed.Fail(st.error());
       r.tables.push_back(failed);
     } else {
       Syncer syncer(*tables, *source, s.sink(), s.ledger(), lease);

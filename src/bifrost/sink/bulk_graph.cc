@@ -215,6 +215,7 @@ struct Records {
 
 struct BulkGraph::Label : Records {
   using Records::Records;
+  size_t number = 0;  // its place among the labels: the high bits of its NodeRefs
   // A key that is one integer is its own hash, which the index's mixing keeps
   // one-to-one, so it needs no comparison; other keys are compared with the record.
   skade::FlatIndex by_long;
@@ -344,6 +345,7 @@ Result<BulkGraph::Label*> BulkGraph::LabelFor(const std::string& name,
   if (i == labels_.size()) {
     if (i >= (size_t{1} << (64 - kLocalBits))) return skade::Unsupported("too many labels");
     labels_.push_back(std::make_unique<Label>(name, keys));
+    labels_.back()->number = i;
   }
   SKADE_RETURN_IF_ERROR(SameKeys(*labels_[i], keys, "label"));
   return labels_[i].get();
@@ -365,13 +367,13 @@ Result<SinkReport> BulkGraph::Add(const GraphMutation& m) {
   std::vector<std::pair<uint32_t, std::string_view>> values;
 
   // Finds the node of a label with tagged key `key`, adding a key-only one if missing.
-  auto node = [&](Label& label, size_t label_no) -> uint64_t {
+  auto node = [&](Label& label) -> uint64_t {
     auto [e, added] = label.Find(key, [&] { return key; });
     if (added) {
       ++report.nodes_created;
       report.properties_set += static_cast<int64_t>(label.keys.size());
     }
-    return NodeRef(label_no, e);
+    return NodeRef(label.number, e);
   };
 
   for (const auto& v : m.vertices) {
@@ -402,18 +404,16 @@ Result<SinkReport> BulkGraph::Add(const GraphMutation& m) {
     size_t sk = e.src_keys.size(), dk = e.dst_keys.size(), ek = e.edge_keys.size();
     SKADE_RETURN_IF_ERROR(CheckColumns(e.types, sk + dk + ek, e.properties));
     SKADE_ASSIGN_OR_RETURN(Label * src, LabelFor(e.src_label, e.src_keys));
-    size_t src_no = label_index_.at(e.src_label);
     SKADE_ASSIGN_OR_RETURN(Label * dst, LabelFor(e.dst_label, e.dst_keys));
-    size_t dst_no = label_index_.at(e.dst_label);
     SKADE_ASSIGN_OR_RETURN(RelType * type, TypeFor(e.type, e.edge_keys));
     std::vector<uint32_t> slots;
     for (const auto& p : e.properties) slots.push_back(type->Slot(p));
     std::string edge_key;
     for (int64_t row = 0; row < t.num_rows(); ++row) {
       SKADE_RETURN_IF_ERROR(EncodeKey(key, t, e.types, 0, e.src_keys, row, "edge " + e.type));
-      uint64_t from = node(*src, src_no);
+      uint64_t from = node(*src);
       SKADE_RETURN_IF_ERROR(EncodeKey(key, t, e.types, sk, e.dst_keys, row, "edge " + e.type));
-      uint64_t to = node(*dst, dst_no);
+      uint64_t to = node(*dst);
       SKADE_RETURN_IF_ERROR(EncodeKey(edge_key, t, e.types, sk + dk, e.edge_keys, row,
                                       "edge " + e.type));
       SKADE_RETURN_IF_ERROR(EncodeProperties(scratch, values, t, e.types, sk + dk + ek,
@@ -444,8 +444,8 @@ int64_t BulkGraph::EdgeCount() const {
   return n;
 }
 
-std::vector<std::pair<std::string, std::vector<std::string>>> BulkGraph::LabelKeys() const {
-  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+LabelKeys BulkGraph::Labels() const {
+  LabelKeys out;
   for (const auto& l : labels_) out.emplace_back(l->name, l->keys);
   return out;
 }

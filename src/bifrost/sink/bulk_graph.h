@@ -44,7 +44,7 @@ class BulkGraph {
   int64_t NodeCount() const;
   int64_t EdgeCount() const;
   /// Every label with the properties that key it (for the indexes MERGE needs later).
-  std::vector<std::pair<std::string, std::vector<std::string>>> LabelKeys() const;
+  bifrost::LabelKeys Labels() const;
 
   /// The GRAPH.BULK commands that create the graph, nodes first, each about
   /// `max_call_bytes` at most (one oversized record still travels alone). Stops at

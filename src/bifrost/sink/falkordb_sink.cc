@@ -106,7 +106,6 @@ Status AppendScalar(std::string& out, const skade::Value& v, const skade::Type& 
 
 Status AppendCell(std::string& out, const arrow::Array& array, int64_t row, const skade::Type& type,
                   const std::string& name) {
-  SKADE_RETURN_IF_ERROR(CheckStorableType(type, name));
   if (type.id != TypeId::kList) {
     SKADE_ASSIGN_OR_RETURN(auto v, skade::ValueAt(array, row, type));
     return AppendScalar(out, v, type, name);
@@ -222,24 +221,13 @@ Result<SinkReport> FalkorDbSink::Run(const std::string& params, const std::strin
   return ParseStatistics(*reply);
 }
 
-Status FalkorDbSink::CreateIndex(const std::string& key, const std::string& label,
-                                const std::vector<std::string>& keys) {
-  std::string on;
-  for (const auto& k : keys) on += (on.empty() ? "n." : ", n.") + k;
-  auto reply = connection_.Command(
-      {"GRAPH.QUERY", key, "CREATE INDEX FOR (n:" + label + ") ON (" + on + ")", "--compact"});
-  if (!reply && reply.error().message.find("already indexed") == std::string::npos)
-    return std::unexpected(reply.error().WithContext("creating index on :" + label));
-  return {};
-}
-
-Status FalkorDbSink::AwaitIndexes(const std::string& key) {
+Status FalkorDbSink::AwaitIndexes() {
   // The server fills a new index in the background; until it is operational the
   // planner ignores it and every MERGE scans the whole label.
   auto wait = std::chrono::milliseconds(5);
   for (;;) {
     auto reply = connection_.Command(
-        {"GRAPH.RO_QUERY", key, "CALL db.indexes() YIELD label, status RETURN label, status",
+        {"GRAPH.RO_QUERY", graph_, "CALL db.indexes() YIELD label, status RETURN label, status",
          "--compact"});
     if (!reply) return std::unexpected(std::move(reply).error().WithContext("reading indexes"));
     std::string building;
@@ -253,28 +241,32 @@ Status FalkorDbSink::AwaitIndexes(const std::string& key) {
     }
     if (building.empty()) return {};
     if (building.find("UNDER CONSTRUCTION") == std::string::npos)
-      return skade::Internal("index on " + building + " on graph '" + key + "'");
+      return skade::Internal("index on " + building + " on graph '" + graph_ + "'");
     SKADE_RETURN_IF_ERROR(Beat());
     std::this_thread::sleep_for(wait);
     wait = std::min(wait * 2, std::chrono::milliseconds(200));
   }
 }
 
-namespace {
-// "Label(k1,k2,)": which indexes this sink has ensured.
-std::string IndexId(const std::string& label, const std::vector<std::string>& keys) {
-  std::string id = label + "(";
-  for (const auto& k : keys) id += k + ",";
-  return id;
-}
-}  // namespace
-
-Status FalkorDbSink::EnsureIndex(const std::string& label, const std::vector<std::string>& keys) {
-  std::string id = IndexId(label, keys);
-  if (indexed_.contains(id)) return {};
-  SKADE_RETURN_IF_ERROR(CreateIndex(graph_, label, keys));
-  SKADE_RETURN_IF_ERROR(AwaitIndexes(graph_));
-  indexed_.insert(id);
+Status FalkorDbSink::EnsureIndexes(const LabelKeys& wanted, SinkReport& report) {
+  std::set<std::string> created;  // "Label(k1,k2,)"
+  for (const auto& [label, keys] : wanted) {
+    std::string id = label + "(", on;
+    for (const auto& k : keys) {
+      id += k + ",";
+      on += (on.empty() ? "n." : ", n.") + k;
+    }
+    if (indexed_.contains(id) || created.contains(id)) continue;
+    auto reply = connection_.Command(
+        {"GRAPH.QUERY", graph_, "CREATE INDEX FOR (n:" + label + ") ON (" + on + ")", "--compact"});
+    if (!reply && reply.error().message.find("already indexed") == std::string::npos)
+      return std::unexpected(reply.error().WithContext("creating index on :" + label));
+    ++report.queries;
+    created.insert(id);
+  }
+  if (created.empty()) return {};
+  SKADE_RETURN_IF_ERROR(AwaitIndexes());  // one wait for all of them
+  indexed_.merge(created);
   return {};
 }
 
@@ -361,10 +353,7 @@ Result<std::optional<SinkReport>> FalkorDbSink::Create(const BulkGraph& graph, b
   }
   // Indexed under its final name: FalkorDB fills a renamed graph's indexes afresh.
   indexed_.clear();
-  for (const auto& [label, keys] : graph.LabelKeys()) {
-    SKADE_RETURN_IF_ERROR(EnsureIndex(label, keys));
-    ++report.queries;
-  }
+  SKADE_RETURN_IF_ERROR(EnsureIndexes(graph.Labels(), report));
   return report;
 }
 
@@ -372,6 +361,8 @@ template <typename EncodeKeys>
 Status FalkorDbSink::Send(const arrow::Table& t, const std::vector<skade::TypePtr>& types,
                           EncodeKeys keys, size_t first_prop, const std::vector<std::string>& props,
                           const std::string& body, const std::string& match, SinkReport& report) {
+  for (size_t c = 0; c < props.size(); ++c)
+    SKADE_RETURN_IF_ERROR(CheckStorableType(*types[first_prop + c], props[c]));
   std::string params, key_text;
   // FalkorDB 4.16 removes the wrong attributes when one query removes several from
   // the same entity, so a null (a property the row no longer has) is removed by a
@@ -423,11 +414,13 @@ Status FalkorDbSink::Send(const arrow::Table& t, const std::vector<skade::TypePt
 
 Result<SinkReport> FalkorDbSink::Apply(const GraphMutation& m) {
   SinkReport report;
-  for (const auto& v : m.vertices) SKADE_RETURN_IF_ERROR(EnsureIndex(v.label, v.keys));
+  LabelKeys labels;
+  for (const auto& v : m.vertices) labels.emplace_back(v.label, v.keys);
   for (const auto& e : m.edges) {
-    SKADE_RETURN_IF_ERROR(EnsureIndex(e.src_label, e.src_keys));
-    SKADE_RETURN_IF_ERROR(EnsureIndex(e.dst_label, e.dst_keys));
+    labels.emplace_back(e.src_label, e.src_keys);
+    labels.emplace_back(e.dst_label, e.dst_keys);
   }
+  SKADE_RETURN_IF_ERROR(EnsureIndexes(labels, report));
   auto vertex_keys = [](const VertexSet& v) {
     return [&v](std::string& out, int64_t row) -> Status {
       return AppendList(out, "k", *v.rows, v.types, 0, v.keys.size(), v.keys, row);

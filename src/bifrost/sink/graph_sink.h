@@ -9,6 +9,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bifrost/mutation.h"
 #include "bifrost/sink/redis_connection.h"
@@ -16,6 +18,9 @@
 namespace bifrost {
 
 class BulkGraph;
+
+/// Labels with the properties that key them.
+using LabelKeys = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
 /// What a sink did. Row counts are what was sent; the rest is the server's statistics.
 struct SinkReport {
@@ -78,11 +83,9 @@ class FalkorDbSink : public GraphSink {
   Result<std::string> QueryJsonLines(const std::string& cypher);
 
  private:
-  Status EnsureIndex(const std::string& label, const std::vector<std::string>& keys);
-  Status CreateIndex(const std::string& key, const std::string& label,
-                     const std::vector<std::string>& keys);
-  /// Waits until every index of graph `key` is operational.
-  Status AwaitIndexes(const std::string& key);
+  /// Creates the indexes not made yet, then waits until they are operational.
+  Status EnsureIndexes(const LabelKeys& wanted, SinkReport& report);
+  Status AwaitIndexes();
   /// Deletes the keys matching a glob `pattern` (SCAN, then DEL).
   Status DeleteKeys(const std::string& pattern);
   Result<SinkReport> Run(const std::string& params, const std::string& body);
@@ -97,7 +100,7 @@ class FalkorDbSink : public GraphSink {
   RedisConnection& connection_;
   std::string graph_;
   int64_t batch_rows_;
-  std::set<std::string> indexed_;  // "Label(k1,k2)" already ensured
+  std::set<std::string> indexed_;  // "Label(k1,k2,)" already ensured
 };
 
 }  // namespace bifrost

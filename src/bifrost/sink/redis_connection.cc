@@ -70,15 +70,11 @@ Reply Copy(const redisReply& r) {
   Reply out;
   switch (r.type) {
     case REDIS_REPLY_STRING:
-      out.kind = Reply::Kind::kString;
-      out.text.assign(r.str, r.len);
-      break;
     case REDIS_REPLY_STATUS:
-      out.kind = Reply::Kind::kStatus;
-      out.text.assign(r.str, r.len);
-      break;
     case REDIS_REPLY_ERROR:
-      out.kind = Reply::Kind::kError;
+      out.kind = r.type == REDIS_REPLY_STRING   ? Reply::Kind::kString
+                 : r.type == REDIS_REPLY_STATUS ? Reply::Kind::kStatus
+                                                : Reply::Kind::kError;
       out.text.assign(r.str, r.len);
       break;
     case REDIS_REPLY_INTEGER:

@@ -83,7 +83,16 @@ Status Syncer::KeepLease(bool now) {
                               "it; nothing more was written and the round will be replayed");
 }
 
-Result<Syncer::Pending> Syncer::Prepare(const CompiledTable& table, bool from_scratch) {
+Syncer::Pending Syncer::Prepare(const CompiledTable& table, bool from_scratch) {
+  auto p = Fetch(table, from_scratch);
+  if (p) return std::move(*p);
+  Pending failed;
+  failed.round.table = table.ident.ToString();
+  failed.round.Fail(p.error());
+  return failed;
+}
+
+Result<Syncer::Pending> Syncer::Fetch(const CompiledTable& table, bool from_scratch) {
   Pending p;
   TableRound& r = p.round;
   r.table = table.ident.ToString();
@@ -135,22 +144,13 @@ Syncer::Start Syncer::HowToStart() {
   return Start::kNew;
 }
 
-namespace {
-TableRound Failed(TableRound round, const skade::Error& error) {
-  round.outcome = TableRound::Outcome::kFailed;
-  round.error_kind = error.kind;
-  round.description = error.message;
-  return round;
-}
-}  // namespace
-
 void Syncer::CreateGraph(std::vector<Pending*>& pending, bool replace) {
   auto finish_each = [&] {
     for (Pending* p : pending)
-      if (auto s = Finish(*p); !s) p->round = Failed(std::move(p->round), s.error());
+      if (auto s = Finish(*p); !s) p->round.Fail(s.error());
   };
   auto fail_all = [&](const skade::Error& e) {
-    for (Pending* p : pending) p->round = Failed(std::move(p->round), e);
+    for (Pending* p : pending) p->round.Fail(e);
   };
   std::vector<SinkReport> added;
   {
@@ -175,58 +175,41 @@ void Syncer::CreateGraph(std::vector<Pending*>& pending, bool replace) {
     pending[i]->round.description +=
         replace ? "; rebuilt into a new graph" : "; bulk-loaded into a new graph";
     if (auto s = ledger_.Advance(pending[i]->round.table, pending[i]->next); !s)
-      pending[i]->round = Failed(std::move(pending[i]->round), s.error());
+      pending[i]->round.Fail(s.error());
   }
 }
 
 RoundReport Syncer::SyncOnce() {
-  RoundReport report;
   auto start = std::chrono::steady_clock::now();
   const Start start_as = HowToStart();
   const bool first_build = start_as != Start::kExisting;
   std::vector<Pending> prepared(tables_.size());
   std::vector<Pending*> to_create;
   for (size_t i = 0; i < tables_.size(); ++i) {
-    auto p = Prepare(tables_[i], start_as == Start::kLost);
-    if (!p) {
-      prepared[i].round.table = tables_[i].ident.ToString();
-      prepared[i].round = Failed(std::move(prepared[i].round), p.error());
-      continue;
-    }
-    prepared[i] = std::move(*p);
+    prepared[i] = Prepare(tables_[i], start_as == Start::kLost);
     if (prepared[i].round.outcome != TableRound::Outcome::kSynced) continue;
     if (first_build) {
       to_create.push_back(&prepared[i]);
       continue;
     }
     if (auto s = Finish(prepared[i]); !s)
-      prepared[i].round = Failed(std::move(prepared[i].round), s.error());
+      prepared[i].round.Fail(s.error());
     prepared[i].mutation = {};  // applied: free its rows before the next table's
   }
   if (start_as == Start::kLost)
     for (Pending* p : to_create)
       p->round.description += "; the graph was missing though the ledger had cursors: read afresh";
   if (!to_create.empty()) CreateGraph(to_create, false);
-  for (auto& p : prepared) report.tables.push_back(std::move(p.round));
-  ledger_.ReleaseRound();
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return report;
+  return Close(prepared, start);
 }
 
 RoundReport Syncer::Rebuild() {
-  RoundReport report;
   auto start = std::chrono::steady_clock::now();
   std::vector<Pending> prepared(tables_.size());
   std::vector<Pending*> all;
   const TableRound* stopped = nullptr;  // the first table that was not read
   for (size_t i = 0; i < tables_.size(); ++i) {
-    auto p = Prepare(tables_[i], true);
-    if (p) {
-      prepared[i] = std::move(*p);
-    } else {
-      prepared[i].round.table = tables_[i].ident.ToString();
-      prepared[i].round = Failed(std::move(prepared[i].round), p.error());
-    }
+    prepared[i] = Prepare(tables_[i], true);
     if (prepared[i].round.outcome != TableRound::Outcome::kSynced && !stopped)
       stopped = &prepared[i].round;
     all.push_back(&prepared[i]);
@@ -246,6 +229,12 @@ RoundReport Syncer::Rebuild() {
       p.round.description = why;
     }
   }
+  return Close(prepared, start);
+}
+
+RoundReport Syncer::Close(std::vector<Pending>& prepared,
+                          std::chrono::steady_clock::time_point start) {
+  RoundReport report;
   for (auto& p : prepared) report.tables.push_back(std::move(p.round));
   ledger_.ReleaseRound();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -21,6 +21,13 @@ struct TableRound {
   skade::ErrorKind error_kind = skade::ErrorKind::kInternal;
   int64_t rows_read = 0;
   SinkReport sink;
+
+  /// Marks the table's round failed with `error`.
+  void Fail(const skade::Error& error) {
+    outcome = Outcome::kFailed;
+    error_kind = error.kind;
+    description = error.message;
+  }
 };
 
 struct RoundReport {
@@ -88,9 +95,12 @@ class Syncer {
     TableState next;
     GraphMutation mutation;
   };
-  /// Busy or idle rounds come back finished (outcome set); others await Finish.
-  /// `from_scratch` reads as if the table had never been synced.
-  Result<Pending> Prepare(const CompiledTable& table, bool from_scratch);
+  /// Busy, idle and failed rounds come back finished (outcome set); others await
+  /// Finish. `from_scratch` reads as if the table had never been synced.
+  Pending Prepare(const CompiledTable& table, bool from_scratch);
+  Result<Pending> Fetch(const CompiledTable& table, bool from_scratch);
+  /// The report of a round: the tables' outcomes, its time; releases the lease.
+  RoundReport Close(std::vector<Pending>& prepared, std::chrono::steady_clock::time_point start);
   /// Applies the mutation, then advances the cursor.
   Status Finish(Pending& pending);
   /// How this round starts: into a graph that exists; into none, no table synced
