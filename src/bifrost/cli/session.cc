@@ -41,13 +41,13 @@ Result<const std::vector<CompiledTable>*> Session::Compile() {
   if (options_.mapping.empty()) return skade::InvalidArgument("--mapping FILE is required");
   SKADE_ASSIGN_OR_RETURN(spec_, MappingSpec::Load(options_.mapping));
   SKADE_ASSIGN_OR_RETURN(auto* catalog, Catalog());
-  std::map<std::string, ParquetFolderSource*> folder_of;
+  folder_of_.clear();
   for (const auto& t : spec_->tables) {
     if (t.source.empty()) continue;
     std::string root = t.source.substr(std::string_view("parquet:").size());
     auto& folder = folders_[root];
     if (!folder) folder = std::make_unique<ParquetFolderSource>(root);
-    folder_of[t.table] = folder.get();
+    folder_of_[t.table] = folder.get();
     if (!t.filter.empty())
       return skade::InvalidArgument("table '" + t.table +
                                     "': 'filter' applies to warehouse tables, not drop folders");
@@ -59,8 +59,8 @@ Result<const std::vector<CompiledTable>*> Session::Compile() {
   auto from_catalog = CatalogSchemas(*catalog);
   SchemaLookup lookup =
       [&](const skade::TableIdent& ident) -> Result<std::shared_ptr<const skade::Schema>> {
-    auto it = folder_of.find(ident.ToString());
-    return it == folder_of.end() ? from_catalog(ident) : it->second->SchemaOf(ident.ToString());
+    auto it = folder_of_.find(ident.ToString());
+    return it == folder_of_.end() ? from_catalog(ident) : it->second->SchemaOf(ident.ToString());
   };
   SKADE_ASSIGN_OR_RETURN(compiled_, CompileMapping(*spec_, lookup, registry_));
   compiled_ok_ = true;
@@ -69,15 +69,11 @@ Result<const std::vector<CompiledTable>*> Session::Compile() {
 
 Result<TableSource*> Session::Source() {
   if (source_) return source_.get();
-  SKADE_ASSIGN_OR_RETURN(auto* tables, Compile());
+  SKADE_RETURN_IF_ERROR(Compile());
   SKADE_ASSIGN_OR_RETURN(auto* catalog, Catalog());
   warehouse_source_ = std::make_unique<SkadeSource>(*catalog);
-  std::map<std::string, TableSource*> by_table;
-  for (const auto& t : *tables)
-    if (!t.spec.source.empty())
-      by_table[t.spec.table] =
-          folders_.at(t.spec.source.substr(std::string_view("parquet:").size())).get();
-  source_ = std::make_unique<RoutingSource>(*warehouse_source_, std::move(by_table));
+  source_ = std::make_unique<RoutingSource>(
+      *warehouse_source_, std::map<std::string, TableSource*>(folder_of_.begin(), folder_of_.end()));
   return source_.get();
 }
 

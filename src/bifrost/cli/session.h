@@ -58,6 +58,7 @@ class Session {
   bool compiled_ok_ = false;
   TransformRegistry registry_;
   std::map<std::string, std::unique_ptr<ParquetFolderSource>> folders_;  // by root
+  std::map<std::string, ParquetFolderSource*> folder_of_;                // by table
   std::unique_ptr<SkadeSource> warehouse_source_;
   std::unique_ptr<TableSource> source_;
   std::unique_ptr<EmbeddedServer> server_;

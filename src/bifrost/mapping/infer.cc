@@ -2,20 +2,10 @@
 
 #include <algorithm>
 
+#include "bifrost/sink/property_values.h"
+
 namespace bifrost {
 namespace {
-
-using skade::TypeId;
-
-bool Scalar(const skade::Type& t) {
-  return t.is_primitive() && t.id != TypeId::kBinary && t.id != TypeId::kFixed;
-}
-bool KeyLike(const skade::Type& t) {
-  return Scalar(t) && t.id != TypeId::kFloat && t.id != TypeId::kDouble;
-}
-bool ListOfScalars(const skade::Type& t) {
-  return t.id == TypeId::kList && Scalar(*t.element().type);
-}
 
 // "order_items" → "OrderItem", "manager" → "Manager".
 std::string LabelFor(std::string name) {
@@ -53,12 +43,12 @@ Result<InferredMapping> InferMapping(const skade::TableIdent& table, const skade
     if (const auto* f = schema.FindField(id)) vertex.id_columns.push_back(f->name);
   if (!vertex.id_columns.empty()) {
     out.guesses.push_back("id from the table's identifier fields");
-  } else if (const auto* f = schema.FindTopLevel("id"); f && KeyLike(*f->type)) {
+  } else if (const auto* f = schema.FindTopLevel("id"); f && IsStorableKey(*f->type)) {
     vertex.id_columns.push_back(f->name);
     out.guesses.push_back("id column 'id' by its name");
   } else {
     for (const auto& f : schema.fields())
-      if (KeyLike(*f.type) && f.required) {
+      if (IsStorableKey(*f.type) && f.required) {
         vertex.id_columns.push_back(f.name);
         out.guesses.push_back("id column '" + f.name + "': the first required key-like column");
         break;
@@ -76,7 +66,7 @@ Result<InferredMapping> InferMapping(const skade::TableIdent& table, const skade
     bool is_id = std::find(vertex.id_columns.begin(), vertex.id_columns.end(), f.name) !=
                  vertex.id_columns.end();
     if (is_id) continue;
-    if (f.name.size() > 3 && f.name.ends_with("_id") && KeyLike(*f.type) &&
+    if (f.name.size() > 3 && f.name.ends_with("_id") && IsStorableKey(*f.type) &&
         vertex.id_columns.size() == 1) {
       std::string stem = f.name.substr(0, f.name.size() - 3);
       EdgeStep e;
@@ -90,7 +80,7 @@ Result<InferredMapping> InferMapping(const skade::TableIdent& table, const skade
       fks.push_back(std::move(e));
       continue;
     }
-    if (Scalar(*f.type) || ListOfScalars(*f.type)) {
+    if (IsStorableProperty(*f.type)) {
       vertex.properties.push_back(f.name);
       continue;
     }

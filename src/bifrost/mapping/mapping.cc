@@ -174,7 +174,7 @@ Result<PipelineStep> ParseStep(const YAML::Node& item, const std::string& where,
   return skade::InvalidArgument("bad step");
 }
 
-Result<bool> Bool(const YAML::Node& node, const std::string& key, const std::string& where,
+bool Bool(const YAML::Node& node, const std::string& key, const std::string& where,
                   Problems& problems) {
   const YAML::Node v = node[key];
   if (!v.IsDefined()) return false;
@@ -228,8 +228,8 @@ MappingSpec ParseRoot(const YAML::Node& root, Problems& problems) {
                    "mode '" + mode + "' of " + where + " is not one of full, incremental, cdc");
     tm.columns = List(t, "columns", where, problems);
     tm.filter = Scalar(t, "filter", where, problems, false);
-    tm.allow_empty = *Bool(t, "allow_empty", where, problems);
-    tm.prune = *Bool(t, "prune", where, problems);
+    tm.allow_empty = Bool(t, "allow_empty", where, problems);
+    tm.prune = Bool(t, "prune", where, problems);
     if (tm.prune && tm.mode != SyncMode::kFull)
       problems.Add(t["prune"], "'prune' in " + where + " needs mode full");
     const YAML::Node pipeline = t["pipeline"];

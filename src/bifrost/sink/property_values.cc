@@ -11,21 +11,25 @@ skade::Status Refuse(const std::string& name, const std::string& what) {
 }
 }  // namespace
 
+namespace {
+bool StorablePrimitive(const skade::Type& t) {
+  return t.is_primitive() && t.id != skade::TypeId::kBinary && t.id != skade::TypeId::kFixed;
+}
+}  // namespace
+
+bool IsStorableProperty(const skade::Type& type) {
+  return StorablePrimitive(type) ||
+         (type.id == skade::TypeId::kList && StorablePrimitive(*type.element().type));
+}
+
+bool IsStorableKey(const skade::Type& type) {
+  return StorablePrimitive(type) && type.id != skade::TypeId::kFloat &&
+         type.id != skade::TypeId::kDouble;
+}
+
 skade::Status CheckStorableType(const skade::Type& type, const std::string& name) {
-  switch (type.id) {
-    case skade::TypeId::kBinary:
-    case skade::TypeId::kFixed:
-    case skade::TypeId::kStruct:
-    case skade::TypeId::kMap:
-      return Refuse(name, "has type " + type.ToString());
-    case skade::TypeId::kList: {
-      const skade::Type& element = *type.element().type;
-      if (element.id == skade::TypeId::kList) return Refuse(name, "has type " + type.ToString());
-      return CheckStorableType(element, name);
-    }
-    default:
-      return {};
-  }
+  if (IsStorableProperty(type)) return {};
+  return Refuse(name, "has type " + type.ToString());
 }
 
 skade::Status CheckStorableDouble(double d, const std::string& name) {

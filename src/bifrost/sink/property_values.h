@@ -11,6 +11,12 @@
 
 namespace bifrost {
 
+/// Whether a column of `type` can be a property: primitives but binary and fixed, and
+/// lists of those.
+bool IsStorableProperty(const skade::Type& type);
+/// Whether it can be a vertex or edge key: such a primitive, but not a float.
+bool IsStorableKey(const skade::Type& type);
+
 /// kInvalidArgument naming the property when a column of `type` has no FalkorDB form:
 /// binary, fixed, struct, map, and lists of anything but primitives that have one.
 skade::Status CheckStorableType(const skade::Type& type, const std::string& name);

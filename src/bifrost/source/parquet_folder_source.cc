@@ -8,20 +8,12 @@
 
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
+#include "skade/table/parquet_read.h"
 
 namespace bifrost {
 namespace {
 
 namespace fs = std::filesystem;
-
-Result<std::shared_ptr<arrow::Table>> ReadParquet(const std::string& path) {
-  parquet::arrow::FileReaderBuilder builder;
-  SKADE_ARROW_RETURN(builder.OpenFile(path), path);
-  SKADE_ARROW_ASSIGN(auto reader, builder.Build(), path);
-  std::shared_ptr<arrow::Table> table;
-  SKADE_ARROW_RETURN(reader->ReadTable(&table), path);
-  return table;
-}
 
 }  // namespace
 
@@ -89,7 +81,7 @@ Result<std::optional<Fetched>> ParquetFolderSource::FetchNew(const CompiledTable
   const auto& to_read = ct.spec.mode == SyncMode::kFull ? files : fresh;
   std::vector<std::shared_ptr<arrow::Table>> parts;
   for (const auto& f : to_read) {
-    SKADE_ASSIGN_OR_RETURN(auto t, ReadParquet((fs::path(root_) / table / f).string()));
+    SKADE_ASSIGN_OR_RETURN(auto t, skade::ReadWholeParquet((fs::path(root_) / table / f).string()));
     if (!ct.projection.empty()) {
       std::vector<int> idx;
       for (const auto& c : ct.projection) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "bifrost/sink/property_values.h"
 #include "bifrost/transform/transform.h"
 #include "skade/expr/expression.h"
 
@@ -25,8 +26,6 @@ std::string TransformRegistry::Names() const {
 
 namespace {
 
-using skade::TypeId;
-
 // Labels, types and property names go into Cypher text unquoted.
 bool IsIdentifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
@@ -35,21 +34,16 @@ bool IsIdentifier(const std::string& s) {
   });
 }
 
-bool Storable(const skade::Type& t) {
-  return t.is_primitive() && t.id != TypeId::kBinary && t.id != TypeId::kFixed;
-}
-
 // FalkorDB stores scalars and lists of scalars only.
 std::string PropertyTypeProblem(const skade::Type& t) {
-  if (Storable(t)) return {};
-  if (t.id == TypeId::kList && Storable(*t.element().type)) return {};
+  if (IsStorableProperty(t)) return {};
   return "has type " + t.ToString() +
          ", which a graph property cannot hold (only scalars and lists of scalars; binary is not "
          "stored)";
 }
 
 std::string KeyTypeProblem(const skade::Type& t) {
-  if (!Storable(t) || t.id == TypeId::kFloat || t.id == TypeId::kDouble)
+  if (!IsStorableKey(t))
     return "has type " + t.ToString() +
            ", which cannot be a key (use an integer, string, date or timestamp column)";
   return {};

@@ -1,7 +1,6 @@
 #include "skade/table/delete_index.h"
 
 #include <arrow/api.h>
-#include <parquet/arrow/reader.h>
 
 #include <algorithm>
 
@@ -9,24 +8,13 @@
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
 #include "skade/table/arrow_values.h"
+#include "skade/table/parquet_read.h"
 
 namespace skade {
 namespace {
 
 // An int or long key column: its equality keys are also kept as numbers.
 bool IsIntegral(const Type& t) { return t.id == TypeId::kInt || t.id == TypeId::kLong; }
-
-Result<std::shared_ptr<arrow::Table>> ReadWholeParquet(const std::string& location) {
-  std::string path = LocalPath(location);
-  parquet::arrow::FileReaderBuilder builder;
-  auto st = builder.OpenFile(path);
-  if (!st.ok()) return Corrupt(path + ": " + st.message());
-  SKADE_ARROW_ASSIGN(auto reader, builder.Build(), path);
-  std::shared_ptr<arrow::Table> table;
-  auto rst = reader->ReadTable(&table);
-  if (!rst.ok()) return Corrupt(path + ": " + rst.message());
-  return table;
-}
 
 }  // namespace
 

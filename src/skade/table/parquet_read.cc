@@ -1,0 +1,23 @@
+#include "skade/table/parquet_read.h"
+
+#include <arrow/table.h>
+#include <parquet/arrow/reader.h>
+
+#include "skade/io/file_io.h"
+#include "skade/table/arrow_internal.h"
+
+namespace skade {
+
+Result<std::shared_ptr<arrow::Table>> ReadWholeParquet(const std::string& location) {
+  std::string path = LocalPath(location);
+  parquet::arrow::FileReaderBuilder builder;
+  auto st = builder.OpenFile(path);
+  if (!st.ok()) return Corrupt(path + ": " + st.message());
+  SKADE_ARROW_ASSIGN(auto reader, builder.Build(), path);
+  std::shared_ptr<arrow::Table> table;
+  auto rst = reader->ReadTable(&table);
+  if (!rst.ok()) return Corrupt(path + ": " + rst.message());
+  return table;
+}
+
+}  // namespace skade
