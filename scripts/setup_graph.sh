@@ -7,15 +7,35 @@ cd "$(dirname "$0")/.."
 
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
 BACKPORTS=/etc/apt/sources.list.d/bookworm-backports.sources
+# The backports suite comes from the same mirror as the machine's own bookworm entry,
+# so no host is named here.
+debian_mirror() {
+  local f uri
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    # deb822: the URIs line of the stanza whose Suites include plain "bookworm".
+    uri=$(awk 'BEGIN { RS = ""; FS = "\n" } {
+      uris = ""; plain = 0
+      for (i = 1; i <= NF; i++) {
+        if ($i ~ /^URIs:/) { split($i, w, /[ \t]+/); uris = w[2] }
+        if ($i ~ /^Suites:/) { n = split($i, w, /[ \t]+/); for (j = 2; j <= n; j++) if (w[j] == "bookworm") plain = 1 }
+      }
+      if (plain && uris != "") { print uris; exit }
+    }' "$f")
+    [ -n "$uri" ] && { echo "$uri"; return; }
+  done
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -f "$f" ] || continue
+    uri=$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' "$f")
+    [ -n "$uri" ] && { echo "$uri"; return; }
+  done
+}
 if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
-  echo "setup: adding bookworm-backports"
-  $SUDO tee "$BACKPORTS" >/dev/null <<'SRC'
-Types: deb
-URIs: http://deb.debian.org/debian
-Suites: bookworm-backports
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
+  mirror=$(debian_mirror)
+  [ -n "$mirror" ] || { echo "setup: no apt entry for Debian bookworm found to take the mirror from" >&2; exit 1; }
+  echo "setup: adding bookworm-backports from $mirror"
+  printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+    "$mirror" | $SUDO tee "$BACKPORTS" >/dev/null
   $SUDO apt-get update -qq
 fi
 
