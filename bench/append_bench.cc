@@ -16,7 +16,7 @@ using namespace skade::bench;
 namespace {
 
 int Big(const Args& a) {
-  auto catalog = Check(Catalog::Open(a.Get("warehouse")), "open catalog");
+  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
   TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
   auto data = ReadParquet(a.Get("source"));
   auto table = CreateTable(*catalog, ident, a.Get("schema"), a.Get("partition", ""), a.Properties());
@@ -33,7 +33,7 @@ int Big(const Args& a) {
 }
 
 int Small(const Args& a) {
-  auto catalog = Check(Catalog::Open(a.Get("warehouse")), "open catalog");
+  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
   TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
   auto data = ReadParquet(a.Get("source"));
   int64_t commits = a.Int("commits", 200);

@@ -161,7 +161,7 @@ std::map<int64_t, int64_t> CrossProcess(const std::string& self, const std::stri
 }
 
 int Subscribe(const Args& a) {
-  auto catalog = Check(Catalog::Open(a.Get("warehouse")), "open catalog");
+  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
   int64_t poll_ms = a.Int("poll-ms", 0);
   auto log = Check(catalog->CommitsSince(0), "log");
   int64_t cursor = log.empty() ? 0 : log.back().commit_seq;
@@ -193,7 +193,7 @@ int Subscribe(const Args& a) {
 int Latency(const Args& a, const std::string& self) {
   std::string wh = a.Get("warehouse");
   int commits = static_cast<int>(a.Int("commits", 1000));
-  auto catalog = Check(Catalog::Open(wh), "open catalog");
+  auto catalog = Check(Catalog::Create(wh), "open catalog");
   DurableClock clock;
   catalog->AddListener(&clock);  // first listener: it fires before any subscriber's
   nlohmann::json out;
@@ -214,7 +214,7 @@ int Latency(const Args& a, const std::string& self) {
 }
 
 int ChangelogSetup(const Args& a) {
-  auto catalog = Check(Catalog::Open(a.Get("warehouse")), "open catalog");
+  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
   TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
   auto data = ReadParquet(a.Get("source"));
   Schema parsed = Check(ParseSchemaSpec(a.Get("schema")), "schema");
@@ -253,7 +253,7 @@ int ChangelogSetup(const Args& a) {
 }
 
 int Changelog(const Args& a) {
-  auto catalog = Check(Catalog::Open(a.Get("warehouse")), "open catalog");
+  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
   auto table = Check(Table::Load(*catalog, Check(TableIdent::Parse(a.Get("table")), "name")), "load");
   // Warm-up reads first, as the peer's in-process rounds are warm too.
   std::vector<double> times;

@@ -33,8 +33,8 @@ std::shared_ptr<arrow::Table> OneRow(int64_t id) {
 }
 
 nlohmann::json Emission(const std::string& dir, int commits) {
-  auto off_cat = Check(Catalog::Open(dir + "/emission-off"), "open");
-  auto on_cat = Check(Catalog::Open(dir + "/emission-on"), "open");
+  auto off_cat = Check(Catalog::Create(dir + "/emission-off"), "open");
+  auto on_cat = Check(Catalog::Create(dir + "/emission-on"), "open");
   lineage::LineageRecorder recorder(*on_cat, {"bench", 100, true});
   recorder.AddSink(std::make_shared<lineage::WarehouseSink>(*on_cat));
   std::vector<std::unique_ptr<Table>> tables;
@@ -65,7 +65,7 @@ nlohmann::json Emission(const std::string& dir, int commits) {
 }
 
 nlohmann::json Ingest(const std::string& dir, int events) {
-  auto cat = Check(Catalog::Open(dir + "/ingest"), "open");
+  auto cat = Check(Catalog::Create(dir + "/ingest"), "open");
   std::vector<std::string> lines;
   lines.reserve(events);
   for (int i = 0; i < events; ++i) {

@@ -27,7 +27,7 @@ std::vector<std::string> SplitComma(const std::string& s) {
 }
 
 int Setup(const Args& a) {
-  auto catalog = Check(Catalog::Open(a.Get("warehouse")), "open catalog");
+  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
   TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
   auto data = ReadParquet(a.Get("source"));
   auto table = CreateTable(*catalog, ident, a.Get("schema"), a.Get("partition", ""), a.Properties());
@@ -42,7 +42,7 @@ int Setup(const Args& a) {
 }
 
 int Scan(const Args& a) {
-  auto catalog = Check(Catalog::Open(a.Get("warehouse")), "open catalog");
+  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
   TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
   auto table = Check(Table::Load(*catalog, ident), "load table");
   std::vector<std::string> columns = SplitComma(a.Get("columns", ""));

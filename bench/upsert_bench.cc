@@ -23,7 +23,7 @@ using namespace skade::bench;
 namespace {
 
 int Setup(const Args& a) {
-  auto catalog = Check(Catalog::Open(a.Get("warehouse")), "open catalog");
+  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
   TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
   auto data = ReadParquet(a.Get("source"));
   Schema parsed = Check(ParseSchemaSpec(a.Get("schema")), "schema");
@@ -53,7 +53,7 @@ int Setup(const Args& a) {
 }
 
 int Upsert(const Args& a) {
-  auto catalog = Check(Catalog::Open(a.Get("warehouse")), "open catalog");
+  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
   TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
   auto table = Check(Table::Load(*catalog, ident), "load table");
   auto batch = ReadParquet(a.Get("batch"));
@@ -76,7 +76,7 @@ int Upsert(const Args& a) {
 }
 
 int Compact(const Args& a) {
-  auto catalog = Check(Catalog::Open(a.Get("warehouse")), "open catalog");
+  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
   TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
   auto table = Check(Table::Load(*catalog, ident), "load table");
   int64_t before = table->metadata()->CurrentSnapshot() ? table->metadata()->CurrentSnapshot()->snapshot_id : 0;
@@ -93,7 +93,7 @@ int Compact(const Args& a) {
 }
 
 int Scan(const Args& a) {
-  auto catalog = Check(Catalog::Open(a.Get("warehouse")), "open catalog");
+  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
   TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
   auto table = Check(Table::Load(*catalog, ident), "load table");
   int64_t snapshot = a.Int("snapshot", 0);

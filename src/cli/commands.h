@@ -1,16 +1,23 @@
 // The skade command line: one function per command, shared context.
 #pragma once
 
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "skade/catalog/catalog.h"
 #include "skade/common/result.h"
 
 namespace CLI {
 class App;
+class Option;
 }  // namespace CLI
+
+namespace skade {
+class Table;
+}  // namespace skade
 
 namespace skade::cli {
 
@@ -20,18 +27,48 @@ struct Context {
   std::string warehouse;
   std::unique_ptr<Catalog> catalog;
   bool progress = false;  // stderr is a terminal
+  /// Set by the commands that make a warehouse (init, demo); every other command
+  /// needs one that exists.
+  bool create_warehouse = false;
   /// Lineage recording of this process (lineage_commands.cc); declared after the
   /// catalog so it flushes before the catalog closes.
   std::shared_ptr<LineageSession> lineage;
   Status Open();
 };
 
+/// What a command group registers: its subcommands on `app`, each of which sets
+/// `action` when chosen. Arguments live in the group's file (parsed before running).
+using CommandAction = std::function<Status()>;
+void AddCatalogCommands(CLI::App& app, Context& ctx, CommandAction& action);
+void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action);
+void AddMaintenanceCommands(CLI::App& app, Context& ctx, CommandAction& action);
+void AddReadCommands(CLI::App& app, Context& ctx, CommandAction& action);
+
+// Helpers the groups share (command_util.cc).
+/// "a, b,c" → {"a", "b", "c"}.
+std::vector<std::string> SplitList(const std::string& text);
+/// ISO 8601 text or epoch milliseconds. Errors: kInvalidArgument.
+Result<int64_t> ParseTimestampMs(const std::string& text);
+Result<std::unique_ptr<Table>> LoadTable(Context& ctx, const std::string& name);
+/// An integer option read exactly (no clamping, no silent truncation) and checked
+/// to be at least `min`; a bad value is a usage error naming the option and range.
+CLI::Option* AddInteger(CLI::App* sub, const std::string& name, int64_t& target, int64_t min,
+                        const std::string& help);
+/// Opens the file a command writes (--output), refusing paths inside the warehouse:
+/// the table files there must never be overwritten by a command's output.
+Result<std::FILE*> OpenOutput(const Context& ctx, const std::string& path);
+Status CheckOutputPath(const Context& ctx, const std::string& path);
+/// kIoError with the operating system's reason when a write to `out` failed.
+Status CheckWritten(std::FILE* out, const std::string& what);
+/// Closes a file OpenOutput gave, reporting a failed final write.
+Status CloseOutput(std::FILE* out, const std::string& path);
+
 /// skade's own bookkeeping (`_skade`, the lineage events table): left out of listings
 /// of the whole warehouse, shown when asked for by name.
 bool IsInternalNamespace(const std::string& ns);
 
 /// Adds the `lineage` and `config` commands and the global --actor/--input options.
-void AddLineageCommands(CLI::App& app, Context& ctx, std::function<Status()>& action);
+void AddLineageCommands(CLI::App& app, Context& ctx, CommandAction& action);
 /// The lineage part of the demo: a raw → clean → aggregate pipeline plus an ingested
 /// Spark event, then the lineage graph and a downstream impact list.
 Status RunLineageDemo(Context& ctx);

@@ -6,8 +6,13 @@
 #include <arrow/json/api.h>
 #include <parquet/arrow/reader.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <set>
 
+#include "skade/common/nesting.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
 
@@ -46,11 +51,55 @@ class OwningReader final : public arrow::RecordBatchReader {
   std::unique_ptr<arrow::RecordBatchReader> reader_;
 };
 
+// JSON lines are checked for depth before Arrow's parser (which recurses) sees them.
+Status CheckJsonLinesDepth(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return IoError("cannot read " + path + ": " + std::strerror(errno));
+  JsonDepthScanner scanner;
+  std::vector<char> buf(1 << 20);
+  bool ok = true;
+  while (ok) {
+    size_t n = std::fread(buf.data(), 1, buf.size(), f);
+    if (n == 0) break;
+    ok = scanner.Feed(std::string_view(buf.data(), n));
+  }
+  bool failed = std::ferror(f);
+  std::fclose(f);
+  if (failed) return IoError("cannot read " + path + ": " + std::strerror(errno));
+  if (!ok)
+    return InvalidArgument(path + ": line " + std::to_string(scanner.line()) + " is nested deeper than " +
+                           std::to_string(scanner.limit()) + " levels");
+  return {};
+}
+
+Status CheckColumnNames(const arrow::Schema& schema, const std::string& path) {
+  std::set<std::string> seen;
+  for (const auto& f : schema.fields())
+    if (!seen.insert(f->name()).second)
+      return InvalidArgument(path + ": column '" + f->name() + "' appears twice in the input");
+  return {};
+}
+
+Result<std::shared_ptr<arrow::RecordBatchReader>> Checked(std::shared_ptr<arrow::RecordBatchReader> reader,
+                                                          const std::string& path) {
+  SKADE_RETURN_IF_ERROR(CheckColumnNames(*reader->schema(), path));
+  return reader;
+}
+
 }  // namespace
 
-Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& path, const Schema& schema) {
+int64_t NextBlockBytes(const Error& error, int64_t block_bytes) {
+  // Arrow's words for a row that does not fit in one block.
+  if (error.message.find("straddling") == std::string::npos) return 0;
+  if (block_bytes >= kMaxInputBlockBytes) return 0;
+  return std::min(block_bytes * 4, kMaxInputBlockBytes);
+}
+
+Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& path, const Schema& schema,
+                                                            int64_t block_bytes) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return NotFound("input file not found: " + path);
+  if (std::filesystem::is_directory(path, ec)) return InvalidArgument("input " + path + " is a directory, not a file");
   std::string ext = Lower(std::filesystem::path(path).extension().string());
   SKADE_ARROW_ASSIGN(auto file, arrow::io::ReadableFile::Open(path), path);
   if (ext == ".parquet" || ext == ".pq") {
@@ -60,11 +109,11 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     SKADE_ARROW_ASSIGN(auto reader, b.Build(), path);
     auto batches = reader->GetRecordBatchReader();
     if (!batches.ok()) return Corrupt(path + ": " + batches.status().message());
-    return std::shared_ptr<arrow::RecordBatchReader>(
-        std::make_shared<OwningReader>(std::move(reader), std::move(*batches)));
+    return Checked(std::make_shared<OwningReader>(std::move(reader), std::move(*batches)), path);
   }
   if (ext == ".csv") {
     auto read = arrow::csv::ReadOptions::Defaults();
+    read.block_size = static_cast<int32_t>(std::min<int64_t>(block_bytes, INT32_MAX));
     auto parse = arrow::csv::ParseOptions::Defaults();
     auto convert = arrow::csv::ConvertOptions::Defaults();
     // Everything arrives as text and is converted when conformed to the table, so a
@@ -74,10 +123,12 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     SKADE_ARROW_ASSIGN(auto reader,
                        arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), file, read, parse, convert),
                        path);
-    return std::shared_ptr<arrow::RecordBatchReader>(std::move(reader));
+    return Checked(std::move(reader), path);
   }
   if (ext == ".jsonl" || ext == ".json" || ext == ".ndjson") {
+    SKADE_RETURN_IF_ERROR(CheckJsonLinesDepth(path));
     auto read = arrow::json::ReadOptions::Defaults();
+    read.block_size = static_cast<int32_t>(std::min<int64_t>(block_bytes, INT32_MAX));
     auto parse = arrow::json::ParseOptions::Defaults();
     arrow::FieldVector fields;
     for (const auto& f : schema.fields())
@@ -86,7 +137,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     parse.explicit_schema = arrow::schema(fields);
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
     SKADE_ARROW_ASSIGN(auto reader, arrow::json::StreamingReader::Make(file, read, parse), path);
-    return std::shared_ptr<arrow::RecordBatchReader>(std::move(reader));
+    return Checked(std::move(reader), path);
   }
   return InvalidArgument("cannot tell the format of '" + path +
                          "' (expected .parquet, .csv, .jsonl, .json or .ndjson)");

@@ -5,6 +5,9 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -125,9 +128,14 @@ class LineageSession {
     DeliverFullBatch();
   }
   /// Delivers every pending event now (a sink failure is a warning, never an error).
-  void DeliverAll() {
+  /// Delivers every waiting event; returns the sinks' errors (printed as warnings
+  /// when `warn`, for commands whose own result is something else).
+  std::vector<std::string> DeliverAll(bool warn = true) {
     delivery_failed_ = !recorder_.Flush();
-    for (const auto& e : recorder_.TakeSinkErrors()) std::fprintf(stderr, "skade: warning: %s\n", e.c_str());
+    auto errors = recorder_.TakeSinkErrors();
+    if (warn)
+      for (const auto& e : errors) std::fprintf(stderr, "skade: warning: %s\n", e.c_str());
+    return errors;
   }
   /// Delivers if a sink has a full batch waiting; once a delivery failed, this
   /// process leaves the events to a later one rather than retrying again.
@@ -245,8 +253,10 @@ Status CmdIngest(Context& ctx, const std::string& file) {
   std::ifstream file_in;
   std::istream* in = &std::cin;
   if (file != "-") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(file, ec)) return InvalidArgument(file + " is a directory, not a file of events");
     file_in.open(file, std::ios::binary);
-    if (!file_in) return IoError("cannot read " + file);
+    if (!file_in) return IoError("cannot read " + file + ": " + std::strerror(errno));
     in = &file_in;
   }
   RunEventMapper mapper(ctx.catalog->warehouse(), ctx.catalog.get());
@@ -288,7 +298,7 @@ Status CmdExport(Context& ctx, const std::string& since) {
 
 }  // namespace
 
-void AddLineageCommands(CLI::App& app, Context& ctx, std::function<Status()>& action) {
+void AddLineageCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   app.add_option("--actor", Flags().actor, "who is writing (recorded as the lineage actor; default $SKADE_ACTOR)");
   app.add_option("--input", Flags().inputs,
                  "a dataset this write was derived from: TABLE[@SNAPSHOT] or SYSTEM:NAME (repeatable)");
@@ -330,7 +340,9 @@ void AddLineageCommands(CLI::App& app, Context& ctx, std::function<Status()>& ac
   auto* flush = lineage->add_subcommand("flush", "deliver the events waiting in the commit log to _skade.lineage_events");
   flush->callback([&] { action = [&]() -> Status {
     if (!ctx.lineage) return InvalidArgument("lineage is disabled (config set lineage.enabled true)");
-    ctx.lineage->DeliverAll();
+    auto errors = ctx.lineage->DeliverAll(/*warn=*/false);
+    if (!errors.empty())
+      return IoError("lineage events were not all delivered (they stay waiting): " + errors.front());
     std::printf("lineage events delivered\n");
     return {};
   }; });

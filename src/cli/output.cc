@@ -5,6 +5,8 @@
 #include <parquet/arrow/writer.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "skade/format/value.h"
 #include "skade/table/arrow_internal.h"
@@ -219,8 +221,13 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
                        output_path);
   }
   Listing table_out;
-  bool header_done = false;
   for (const auto& f : reader.schema()->fields()) table_out.headers.push_back(f->name());
+  // A CSV has its header even when no row follows.
+  if (format == Format::kCsv) {
+    for (size_t c = 0; c < table_out.headers.size(); ++c)
+      std::fprintf(out, "%s%s", c ? "," : "", CsvQuote(table_out.headers[c]).c_str());
+    std::fputc('\n', out);
+  }
   while (true) {
     std::shared_ptr<arrow::RecordBatch> batch;
     auto st = reader.ReadNext(&batch);
@@ -238,13 +245,6 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
           std::fprintf(out, "%s\n", RowToJson(*batch, r, schema).c_str());
         break;
       case Format::kCsv:
-        if (!header_done) {
-          for (size_t c = 0; c < table_out.headers.size(); ++c)
-            std::fprintf(out, "%s%s", c ? "," : "", CsvQuote(table_out.headers[c]).c_str());
-          std::fputc('\n', out);
-          header_done = true;
-        }
-        [[fallthrough]];
       case Format::kTable:
         for (int64_t r = 0; r < batch->num_rows(); ++r) {
           std::vector<std::string> cells;
@@ -261,6 +261,13 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
           }
         }
         break;
+    }
+    // Stop at the first failed write (a full disk, a reader gone) instead of
+    // formatting the rest of the table for nobody.
+    if (out && std::ferror(out)) {
+      int e = errno;
+      return IoError(std::string("writing ") + (output_path.empty() ? "standard output" : output_path) +
+                     " failed: " + std::strerror(e ? e : EIO));
     }
   }
   if (progress) std::fprintf(stderr, "\n");

@@ -66,7 +66,7 @@ Status WatchTableChanges(Context& ctx, const TableIdent& ident, const WatchArgs&
   while (true) {
     SKADE_ASSIGN_OR_RETURN(auto window, stream->Next(std::nullopt));
     if (!window) continue;
-    SKADE_ASSIGN_OR_RETURN(auto table, Table::Load(*ctx.catalog, ident));
+    SKADE_ASSIGN_OR_RETURN(auto table, Table::Load(*ctx.catalog, stream->table()));
     const Schema& schema = *table->metadata()->schema();
     // Rows come oldest snapshot first; cut them into each snapshot's run.
     std::vector<int64_t> ids;
@@ -82,12 +82,12 @@ Status WatchTableChanges(Context& ctx, const TableIdent& ident, const WatchArgs&
       at += run;
       CommitLogEntry e;
       e.commit_seq = s.resume.commit_seq;
-      e.table = ident;
+      e.table = stream->table();
       e.action = "commit";
       e.snapshot_id = s.snapshot_id;
       e.operation = s.operation;
-      e.committed_at_ms = s.timestamp_ms;
-      e.engine = "";
+      e.committed_at_ms = s.committed_at_ms ? s.committed_at_ms : s.timestamp_ms;
+      e.engine = s.engine;
       PrintCommit(e, s.resume.ToString());
       std::fflush(stdout);
     }
@@ -104,6 +104,11 @@ Status CmdWatch(Context& ctx, const WatchArgs& args, bool replay_from_seq) {
   }
   if (!args.from_cursor.empty() && !(only && args.changes))
     return InvalidArgument("--from-cursor needs TABLE and --changes");
+  if (only) {
+    // Waiting on a name that is not there would print nothing, ever.
+    SKADE_ASSIGN_OR_RETURN(auto exists, Table::Load(*ctx.catalog, *only));
+    (void)exists;
+  }
   if (only && args.changes) return WatchTableChanges(ctx, *only, args, replay_from_seq);
 
   SKADE_ASSIGN_OR_RETURN(auto watcher, cdc::CommitWatcher::Make(*ctx.catalog));

@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "skade/catalog/names.h"
 #include "skade/io/file_io.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
@@ -20,7 +24,7 @@ Schema SimpleSchema() { return *ParseSchemaSpec("id:long!, name:string"); }
 class CatalogTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto c = Catalog::Open(dir_.path());
+    auto c = Catalog::Create(dir_.path());
     ASSERT_THAT(c, IsOk());
     cat_ = std::move(*c);
   }
@@ -196,6 +200,72 @@ TEST(TableIdentTest, Parse) {
   EXPECT_EQ(TableIdent::Parse("a.b.c")->ns, "a.b");
   EXPECT_THAT(TableIdent::Parse("nodot"), IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(TableIdent::Parse("a."), IsError(ErrorKind::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace skade
+
+namespace skade {
+namespace {
+
+using testing::IsError;
+using testing::IsOk;
+
+TEST(NamesTest, PartsAreCheckedInEveryPosition) {
+  for (const char* ok : {"sales", "a.b.c", "s\xc3\xb8ren", "a-b_c 1"}) EXPECT_THAT(ValidateNamespaceName(ok), IsOk()) << ok;
+  for (const char* bad : {"", ".", "..", "a..b", ".a", "a.", "a/b", "a\\b", "../x", "a\x01", "a\x7f", "catalog",
+                          "\xff", "\xc0\xaf", "\xed\xa0\x80", "a\xc2\x85"})
+    EXPECT_THAT(ValidateNamespaceName(bad), IsError(ErrorKind::kInvalidArgument)) << bad;
+  EXPECT_THAT(ValidateTableName("orders"), IsOk());
+  for (const char* bad : {"", "a.b", "..", "a/b", "a\nb"})
+    EXPECT_THAT(ValidateTableName(bad), IsError(ErrorKind::kInvalidArgument)) << bad;
+  EXPECT_THAT(ValidateTableName(std::string(kMaxNameBytes, 'x')), IsOk());
+  EXPECT_THAT(ValidateTableName(std::string(kMaxNameBytes + 1, 'x')), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(TableIdent::Parse("db.a/b"), IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST(CatalogOpenTest, OnlyCreateMakesAWarehouse) {
+  testing::TempDir dir;
+  std::string wh = dir.path() + "/wh";
+  EXPECT_THAT(Catalog::Open(wh), IsError(ErrorKind::kNotFound));
+  EXPECT_FALSE(std::filesystem::exists(wh));
+  ASSERT_THAT(Catalog::Create(wh), IsOk());
+  EXPECT_THAT(Catalog::Open(wh), IsOk());
+}
+
+TEST(CatalogOpenTest, EmptyOrForeignFilesAreNeverReinitialised) {
+  testing::TempDir dir;
+  std::string db = dir.path() + "/catalog.db";
+  { std::ofstream(db).flush(); }
+  EXPECT_THAT(Catalog::Create(dir.path()), IsError(ErrorKind::kCorrupt));
+  EXPECT_EQ(std::filesystem::file_size(db), 0u);
+  { std::ofstream(db) << "plain text, not a database"; }
+  EXPECT_THAT(Catalog::Open(dir.path()), IsError(ErrorKind::kCorrupt));
+}
+
+TEST_F(CatalogTest, CommitToACatalogFileRemovedOrReplacedFails) {
+  ASSERT_THAT(cat_->CreateNamespace("db"), IsOk());
+  std::string db = dir_.path() + "/catalog.db";
+  std::filesystem::rename(db, db + ".moved");
+  EXPECT_THAT(cat_->CreateNamespace("lost"), IsError(ErrorKind::kIoError));
+  std::filesystem::copy_file(db + ".moved", db);  // a replacement at the same path
+  EXPECT_THAT(cat_->CreateNamespace("lost"), IsError(ErrorKind::kIoError));
+  std::filesystem::remove(db);
+  std::filesystem::rename(db + ".moved", db);
+  EXPECT_THAT(cat_->CreateNamespace("kept"), IsOk());
+}
+
+TEST_F(CatalogTest, DefaultLocationsAreUnique) {
+  ASSERT_THAT(cat_->CreateNamespace("db"), IsOk());
+  auto a = cat_->CreateTable({"db", "r"}, SimpleSchema(), PartitionSpec(), {});
+  ASSERT_THAT(a, IsOk());
+  ASSERT_THAT(cat_->RenameTable({"db", "r"}, {"db", "r2"}), IsOk());
+  auto b = cat_->CreateTable({"db", "r"}, SimpleSchema(), PartitionSpec(), {});
+  ASSERT_THAT(b, IsOk());
+  EXPECT_NE(a->metadata->location, b->metadata->location);
+  EXPECT_THAT(b->metadata->location, ::testing::StartsWith(a->metadata->location + "-"));
+  EXPECT_THAT(cat_->CreateTable({"db", "x/y"}, SimpleSchema(), PartitionSpec(), {}),
+              IsError(ErrorKind::kInvalidArgument));
 }
 
 }  // namespace

@@ -64,7 +64,7 @@ std::vector<std::pair<int64_t, std::vector<std::string>>> BySnapshot(const std::
 class ChangeStreamTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    cat_ = std::move(*Catalog::Open(dir_.path()));
+    cat_ = std::move(*Catalog::Create(dir_.path()));
     ASSERT_THAT(cat_->CreateNamespace("s"), IsOk());
     schema_ = Schema(0,
                      {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
@@ -125,7 +125,7 @@ TEST_F(ChangeStreamTest, WindowsArriveAsCommitsLandFromAnotherThread) {
   EXPECT_FALSE(idle->has_value());
 
   std::thread writer([&] {
-    auto other = std::move(*Catalog::Open(dir_.path()));  // a second connection, like another process
+    auto other = std::move(*Catalog::Create(dir_.path()));  // a second connection, like another process
     auto t = std::move(*Table::Load(*other, {"s", "t"}));
     testing::RandomData d(7);
     for (int i = 0; i < 5; ++i) ASSERT_THAT(t->Append(Batch(d, 2)), IsOk());
@@ -151,7 +151,7 @@ TEST_F(ChangeStreamTest, KilledConsumerResumesFromItsCursorExactlyOnceInOrder) {
   ASSERT_THAT(start, IsOk());
   std::atomic<bool> done{false};
   std::thread writer([&] {
-    auto other = std::move(*Catalog::Open(dir_.path()));
+    auto other = std::move(*Catalog::Create(dir_.path()));
     auto t = std::move(*Table::Load(*other, {"s", "t"}));
     testing::RandomData d(11);
     for (int i = 0; i < 60; ++i) RandomWrite(*t, d);

@@ -97,7 +97,7 @@ std::map<int64_t, Changes> SplitBySnapshot(const std::shared_ptr<arrow::Table>& 
 
 void RunHistory(uint64_t seed, const std::string& mode, const std::string& partition) {
   testing::TempDir dir;
-  auto cat = std::move(*Catalog::Open(dir.path()));
+  auto cat = std::move(*Catalog::Create(dir.path()));
   ASSERT_THAT(cat->CreateNamespace("c"), IsOk());
   Schema schema(0,
                 {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
@@ -221,7 +221,7 @@ TEST(ChangelogTest, CopyOnWritePartitioned) { RunHistory(4, "copy-on-write", "bu
 
 TEST(ChangelogTest, ProjectionFilterAndErrors) {
   testing::TempDir dir;
-  auto cat = std::move(*Catalog::Open(dir.path()));
+  auto cat = std::move(*Catalog::Create(dir.path()));
   ASSERT_THAT(cat->CreateNamespace("c"), IsOk());
   Schema schema(0, {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
                     NestedField{2, "v", false, Type::Primitive(TypeId::kString), ""}});

@@ -19,7 +19,7 @@ using testing::IsOk;
 class SubscriptionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    cat_ = std::move(*Catalog::Open(dir_.path()));
+    cat_ = std::move(*Catalog::Create(dir_.path()));
     ASSERT_THAT(cat_->CreateNamespace("s"), IsOk());
     schema_ = *ParseSchemaSpec("id:long!");
     ASSERT_THAT(cat_->CreateTable({"s", "t"}, schema_, PartitionSpec(), {}), IsOk());

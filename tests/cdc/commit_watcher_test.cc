@@ -23,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 class CommitWatcherTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    cat_ = std::move(*Catalog::Open(dir_.path()));
+    cat_ = std::move(*Catalog::Create(dir_.path()));
     auto w = cdc::CommitWatcher::Make(*cat_);
     ASSERT_THAT(w, IsOk());
     watcher_ = std::move(*w);

@@ -18,7 +18,7 @@ using testing::Row;
 
 TEST(DeltaTest, AppendsOnlyThenDeletesNeedReload) {
   testing::TempDir dir;
-  auto cat = std::move(*Catalog::Open(dir.path()));
+  auto cat = std::move(*Catalog::Create(dir.path()));
   ASSERT_THAT(cat->CreateNamespace("d"), IsOk());
   Schema schema(0, {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""}}, {1});
   ASSERT_THAT(cat->CreateTable({"d", "t"}, schema, PartitionSpec(), {}), IsOk());

@@ -79,7 +79,7 @@ TEST(WatchFloodTest, FiveThousandCommitsReachASlowSubscriberOnceAndInOrder) {
   const char* bin = std::getenv("SKADE_BIN");
   ASSERT_NE(bin, nullptr) << "SKADE_BIN must name the skade binary (ctest sets it)";
   testing::TempDir dir;
-  auto cat = std::move(*Catalog::Open(dir.path()));
+  auto cat = std::move(*Catalog::Create(dir.path()));
   ASSERT_THAT(cat->CreateNamespace("f"), IsOk());
   Schema schema = *ParseSchemaSpec("id:long!");
   constexpr int kTables = 20, kWriters = 2, kCommits = 5000;
@@ -93,7 +93,7 @@ TEST(WatchFloodTest, FiveThousandCommitsReachASlowSubscriberOnceAndInOrder) {
   std::vector<std::thread> writers;
   for (int w = 0; w < kWriters; ++w)
     writers.emplace_back([&, w] {
-      auto c = std::move(*Catalog::Open(dir.path()));  // each writer its own connection
+      auto c = std::move(*Catalog::Create(dir.path()));  // each writer its own connection
       std::vector<std::unique_ptr<Table>> tables;
       for (int t = w; t < kTables; t += kWriters)
         tables.push_back(std::move(*Table::Load(*c, {"f", "t" + std::to_string(t)})));

@@ -73,7 +73,7 @@ TEST(FaultInjectionTest, FailedWritesNeverCorruptTheTable) {
         testing::TempDir dir;
         auto io = std::make_unique<FaultInjectingFileIO>(MakeLocalFileIO());
         FaultInjectingFileIO* faults = io.get();
-        auto cat = std::move(*Catalog::Open(dir.path(), "skade", std::move(io)));
+        auto cat = std::move(*Catalog::Create(dir.path(), "skade", std::move(io)));
         ASSERT_THAT(cat->CreateNamespace("f"), IsOk());
         ASSERT_THAT(cat->CreateTable({"f", "t"}, schema, *ParsePartitionSpec("grp", schema),
                                      {{"write.delete.mode", op % 2 ? "copy-on-write" : "merge-on-read"}}),

@@ -32,7 +32,7 @@ DatasetRef Out(const std::string& table, std::optional<int64_t> snapshot) {
 class LineageEmissionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    cat_ = std::move(*Catalog::Open(dir_.path()));
+    cat_ = std::move(*Catalog::Create(dir_.path()));
     recorder_ = std::make_unique<LineageRecorder>(*cat_, LineageRecorder::Options{"tester", 100});
     recorder_->AddSink(sink_);
     ASSERT_THAT(cat_->CreateNamespace("t"), IsOk());

@@ -35,7 +35,7 @@ std::vector<std::string> Keys(const std::vector<Reached>& reached, int depth) {
 class PipelineTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    cat_ = std::move(*Catalog::Open(dir_.path()));
+    cat_ = std::move(*Catalog::Create(dir_.path()));
     recorder_ = std::make_unique<LineageRecorder>(*cat_, LineageRecorder::Options{"tester", 100});
     recorder_->AddSink(std::make_shared<WarehouseSink>(*cat_));
     for (const char* ns : {"raw", "clean", "mart"}) ASSERT_THAT(cat_->CreateNamespace(ns), IsOk());

@@ -25,7 +25,7 @@ std::shared_ptr<arrow::Table> OneRow(int64_t id) {
 class WarehouseSinkTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    cat_ = std::move(*Catalog::Open(dir_.path()));
+    cat_ = std::move(*Catalog::Create(dir_.path()));
     ASSERT_THAT(cat_->CreateNamespace("t"), IsOk());
   }
   // Attaches a recorder with a capturing and (optionally) a warehouse sink.

@@ -31,7 +31,7 @@ std::vector<std::string> Rendered(const arrow::Table& t, const Schema& schema) {
 class EvolutionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    cat_ = std::move(*Catalog::Open(dir_.path()));
+    cat_ = std::move(*Catalog::Create(dir_.path()));
     ASSERT_THAT(cat_->CreateNamespace("e"), IsOk());
     Schema s = *ParseSchemaSpec("id:long!, n:int, f:float, price:decimal(6,2), addr:struct<city:string>, note:string");
     s = Schema(0, s.fields(), {1});

@@ -22,7 +22,7 @@ using testing::Row;
 class MaintenanceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    cat_ = std::move(*Catalog::Open(dir_.path()));
+    cat_ = std::move(*Catalog::Create(dir_.path()));
     ASSERT_THAT(cat_->CreateNamespace("m"), IsOk());
     schema_ = Schema(0, {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
                          NestedField{2, "v", false, Type::Primitive(TypeId::kString), ""}},

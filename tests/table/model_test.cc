@@ -53,7 +53,7 @@ std::string RandomPartition(testing::RandomData& d, const Schema& s) {
 TEST(ModelTest, RandomAppendsScansEqualModel) {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     testing::TempDir dir;
-    auto cat = std::move(*Catalog::Open(dir.path()));
+    auto cat = std::move(*Catalog::Create(dir.path()));
     ASSERT_THAT(cat->CreateNamespace("m"), IsOk());
     testing::RandomData d(seed * 7919);
     Schema schema = d.RandomSchema(d.Uniform(3, 9), /*nested=*/seed % 2 == 0);

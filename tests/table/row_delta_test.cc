@@ -53,7 +53,7 @@ class RowDeltaModel {
       : d_(seed), mode_(mode), partition_(partition) {}
 
   void Run() {
-    auto cat = std::move(*Catalog::Open(dir_.path()));
+    auto cat = std::move(*Catalog::Create(dir_.path()));
     ASSERT_THAT(cat->CreateNamespace("m"), IsOk());
     Schema base = d_.RandomSchema(4, false);
     std::vector<NestedField> fields{NestedField{100, "id", true, Type::Primitive(TypeId::kLong), ""},
@@ -254,7 +254,7 @@ TEST(RowDeltaTest, MoreSeeds) {
 
 TEST(RowDeltaTest, KeysMustNameIdentifierColumns) {
   testing::TempDir dir;
-  auto cat = std::move(*Catalog::Open(dir.path()));
+  auto cat = std::move(*Catalog::Create(dir.path()));
   ASSERT_THAT(cat->CreateNamespace("m"), IsOk());
   Schema schema(0, {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
                     NestedField{2, "v", false, Type::Primitive(TypeId::kString), ""}}, {1});
@@ -282,7 +282,7 @@ namespace {
 void ConcurrentUpserts(const std::string& partition) {
   testing::TempDir dir;
   {
-    auto cat = std::move(*Catalog::Open(dir.path()));
+    auto cat = std::move(*Catalog::Create(dir.path()));
     ASSERT_THAT(cat->CreateNamespace("c"), IsOk());
     Schema schema(0, {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
                       NestedField{2, "grp", false, Type::Primitive(TypeId::kString), ""},
@@ -293,7 +293,7 @@ void ConcurrentUpserts(const std::string& partition) {
     ASSERT_THAT(cat->CreateTable({"c", "t"}, schema, spec, {}), IsOk());
   }
   auto writer = [&](char who) {
-    auto cat = std::move(*Catalog::Open(dir.path()));
+    auto cat = std::move(*Catalog::Create(dir.path()));
     auto t = std::move(*Table::Load(*cat, {"c", "t"}));
     const Schema schema = *t->metadata()->schema();  // a copy: writes replace the metadata
     for (int n = 0; n < 12; ++n) {
@@ -312,7 +312,7 @@ void ConcurrentUpserts(const std::string& partition) {
   std::thread a(writer, 'A'), b(writer, 'B');
   a.join();
   b.join();
-  auto cat = std::move(*Catalog::Open(dir.path()));
+  auto cat = std::move(*Catalog::Create(dir.path()));
   auto t = std::move(*Table::Load(*cat, {"c", "t"}));
   auto table = t->NewScan().ToTable();
   ASSERT_THAT(table, IsOk());

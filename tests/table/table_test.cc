@@ -37,7 +37,7 @@ std::vector<std::string> Sorted(const std::vector<Row>& rows, const std::vector<
 class TableTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    cat_ = std::move(*Catalog::Open(dir_.path()));
+    cat_ = std::move(*Catalog::Create(dir_.path()));
     ASSERT_THAT(cat_->CreateNamespace("t"), IsOk());
   }
   std::unique_ptr<Table> Create(const std::string& name, const Schema& schema, const std::string& partition = "",
@@ -257,7 +257,7 @@ TEST_F(TableTest, ConcurrentWritersInOneProcessLoseNothing) {
   Schema schema = *ParseSchemaSpec("id:long!");
   Create("race", schema);
   auto writer = [&](int base) {
-    auto cat = Catalog::Open(dir_.path());
+    auto cat = Catalog::Create(dir_.path());
     auto t = Table::Load(**cat, {"t", "race"});
     for (int i = 0; i < 15; ++i) {
       Row r(1);

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "skade/common/nesting.h"
 #include "skade/avro/avro.h"
 #include "skade/avro/avro_internal.h"
 
@@ -248,6 +249,7 @@ int Node::FieldIndexById(int id) const {
 }
 
 Result<NodePtr> ParseSchema(std::string_view text) {
+  if (auto st = CheckJsonNesting(text, "Avro schema"); !st) return Corrupt(st.error().message);
   try {
     json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) return Corrupt("Avro schema is not valid JSON");

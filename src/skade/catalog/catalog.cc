@@ -2,10 +2,15 @@
 
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 
+#include "skade/catalog/names.h"
 #include "skade/catalog/sqlite_internal.h"
 #include "skade/io/file_io.h"
 
@@ -73,32 +78,6 @@ END;
 )sql";
 
 // Holds the write lock for a transaction; rolls back unless committed.
-class WriteTxn {
- public:
-  explicit WriteTxn(sqlite3* db) : db_(db) {}
-  ~WriteTxn() {
-    if (open_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-  Status Begin() {
-    if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
-      return sqlite::DbError(db_, "begin catalog transaction");
-    open_ = true;
-    return {};
-  }
-  Status Commit() {
-    int rc = sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
-    if (rc != SQLITE_OK)
-      return MakeError(ErrorKind::kCommitStateUnknown,
-                       std::string("catalog commit failed: ") + sqlite3_errmsg(db_));
-    open_ = false;
-    return {};
-  }
-
- private:
-  sqlite3* db_;
-  bool open_ = false;
-};
-
 thread_local ProvenanceSource* current_provenance_source = nullptr;
 
 // A change's provenance: what the writer declared plus what the thread's scope adds.
@@ -130,6 +109,36 @@ int ParseVersion(const std::string& location) {
 
 }  // namespace
 
+// One write transaction on the catalog; its commit first checks that the catalog
+// file is still the one the connection opened.
+class CatalogWriteTxn {
+ public:
+  explicit CatalogWriteTxn(const Catalog& catalog) : catalog_(catalog), db_(catalog.db_) {}
+  ~CatalogWriteTxn() {
+    if (open_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  Status Begin() {
+    if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
+      return sqlite::DbError(db_, "begin catalog transaction");
+    open_ = true;
+    return {};
+  }
+  Status Commit() {
+    SKADE_RETURN_IF_ERROR(catalog_.CheckSameFile());
+    int rc = sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK)
+      return MakeError(ErrorKind::kCommitStateUnknown,
+                       std::string("catalog commit failed: ") + sqlite::DbMessage(db_));
+    open_ = false;
+    return {};
+  }
+
+ private:
+  const Catalog& catalog_;
+  sqlite3* db_;
+  bool open_ = false;
+};
+
 void CommitProvenance::Merge(const CommitProvenance& other) {
   if (actor.empty()) actor = other.actor;
   if (operation.empty()) operation = other.operation;
@@ -149,9 +158,12 @@ ScopedProvenanceSource::~ScopedProvenanceSource() { current_provenance_source = 
 Result<TableIdent> TableIdent::Parse(std::string_view text) {
   auto dot = text.rfind('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 == text.size())
-    return InvalidArgument("table name '" + std::string(text) +
+    return InvalidArgument("table name '" + std::string(text.substr(0, 200)) +
                            "' must be namespace.name (e.g. sales.orders)");
-  return TableIdent{std::string(text.substr(0, dot)), std::string(text.substr(dot + 1))};
+  TableIdent ident{std::string(text.substr(0, dot)), std::string(text.substr(dot + 1))};
+  SKADE_RETURN_IF_ERROR(ValidateNamespaceName(ident.ns));
+  SKADE_RETURN_IF_ERROR(ValidateTableName(ident.name));
+  return ident;
 }
 
 std::string NextMetadataLocation(const std::string& table_location, const std::string& current) {
@@ -168,30 +180,73 @@ Catalog::Catalog(std::string warehouse, std::string name, sqlite3* db, std::uniq
 Catalog::~Catalog() { sqlite3_close_v2(db_); }
 
 Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse, const std::string& catalog_name) {
-  return Open(warehouse, catalog_name, MakeLocalFileIO());
+  return OpenImpl(warehouse, catalog_name, MakeLocalFileIO(), false);
 }
 
 Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse,
                                                const std::string& catalog_name, std::unique_ptr<FileIO> io) {
+  return OpenImpl(warehouse, catalog_name, std::move(io), false);
+}
+
+Result<std::unique_ptr<Catalog>> Catalog::Create(const std::string& warehouse, const std::string& catalog_name) {
+  return OpenImpl(warehouse, catalog_name, MakeLocalFileIO(), true);
+}
+
+Result<std::unique_ptr<Catalog>> Catalog::Create(const std::string& warehouse,
+                                                 const std::string& catalog_name, std::unique_ptr<FileIO> io) {
+  return OpenImpl(warehouse, catalog_name, std::move(io), true);
+}
+
+Result<std::unique_ptr<Catalog>> Catalog::OpenImpl(const std::string& warehouse, const std::string& catalog_name,
+                                                   std::unique_ptr<FileIO> io, bool create) {
   std::error_code ec;
   std::string abs = std::filesystem::absolute(LocalPath(warehouse), ec).lexically_normal().string();
   if (ec) return IoError("warehouse " + warehouse + ": " + ec.message());
   while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
-  SKADE_RETURN_IF_ERROR(MakeDirs(abs));
   std::string path = abs + "/catalog.db";
+  struct stat file {};
+  bool exists = ::stat(path.c_str(), &file) == 0;
+  if (!exists && !create) {
+    if (::stat(abs.c_str(), &file) != 0)
+      return NotFound("warehouse " + abs + " does not exist (create it with 'skade init')");
+    return NotFound("warehouse " + abs + " has no catalog (" + path + "); create it with 'skade init'");
+  }
+  if (exists) {
+    // An existing file must be a catalog already: SQLite would silently make an
+    // empty or foreign-named file a new database, forgetting every table.
+    if (!S_ISREG(file.st_mode)) return Corrupt("catalog " + path + " is not a regular file");
+    if (file.st_size == 0)
+      return Corrupt("catalog " + path + " is empty (0 bytes): not a catalog; restore it from a backup");
+  } else {
+    SKADE_RETURN_IF_ERROR(MakeDirs(abs));
+  }
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK) {
-    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | (exists ? 0 : SQLITE_OPEN_CREATE);
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    std::string msg = db ? sqlite::DbMessage(db) : "out of memory";
     sqlite3_close_v2(db);
     return IoError("open catalog " + path + ": " + msg);
   }
   sqlite3_busy_timeout(db, 60000);
   std::unique_ptr<Catalog> cat(new Catalog(abs, catalog_name, db, std::move(io)));
+  cat->db_path_ = path;
+  if (exists) {
+    // Reading the schema makes SQLite check the header: a truncated or foreign file
+    // fails here, before anything is written.
+    auto has = Stmt::Prepare(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='iceberg_tables'");
+    if (!has) return Corrupt("catalog " + path + " is not a SQLite database (" + has.error().message + ")");
+    auto found = has->Step();
+    if (!found) return Corrupt("catalog " + path + " cannot be read: " + found.error().message);
+    if (!*found) return Corrupt("catalog " + path + " is a SQLite database without the Iceberg catalog table "
+                                "iceberg_tables: not a catalog");
+  }
+  if (::stat(path.c_str(), &file) != 0) return IoError("catalog " + path + ": " + std::strerror(errno));
+  cat->db_file_ = {static_cast<uint64_t>(file.st_dev), static_cast<uint64_t>(file.st_ino)};
+  cat->io_->AllowWritesUnder(abs);
   SKADE_RETURN_IF_ERROR_CTX(cat->Exec("PRAGMA journal_mode=WAL"), path);
   SKADE_RETURN_IF_ERROR_CTX(cat->Exec("PRAGMA synchronous=FULL"), path);
   {
-    WriteTxn txn(db);
+    CatalogWriteTxn txn(*cat);
     SKADE_RETURN_IF_ERROR_CTX(txn.Begin(), path);
     SKADE_RETURN_IF_ERROR_CTX(cat->Exec(kSchemaSql), path);
     SKADE_RETURN_IF_ERROR_CTX(MigrateCommitLog(db), path);
@@ -200,11 +255,26 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse,
   return cat;
 }
 
+Status Catalog::CheckSameFile() const {
+  struct stat now {};
+  if (::stat(db_path_.c_str(), &now) != 0)
+    return IoError("catalog " + db_path_ + " was removed after it was opened; nothing was committed");
+  if (static_cast<uint64_t>(now.st_dev) != db_file_.dev || static_cast<uint64_t>(now.st_ino) != db_file_.ino)
+    return IoError("catalog " + db_path_ + " was replaced after it was opened; nothing was committed");
+  return {};
+}
+
+bool Catalog::IsCatalogFile(std::string_view path) const {
+  std::string p = LocalPath(path);
+  return p == db_path_ || p == db_path_ + "-wal" || p == db_path_ + "-shm" || p == db_path_ + "-journal";
+}
+
 Status Catalog::Exec(const char* sql) {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
+    if (int e = sqlite3_system_errno(db_)) msg += std::string(" (") + std::strerror(e) + ")";
     int code = sqlite3_errcode(db_);
     return MakeError(code == SQLITE_NOTADB || code == SQLITE_CORRUPT ? ErrorKind::kCorrupt
                                                                       : ErrorKind::kIoError,
@@ -213,8 +283,35 @@ Status Catalog::Exec(const char* sql) {
   return {};
 }
 
-std::string Catalog::DefaultLocation(const TableIdent& ident) const {
-  return FileUri(warehouse_ + "/" + ident.ns + ".db/" + ident.name);
+Result<std::vector<std::pair<TableIdent, std::string>>> Catalog::TableFolders() {
+  std::lock_guard lock(mu_);
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+      "SELECT table_namespace, table_name, metadata_location FROM iceberg_tables WHERE catalog_name=?1"));
+  s.Bind(1, name_);
+  std::vector<std::pair<TableIdent, std::string>> out;
+  while (true) {
+    SKADE_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    // Iceberg writers keep metadata in `<location>/metadata/`.
+    std::filesystem::path meta(LocalPath(s.Text(2)));
+    out.push_back({{s.Text(0), s.Text(1)}, meta.parent_path().parent_path().string()});
+  }
+  return out;
+}
+
+Result<std::string> Catalog::DefaultLocation(const TableIdent& ident) {
+  SKADE_ASSIGN_OR_RETURN(auto folders, TableFolders());
+  std::string base = warehouse_ + "/" + ident.ns + ".db/" + ident.name;
+  auto taken = [&](const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0) return true;
+    for (const auto& [other, folder] : folders)
+      if (IsInside(path, folder) || IsInside(folder, path)) return true;
+    return false;
+  };
+  std::string path = base;
+  while (taken(path)) path = base + "-" + NewUuid();
+  return FileUri(path);
 }
 
 Result<bool> Catalog::NamespaceExists(std::string_view ns) {
@@ -233,12 +330,11 @@ Result<bool> Catalog::NamespaceExists(std::string_view ns) {
 }
 
 Status Catalog::CreateNamespace(std::string_view ns, const std::map<std::string, std::string>& props) {
-  if (ns.empty() || ns.front() == '.' || ns.back() == '.')
-    return InvalidArgument("invalid namespace name '" + std::string(ns) + "'");
+  SKADE_RETURN_IF_ERROR(ValidateNamespaceName(ns));
   SKADE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
   if (exists) return MakeError(ErrorKind::kAlreadyExists, "namespace '" + std::string(ns) + "' already exists");
   std::lock_guard lock(mu_);
-  WriteTxn txn(db_);
+  CatalogWriteTxn txn(*this);
   SKADE_RETURN_IF_ERROR(txn.Begin());
   auto all = props;
   all["exists"] = "true";
@@ -316,6 +412,8 @@ Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, const Schema& 
                                          const PartitionSpec& spec,
                                          const std::map<std::string, std::string>& properties,
                                          const CommitProvenance& provenance) {
+  SKADE_RETURN_IF_ERROR(ValidateNamespaceName(ident.ns));
+  SKADE_RETURN_IF_ERROR(ValidateTableName(ident.name));
   SKADE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(ident.ns));
   if (!ns_exists)
     return NotFound("namespace '" + ident.ns + "' does not exist (create it with create-namespace)");
@@ -327,7 +425,7 @@ Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, const Schema& 
   SKADE_RETURN_IF_ERROR(spec.PartitionType(schema));
   auto m = std::make_shared<TableMetadata>();
   m->table_uuid = NewUuid();
-  m->location = DefaultLocation(ident);
+  SKADE_ASSIGN_OR_RETURN(m->location, DefaultLocation(ident));
   m->last_updated_ms = NowMs();
   m->last_column_id = schema.HighestFieldId();
   m->schemas.push_back(std::make_shared<Schema>(schema));
@@ -344,7 +442,7 @@ Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, const Schema& 
   std::string annotation;
   {
     std::lock_guard lock(mu_);
-    WriteTxn txn(db_);
+    CatalogWriteTxn txn(*this);
     SKADE_RETURN_IF_ERROR(txn.Begin());
     SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
         "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
@@ -376,6 +474,9 @@ Result<LoadedTable> Catalog::LoadTable(const TableIdent& ident) {
   SKADE_ASSIGN_OR_RETURN(std::string text, io_->ReadFile(*loc));
   auto parsed = ParseTableMetadata(text);
   if (!parsed) return std::unexpected(std::move(parsed).error().WithContext(LocalPath(*loc)));
+  // A table another engine placed outside the warehouse is written in its own folder;
+  // a location that holds the warehouse itself is never opened for writes.
+  if (!IsInside(warehouse_, parsed->location)) io_->AllowWritesUnder(parsed->location);
   return LoadedTable{ident, *loc, std::make_shared<TableMetadata>(std::move(*parsed))};
 }
 
@@ -384,7 +485,7 @@ Status Catalog::DropTable(const TableIdent& ident, const CommitProvenance& prove
   std::string annotation;
   {
     std::lock_guard lock(mu_);
-    WriteTxn txn(db_);
+    CatalogWriteTxn txn(*this);
     SKADE_RETURN_IF_ERROR(txn.Begin());
     SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
         "DELETE FROM iceberg_tables WHERE catalog_name=?1 AND table_namespace=?2 AND table_name=?3"));
@@ -403,13 +504,15 @@ Status Catalog::DropTable(const TableIdent& ident, const CommitProvenance& prove
 
 Status Catalog::RenameTable(const TableIdent& from, const TableIdent& to,
                             const CommitProvenance& provenance) {
+  SKADE_RETURN_IF_ERROR(ValidateNamespaceName(to.ns));
+  SKADE_RETURN_IF_ERROR(ValidateTableName(to.name));
   SKADE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(to.ns));
   if (!ns_exists) return NotFound("namespace '" + to.ns + "' does not exist");
   CommitRecord record;
   std::string annotation;
   {
     std::lock_guard lock(mu_);
-    WriteTxn txn(db_);
+    CatalogWriteTxn txn(*this);
     SKADE_RETURN_IF_ERROR(txn.Begin());
     SKADE_ASSIGN_OR_RETURN(auto existing, CurrentLocation(to));
     if (existing) return MakeError(ErrorKind::kAlreadyExists, "table " + to.ToString() + " already exists");
@@ -440,7 +543,7 @@ Result<std::vector<int64_t>> Catalog::Commit(const std::vector<TableCommit>& com
   std::string annotation;
   {
     std::lock_guard lock(mu_);
-    WriteTxn txn(db_);
+    CatalogWriteTxn txn(*this);
     SKADE_RETURN_IF_ERROR(txn.Begin());
     for (const auto& c : commits) {
       SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,

@@ -155,13 +155,22 @@ class Catalog {
  public:
   ~Catalog();
 
-  /// Opens (creating if needed) `<warehouse>/catalog.db`. Thread-safe afterwards.
-  /// Errors: kIoError / kCorrupt naming the database.
+  /// Opens the warehouse's existing `<warehouse>/catalog.db` (a SQL catalog another
+  /// engine made counts: skade adds its own tables to it). Thread-safe afterwards.
+  /// Errors: kNotFound when there is no catalog (the fix is Create / `skade init`);
+  /// kCorrupt when the file is empty, truncated or not a SQL catalog (never
+  /// re-initialised); kIoError naming the database.
   static Result<std::unique_ptr<Catalog>> Open(const std::string& warehouse,
                                                const std::string& catalog_name = "skade");
   /// Same, with the FileIO to use (e.g. a fault-injecting one in tests).
   static Result<std::unique_ptr<Catalog>> Open(const std::string& warehouse, const std::string& catalog_name,
                                                std::unique_ptr<FileIO> io);
+  /// Opens the catalog, first creating the warehouse folder and a new catalog when
+  /// there is none (`skade init`). An existing file is checked as Open checks it.
+  static Result<std::unique_ptr<Catalog>> Create(const std::string& warehouse,
+                                                 const std::string& catalog_name = "skade");
+  static Result<std::unique_ptr<Catalog>> Create(const std::string& warehouse, const std::string& catalog_name,
+                                                 std::unique_ptr<FileIO> io);
 
   const std::string& warehouse() const { return warehouse_; }
   const std::string& name() const { return name_; }
@@ -208,11 +217,26 @@ class Catalog {
   /// The annotator of every transaction that changes tables (not owned; null: none).
   void SetAnnotator(CommitAnnotator* annotator);
 
-  /// The location new tables get: `<warehouse>/<ns>.db/<name>`.
-  std::string DefaultLocation(const TableIdent& ident) const;
+  /// The location a new table gets: `<warehouse>/<ns>.db/<name>`, or, when that path
+  /// exists or lies inside, equals or holds another table's location (a renamed or
+  /// dropped table keeps its folder), `<warehouse>/<ns>.db/<name>-<uuid>`.
+  Result<std::string> DefaultLocation(const TableIdent& ident);
+  /// The folder of every table of the catalog, derived from its metadata location.
+  Result<std::vector<std::pair<TableIdent, std::string>>> TableFolders();
+  /// The catalog's own files (`catalog.db` and SQLite's `-wal`/`-shm` beside it).
+  bool IsCatalogFile(std::string_view path) const;
 
  private:
+  struct FileIdentity {
+    uint64_t dev = 0, ino = 0;
+  };
+  friend class CatalogWriteTxn;
   Catalog(std::string warehouse, std::string name, sqlite3* db, std::unique_ptr<FileIO> io);
+  static Result<std::unique_ptr<Catalog>> OpenImpl(const std::string& warehouse, const std::string& catalog_name,
+                                                   std::unique_ptr<FileIO> io, bool create);
+  /// Fails when the file at the catalog's path is no longer the one this connection
+  /// opened (removed or replaced): a commit there would land in a file nobody reads.
+  Status CheckSameFile() const;
   Status Exec(const char* sql);
   Result<std::optional<std::string>> CurrentLocation(const TableIdent& ident);
   /// Marks the log row the trigger just wrote as skade's; returns its commit_seq.
@@ -226,6 +250,8 @@ class Catalog {
 
   std::string warehouse_;
   std::string name_;
+  std::string db_path_;
+  FileIdentity db_file_;
   sqlite3* db_;
   std::unique_ptr<FileIO> io_;
   std::mutex mu_;  // one connection, serialised

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,12 +13,20 @@
 
 namespace skade::sqlite {
 
+/// SQLite's message, plus the operating system's reason where one caused it
+/// ("disk I/O error (No space left on device)").
+inline std::string DbMessage(sqlite3* db) {
+  std::string msg = sqlite3_errmsg(db);
+  if (int e = sqlite3_system_errno(db)) msg += std::string(" (") + std::strerror(e) + ")";
+  return msg;
+}
+
 inline std::unexpected<Error> DbError(sqlite3* db, std::string_view what) {
   int code = sqlite3_extended_errcode(db);
   ErrorKind kind = (code & 0xff) == SQLITE_CORRUPT || (code & 0xff) == SQLITE_NOTADB
                        ? ErrorKind::kCorrupt
                        : ErrorKind::kIoError;
-  return MakeError(kind, std::string(what) + ": " + sqlite3_errmsg(db));
+  return MakeError(kind, std::string(what) + ": " + DbMessage(db));
 }
 
 class Stmt {

@@ -72,8 +72,17 @@ Result<ChangeCursor> ChangeStream::CurrentCursor(Catalog& catalog, const TableId
 }
 
 Result<bool> ChangeStream::TryAdvance(std::optional<ChangeWindow>* window) {
-  SKADE_ASSIGN_OR_RETURN(auto entries, catalog_.CommitsSince(cursor_.commit_seq, table_));
-  if (entries.empty()) return false;
+  // A rename is logged under the new name: the stream follows it there.
+  SKADE_ASSIGN_OR_RETURN(auto all, catalog_.CommitsSince(cursor_.commit_seq));
+  std::vector<CommitLogEntry> entries;
+  for (auto& e : all) {
+    if (e.action == "rename" && e.operation == "from " + table_.ToString()) table_ = e.table;
+    if (e.table == table_) entries.push_back(std::move(e));
+  }
+  if (entries.empty()) {
+    if (!all.empty()) cursor_.commit_seq = all.back().commit_seq;
+    return false;
+  }
   for (const auto& e : entries)
     if (e.action == "drop")
       return NotFound("table " + table_.ToString() + " was dropped (commit_seq " +
@@ -100,9 +109,14 @@ Result<bool> ChangeStream::TryAdvance(std::optional<ChangeWindow>* window) {
     // Resume right after `s`: the log position of its commit when this read saw it,
     // otherwise the window's start (re-reading log rows is harmless).
     ChangeCursor resume{cursor_.commit_seq, s->snapshot_id};
+    WindowSnapshot ws{s->snapshot_id, s->operation(), s->timestamp_ms, "", 0, resume};
     for (const auto& e : entries)
-      if (e.snapshot_id == s->snapshot_id) resume.commit_seq = std::max(resume.commit_seq, e.commit_seq);
-    w.snapshots.push_back({s->snapshot_id, s->operation(), s->timestamp_ms, resume});
+      if (e.snapshot_id == s->snapshot_id) {
+        ws.resume.commit_seq = std::max(ws.resume.commit_seq, e.commit_seq);
+        ws.engine = e.engine;
+        ws.committed_at_ms = e.committed_at_ms;
+      }
+    w.snapshots.push_back(std::move(ws));
   }
   w.snapshots.back().resume = end;
   cursor_ = end;

@@ -42,6 +42,10 @@ struct WindowSnapshot {
   int64_t snapshot_id = 0;
   std::string operation;
   int64_t timestamp_ms = 0;
+  /// The commit-log row of the commit that made the snapshot, when this read saw it
+  /// (empty engine and 0 otherwise, e.g. for snapshots a single commit stacked).
+  std::string engine;
+  int64_t committed_at_ms = 0;
   /// Resumes the stream right after this snapshot.
   ChangeCursor resume;
 };
@@ -81,6 +85,8 @@ class ChangeStream {
   /// kNotFound when the table was dropped or renamed, or the cursor's snapshot is no
   /// longer an ancestor of the current one (a rollback): the stream cannot continue.
   Result<std::optional<ChangeWindow>> Next(std::optional<std::chrono::milliseconds> timeout);
+  /// The table's name now: a stream follows renames.
+  const TableIdent& table() const { return table_; }
 
   const ChangeCursor& cursor() const { return cursor_; }
 

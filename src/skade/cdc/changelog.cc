@@ -478,6 +478,14 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
     for (int id : schema.identifier_field_ids())
       if (std::find(read.ids.begin(), read.ids.end(), id) == read.ids.end()) read.ids.push_back(id);
   SKADE_ASSIGN_OR_RETURN(auto chain, SnapshotsBetween(m, from, to));
+  // "Since the table was created" cannot be answered once the first snapshots are
+  // gone: the oldest one left would show as the whole history.
+  if (!from && !chain.empty() && chain.front()->parent_snapshot_id &&
+      !m.SnapshotById(*chain.front()->parent_snapshot_id))
+    return NotFound("the snapshots before " + std::to_string(chain.front()->snapshot_id) + " of " +
+                    table.ident().ToString() + " were expired, so the changes since the table was created are "
+                    "no longer known; ask for the changes after a snapshot that is left (e.g. --from " +
+                    std::to_string(chain.front()->snapshot_id) + ")");
   const Snapshot* end = to ? m.SnapshotById(*to) : m.CurrentSnapshot();
 
   std::vector<RowRef> rows;

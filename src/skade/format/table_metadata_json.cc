@@ -1,6 +1,7 @@
 // JSON serde of table metadata, schemas and partition specs (Iceberg spec appendix C).
 #include <nlohmann/json.hpp>
 
+#include "skade/common/nesting.h"
 #include "skade/format/table_metadata.h"
 
 namespace skade {
@@ -283,9 +284,15 @@ TableMetadata MetadataFromJson(const json& j) {
 }  // namespace
 
 Result<TableMetadata> ParseTableMetadata(std::string_view text) {
+  if (auto deep = CheckJsonNesting(text, "table metadata JSON"); !deep) return Corrupt(deep.error().message);
   try {
     json j = json::parse(text);
-    return MetadataFromJson(j);
+    TableMetadata m = MetadataFromJson(j);
+    for (const auto& schema : m.schemas)
+      if (auto st = CheckSchemaDepth(*schema); !st)
+        return Corrupt("invalid table metadata: schema " + std::to_string(schema->schema_id()) + ": " +
+                       st.error().message);
+    return m;
   } catch (const FieldError& e) {
     return Corrupt("invalid table metadata: " + e.message);
   } catch (const std::exception& e) {
@@ -358,8 +365,11 @@ std::string TableMetadataToJson(const TableMetadata& m) {
 std::string SchemaToJson(const Schema& schema) { return SchemaToOrdered(schema).dump(); }
 
 Result<Schema> ParseSchemaJson(std::string_view text) {
+  if (auto deep = CheckJsonNesting(text, "schema JSON"); !deep) return Corrupt(deep.error().message);
   try {
-    return SchemaFromJson(json::parse(text));
+    Schema schema = SchemaFromJson(json::parse(text));
+    if (auto deep = CheckSchemaDepth(schema); !deep) return Corrupt("invalid schema: " + deep.error().message);
+    return schema;
   } catch (const FieldError& e) {
     return Corrupt("invalid schema: " + e.message);
   } catch (const std::exception& e) {

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <functional>
 
+#include "skade/common/nesting.h"
+
 namespace skade {
 namespace {
 
@@ -308,6 +310,13 @@ class SpecParser {
   }
 
   Result<TypePtr> ParseType() {
+    // Each nested type recurses once; the limit keeps deep input off the stack.
+    if (++depth_ > kMaxTypeDepth)
+      return Err("types nested deeper than " + std::to_string(kMaxTypeDepth) + " levels");
+    struct Leave {
+      int& d;
+      ~Leave() { --d; }
+    } leave{depth_};
     SkipWs();
     size_t start = pos_;
     while (!AtEnd() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
@@ -382,9 +391,30 @@ class SpecParser {
   std::string_view s_;
   size_t pos_ = 0;
   int next_id_ = 1;
+  int depth_ = -1;  // the top-level type of a column is depth 0
 };
 
 }  // namespace
+
+int TypeDepth(const Type& type) {
+  int deepest = 0;
+  for (const auto& f : type.fields) deepest = std::max(deepest, 1 + TypeDepth(*f.type));
+  return deepest;
+}
+
+int SchemaDepth(const Schema& schema) {
+  int deepest = 0;
+  for (const auto& f : schema.fields()) deepest = std::max(deepest, TypeDepth(*f.type));
+  return deepest;
+}
+
+Status CheckSchemaDepth(const Schema& schema) {
+  for (const auto& f : schema.fields())
+    if (TypeDepth(*f.type) > kMaxTypeDepth)
+      return InvalidArgument("column '" + f.name + "' is nested deeper than " + std::to_string(kMaxTypeDepth) +
+                             " levels");
+  return {};
+}
 
 Result<Schema> ParseSchemaSpec(std::string_view spec) {
   // Ids: top-level fields first (as Iceberg assigns them), then nested ones.

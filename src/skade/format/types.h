@@ -91,6 +91,14 @@ class Schema {
 
 using SchemaPtr = std::shared_ptr<const Schema>;
 
+/// Nesting levels of a type (a primitive is 0, list<int> is 1) or of a schema's
+/// deepest column. Kept within kMaxTypeDepth (skade/common/nesting.h) everywhere.
+int TypeDepth(const Type& type);
+int SchemaDepth(const Schema& schema);
+/// kInvalidArgument naming the deepest column when the schema is nested deeper than
+/// kMaxTypeDepth levels.
+Status CheckSchemaDepth(const Schema& schema);
+
 /// Parses the CLI schema language, assigning ids from 1 in order of appearance:
 /// `id:long!, name:string, tags:list<string>, addr:struct<city:string,zip:int>,
 ///  m:map<string,long>, price:decimal(10,2), f:fixed(16)` (`!` = required).

@@ -29,6 +29,7 @@ class FaultInjectingFileIO final : public FileIO {
   Status DeleteFile(std::string_view location) override;
   Result<bool> Exists(std::string_view location) override { return inner_->Exists(location); }
   Result<std::vector<FileInfo>> ListFiles(std::string_view dir) override { return inner_->ListFiles(dir); }
+  void AllowWritesUnder(std::string_view folder) override { inner_->AllowWritesUnder(folder); }
 
  private:
   std::unique_ptr<FileIO> inner_;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <random>
 
 namespace skade {
@@ -47,8 +48,36 @@ Result<std::string> WriteSyncedTemp(const std::string& path, std::string_view da
   return tmp;
 }
 
+// The folder a path resolves to: symlinks and `..` resolved as far as the path exists.
+std::string Resolved(std::string_view path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(fs::path(LocalPath(path)), ec), ec);
+  if (ec) p = fs::absolute(fs::path(LocalPath(path))).lexically_normal();
+  std::string out = p.string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
 class LocalFileIO final : public FileIO {
  public:
+  void AllowWritesUnder(std::string_view folder) override {
+    std::string root = Resolved(folder);
+    std::lock_guard lock(mu_);
+    confined_ = true;
+    for (const auto& r : roots_)
+      if (IsInside(root, r)) return;
+    roots_.push_back(std::move(root));
+  }
+
+  Status CheckWritable(std::string_view location) {
+    std::lock_guard lock(mu_);
+    if (!confined_) return {};
+    for (const auto& r : roots_)
+      if (IsInside(location, r)) return {};
+    return InvalidArgument("refusing to write " + LocalPath(location) + ": outside the warehouse " + roots_.front() +
+                           " and the table locations in use");
+  }
+
   Result<std::string> ReadFile(std::string_view location) override {
     std::string path = LocalPath(location);
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -75,6 +104,7 @@ class LocalFileIO final : public FileIO {
   }
 
   Status WriteNewFile(std::string_view location, std::string_view data) override {
+    SKADE_RETURN_IF_ERROR(CheckWritable(location));
     std::string path = LocalPath(location);
     SKADE_ASSIGN_OR_RETURN(std::string tmp, WriteSyncedTemp(path, data));
     // link() publishes without ever replacing an existing file.
@@ -89,6 +119,7 @@ class LocalFileIO final : public FileIO {
   }
 
   Status DeleteFile(std::string_view location) override {
+    SKADE_RETURN_IF_ERROR(CheckWritable(location));
     std::string path = LocalPath(location);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT)
       return IoError("delete " + path + ": " + ErrnoText());
@@ -119,6 +150,11 @@ class LocalFileIO final : public FileIO {
     if (ec) return IoError("list " + root.string() + ": " + ec.message());
     return out;
   }
+
+ private:
+  std::mutex mu_;
+  bool confined_ = false;
+  std::vector<std::string> roots_;
 };
 
 }  // namespace
@@ -129,6 +165,17 @@ std::string LocalPath(std::string_view location) {
   if (location.starts_with("file://")) location.remove_prefix(7);
   else if (location.starts_with("file:")) location.remove_prefix(5);
   return std::string(location);
+}
+
+bool IsInside(std::string_view path, std::string_view folder) {
+  std::string p = Resolved(path), f = Resolved(folder);
+  if (f == "/") return true;
+  return p == f || (p.size() > f.size() && p.compare(0, f.size(), f) == 0 && p[f.size()] == '/');
+}
+
+Status CheckInside(std::string_view path, std::string_view folder) {
+  if (IsInside(path, folder)) return {};
+  return InvalidArgument("refusing to write " + LocalPath(path) + ": outside " + LocalPath(folder));
 }
 
 std::string FileUri(std::string_view path) {

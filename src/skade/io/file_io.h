@@ -30,6 +30,10 @@ class FileIO {
   virtual Result<bool> Exists(std::string_view location) = 0;
   /// Files below a folder, recursively. A missing folder lists as empty.
   virtual Result<std::vector<FileInfo>> ListFiles(std::string_view dir) = 0;
+  /// From now on WriteNewFile and DeleteFile refuse paths that do not lie inside one
+  /// of the folders allowed this way (symlinks resolved): the warehouse, and the
+  /// location of each table the process writes. Until the first call, none is refused.
+  virtual void AllowWritesUnder(std::string_view folder) = 0;
 };
 
 /// The local file system; accepts plain paths and file:// URIs.
@@ -37,6 +41,11 @@ std::unique_ptr<FileIO> MakeLocalFileIO();
 
 /// `file:///a/b` → `/a/b`; plain paths unchanged.
 std::string LocalPath(std::string_view location);
+/// Whether `path` is `folder` or lies inside it, comparing whole components after
+/// resolving symlinks and `..` in the parts that exist.
+bool IsInside(std::string_view path, std::string_view folder);
+/// kInvalidArgument "refusing to write P: outside F" unless IsInside(path, folder).
+Status CheckInside(std::string_view path, std::string_view folder);
 /// `/a/b` → `file:///a/b`.
 std::string FileUri(std::string_view path);
 /// Replaces a local file's contents durably: readers and crashes see the old or the

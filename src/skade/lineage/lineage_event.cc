@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "skade/common/nesting.h"
 #include "skade/format/types.h"
 #include "skade/format/value.h"
 #include "skade/io/file_io.h"
@@ -94,6 +95,7 @@ std::string ToJson(const LineageEvent& e) {
 }
 
 Result<LineageEvent> LineageEventFromJson(std::string_view text) {
+  if (auto st = CheckJsonNesting(text, "lineage event"); !st) return Corrupt(st.error().message);
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Corrupt("lineage event: not a JSON object");
   LineageEvent e;

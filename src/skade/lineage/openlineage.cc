@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "skade/common/nesting.h"
 #include "skade/io/file_io.h"
 
 namespace skade::lineage {
@@ -180,6 +181,7 @@ std::string RunEventMapper::ToRunEvent(const LineageEvent& e) {
 }
 
 Result<LineageEvent> RunEventMapper::FromRunEvent(std::string_view text) const {
+  SKADE_RETURN_IF_ERROR(CheckJsonNesting(text, "the event"));
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return InvalidArgument("not valid JSON");
   if (!j.is_object()) return InvalidArgument(std::string("a RunEvent must be a JSON object, got ") + j.type_name());

@@ -47,18 +47,18 @@ Status OpenLineageHttpSink::Flush() {
   std::string endpoint = options_.url + "/api/v1/lineage";
   std::vector<std::pair<std::string, std::string>> headers;
   if (!options_.token.empty()) headers.emplace_back("Authorization", "Bearer " + options_.token);
-  std::string rejected;
   for (const auto& event : events) {
     std::string body = mapper.ToRunEvent(event);
     int backoff_ms = options_.initial_backoff_ms;
     for (int attempt = 1;; ++attempt) {
       Result<int> status = HttpPost(endpoint, body, headers, options_.timeout_ms);
-      if (status && !Retryable(*status)) {
-        if (*status >= 300)
-          rejected += (rejected.empty() ? "" : "; ") + std::string("event ") + event.event_id + ": HTTP " +
-                      std::to_string(*status);
-        break;
-      }
+      if (status && *status >= 200 && *status < 300) break;
+      // A refusal (a wrong URL's 404, a 401) is not a delivery: the event and all
+      // after it stay waiting, in order, for a later flush.
+      if (status && !Retryable(*status))
+        return IoError(endpoint + " answered HTTP " + std::to_string(*status) + " to event " + event.event_id +
+                       "; nothing after commit_seq " + std::to_string(delivered.value_or(0)) +
+                       " was delivered, it stays waiting");
       if (!status && status.error().kind != ErrorKind::kIoError)
         return std::unexpected(status.error());  // a bad URL: retrying cannot help
       if (attempt >= options_.max_attempts) {
@@ -70,8 +70,8 @@ Status OpenLineageHttpSink::Flush() {
       backoff_ms *= 2;
     }
     SKADE_RETURN_IF_ERROR(SaveWatermark(*event.commit_seq));
+    delivered = event.commit_seq;
   }
-  if (!rejected.empty()) return InvalidArgument(endpoint + " rejected " + rejected);
   return {};
 }
 

@@ -18,6 +18,12 @@ inline Error FromArrow(const arrow::Status& st, std::string_view context) {
                    : st.IsKeyError() || st.IsIndexError()        ? ErrorKind::kInvalidArgument
                                                                  : ErrorKind::kInternal;
   std::string msg = st.message();
+  // The operating system's reason ("No space left on device") travels in the detail.
+  if (st.detail()) {
+    std::string why = st.detail()->ToString();
+    if (why.starts_with("[errno ")) why.erase(0, why.find("] ") == std::string::npos ? 0 : why.find("] ") + 2);
+    if (!why.empty() && msg.find(why) == std::string::npos) msg += ": " + why;
+  }
   return Error{kind, context.empty() ? msg : std::string(context) + ": " + msg};
 }
 

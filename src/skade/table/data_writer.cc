@@ -8,6 +8,7 @@
 #include <parquet/properties.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <cctype>
@@ -157,6 +158,29 @@ Result<std::shared_ptr<arrow::Array>> FixRequiredChildren(const std::shared_ptr<
   return arrow::MakeArray(data);
 }
 
+// Each float as the shortest text that reads back as the same number ("2.999").
+Result<std::shared_ptr<arrow::Array>> FloatsAsText(const arrow::Array& in, const std::string& column) {
+  arrow::StringBuilder b;
+  SKADE_ARROW_RETURN(b.Reserve(in.length()), column);
+  char buf[64];
+  for (int64_t r = 0; r < in.length(); ++r) {
+    if (in.IsNull(r)) {
+      SKADE_ARROW_RETURN(b.AppendNull(), column);
+      continue;
+    }
+    double v = in.type_id() == arrow::Type::DOUBLE ? static_cast<const arrow::DoubleArray&>(in).Value(r)
+                                                   : static_cast<const arrow::FloatArray&>(in).Value(r);
+    auto [end, ec] = in.type_id() == arrow::Type::DOUBLE
+                         ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                         : std::to_chars(buf, buf + sizeof buf, static_cast<float>(v), std::chars_format::fixed);
+    // NaN, infinities and numbers too long for the buffer fail the cast that follows.
+    SKADE_ARROW_RETURN(ec == std::errc() ? b.Append(buf, static_cast<int32_t>(end - buf)) : b.Append("nan"), column);
+  }
+  std::shared_ptr<arrow::Array> out;
+  SKADE_ARROW_RETURN(b.Finish(&out), column);
+  return out;
+}
+
 // Finds the first row whose cast fails, by bisection over slices.
 int64_t FirstBadRow(const std::shared_ptr<arrow::Array>& a, const std::shared_ptr<arrow::DataType>& t) {
   int64_t lo = 0, hi = a->length();
@@ -177,6 +201,12 @@ Result<std::shared_ptr<arrow::Array>> ConvertColumn(const std::shared_ptr<arrow:
   TypeId tid = field.type->id;
   if (is_text && (tid == TypeId::kUuid || tid == TypeId::kTime || tid == TypeId::kBinary || tid == TypeId::kFixed)) {
     SKADE_ASSIGN_OR_RETURN(out, ParseStrings(*in, *field.type, field.name, first_row));
+  } else if (tid == TypeId::kDecimal &&
+             (in->type_id() == arrow::Type::DOUBLE || in->type_id() == arrow::Type::FLOAT)) {
+    // A binary float goes through its shortest exact text, so it is refused when it
+    // has more digits than the scale, exactly like the same number given as text.
+    SKADE_ASSIGN_OR_RETURN(auto text, FloatsAsText(*in, field.name));
+    return ConvertColumn(text, field, first_row);
   } else if (!in->type()->Equals(*target, /*check_metadata=*/false)) {
     InitArrowCompute();
     if (in->type_id() == arrow::Type::STRUCT && target->id() == arrow::Type::MAP) {
@@ -282,6 +312,7 @@ Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::stri
                                   const std::shared_ptr<arrow::RecordBatch>& batch, const Schema& schema) {
   std::string path = LocalPath(location);
   SKADE_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path().string()));
+  SKADE_RETURN_IF_ERROR(CheckInside(path, metadata.location));
   SKADE_ARROW_ASSIGN(auto sink, arrow::io::FileOutputStream::Open(path), path);
   auto props = WriterProps(metadata, metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20));
   SKADE_ARROW_ASSIGN(auto writer,
@@ -341,6 +372,7 @@ struct DataWriter::Impl {
     char name[64];
     snprintf(name, sizeof name, "%05d-0-", file_counter++);
     f.path = dir + "/" + name + write_id + ".parquet";
+    SKADE_RETURN_IF_ERROR(CheckInside(f.path, metadata->location));
     SKADE_ARROW_ASSIGN(f.sink, arrow::io::FileOutputStream::Open(f.path), f.path);
     SKADE_ARROW_ASSIGN(f.writer,
                        parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(),

@@ -164,7 +164,7 @@ Result<std::vector<bool>> DeletedFlags(const DeletedRows& deleted, const arrow::
 Result<const DeleteLoader::PositionFile*> DeleteLoader::LoadPositions(const DataFile& f) {
   auto it = positions_.find(f.file_path);
   if (it != positions_.end()) return it->second.get();
-  SKADE_ASSIGN_OR_RETURN(auto table, ReadWholeParquet(f.file_path));
+  SKADE_ASSIGN_OR_RETURN(auto table, ReadWholeParquet(f.file_path, f.record_count));
   auto batch = table->CombineChunksToBatch();
   if (!batch.ok()) return Corrupt(LocalPath(f.file_path) + ": " + batch.status().message());
   std::shared_ptr<arrow::Array> paths, pos;
@@ -191,7 +191,7 @@ Result<const EqualityKeySet*> DeleteLoader::LoadEquality(const DataFile& f) {
   auto it = equality_.find(f.file_path);
   if (it != equality_.end()) return it->second.get();
   if (f.equality_ids.empty()) return Corrupt(LocalPath(f.file_path) + ": equality delete file without equality ids");
-  SKADE_ASSIGN_OR_RETURN(auto table, ReadWholeParquet(f.file_path));
+  SKADE_ASSIGN_OR_RETURN(auto table, ReadWholeParquet(f.file_path, f.record_count));
   auto batch = table->CombineChunksToBatch();
   if (!batch.ok()) return Corrupt(LocalPath(f.file_path) + ": " + batch.status().message());
   std::vector<std::shared_ptr<arrow::Array>> cols;

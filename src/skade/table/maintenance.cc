@@ -39,12 +39,12 @@ Status CollectFiles(const TableMetadata& m, const Snapshot& s, FileIO& io, bool 
 
 }  // namespace
 
-Result<ExpireResult> Table::ExpireSnapshots(std::optional<int64_t> older_than_ms, std::optional<int> retain_last) {
+Result<ExpireResult> Table::ExpireSnapshots(std::optional<int64_t> older_than_ms, std::optional<int64_t> retain_last) {
   if (retain_last && *retain_last < 1) return InvalidArgument("--retain-last must be at least 1");
   int64_t cutoff = older_than_ms ? *older_than_ms
                    : retain_last ? std::numeric_limits<int64_t>::max()
                                  : NowMs() - 5LL * 24 * 3600 * 1000;
-  int keep_last = retain_last.value_or(1);
+  int64_t keep_last = retain_last.value_or(1);
   std::vector<int64_t> expired;
   auto mutate = [&](const TableMetadata& base) -> Result<TableMetadata> {
     std::set<int64_t> keep;
@@ -52,9 +52,9 @@ Result<ExpireResult> Table::ExpireSnapshots(std::optional<int64_t> older_than_ms
       keep.insert(ref.snapshot_id);
       if (ref.type != "branch") continue;
       auto chain = base.Ancestors(ref.snapshot_id);
-      int min_keep = ref.min_snapshots_to_keep.value_or(keep_last);
+      int64_t min_keep = ref.min_snapshots_to_keep ? int64_t{*ref.min_snapshots_to_keep} : keep_last;
       for (size_t i = 0; i < chain.size(); ++i)
-        if (static_cast<int>(i) < std::max(min_keep, keep_last) || chain[i]->timestamp_ms >= cutoff)
+        if (static_cast<int64_t>(i) < std::max(min_keep, keep_last) || chain[i]->timestamp_ms >= cutoff)
           keep.insert(chain[i]->snapshot_id);
     }
     // Snapshots on no branch (e.g. after a rollback) go once they are old enough.
@@ -97,14 +97,36 @@ Result<std::vector<std::string>> Table::OrphanFiles(int64_t older_than_ms, bool 
   SKADE_RETURN_IF_ERROR(Refresh());
   const TableMetadata& m = *loaded_.metadata;
   SnapshotFiles referenced;
-  for (const auto& s : m.snapshots) SKADE_RETURN_IF_ERROR(CollectFiles(m, s, catalog_->io(), false, &referenced));
-  std::set<std::string> metadata_files{LocalPath(loaded_.metadata_location)};
-  for (const auto& e : m.metadata_log) metadata_files.insert(LocalPath(e.metadata_file));
+  std::set<std::string> metadata_files;
+  auto reference = [&](const LoadedTable& t) -> Status {
+    for (const auto& s : t.metadata->snapshots)
+      SKADE_RETURN_IF_ERROR(CollectFiles(*t.metadata, s, catalog_->io(), false, &referenced));
+    metadata_files.insert(LocalPath(t.metadata_location));
+    for (const auto& e : t.metadata->metadata_log) metadata_files.insert(LocalPath(e.metadata_file));
+    return {};
+  };
+  SKADE_RETURN_IF_ERROR(reference(loaded_));
+  // A file is an orphan only when no table of the catalog uses it, and nothing in
+  // another table's folder is ever one (a renamed or nested table may live there).
+  std::vector<std::string> other_folders;
+  SKADE_ASSIGN_OR_RETURN(auto folders, catalog_->TableFolders());
+  for (const auto& [ident, folder] : folders) {
+    if (ident == loaded_.ident) continue;
+    if (IsInside(folder, m.location)) other_folders.push_back(folder);
+    auto other = catalog_->LoadTable(ident);
+    if (!other) return std::unexpected(other.error().WithContext("orphans: cannot tell which files table " +
+                                                                  ident.ToString() + " uses"));
+    SKADE_RETURN_IF_ERROR(reference(*other));
+  }
   SKADE_ASSIGN_OR_RETURN(auto files, catalog_->io().ListFiles(m.location));
   std::vector<std::string> orphans;
   for (const auto& f : files) {
     if (referenced.content_files.contains(f.path) || referenced.manifests.contains(f.path) ||
-        referenced.manifest_lists.contains(f.path) || metadata_files.contains(f.path))
+        referenced.manifest_lists.contains(f.path) || metadata_files.contains(f.path) ||
+        catalog_->IsCatalogFile(f.path))
+      continue;
+    if (std::any_of(other_folders.begin(), other_folders.end(),
+                    [&](const std::string& folder) { return IsInside(f.path, folder); }))
       continue;
     // Older metadata files trimmed from the log belong to the table's history only.
     if (f.mtime_ms >= older_than_ms) continue;
@@ -112,7 +134,10 @@ Result<std::vector<std::string>> Table::OrphanFiles(int64_t older_than_ms, bool 
   }
   std::sort(orphans.begin(), orphans.end());
   if (remove)
-    for (const auto& f : orphans) SKADE_RETURN_IF_ERROR(catalog_->io().DeleteFile(f));
+    for (const auto& f : orphans) {
+      SKADE_RETURN_IF_ERROR(CheckInside(f, m.location));
+      SKADE_RETURN_IF_ERROR(catalog_->io().DeleteFile(f));
+    }
   return orphans;
 }
 

@@ -8,7 +8,8 @@
 
 namespace skade {
 
-Result<std::shared_ptr<arrow::Table>> ReadWholeParquet(const std::string& location) {
+Result<std::shared_ptr<arrow::Table>> ReadWholeParquet(const std::string& location,
+                                                       std::optional<int64_t> expected_rows) {
   std::string path = LocalPath(location);
   parquet::arrow::FileReaderBuilder builder;
   auto st = builder.OpenFile(path);
@@ -17,6 +18,10 @@ Result<std::shared_ptr<arrow::Table>> ReadWholeParquet(const std::string& locati
   std::shared_ptr<arrow::Table> table;
   auto rst = reader->ReadTable(&table);
   if (!rst.ok()) return Corrupt(path + ": " + rst.message());
+  if (expected_rows && table->num_rows() != *expected_rows)
+    return Corrupt("file " + path + " holds " + std::to_string(table->num_rows()) +
+                   " rows but its manifest entry says " + std::to_string(*expected_rows) +
+                   ": the file was changed after it was committed");
   return table;
 }
 

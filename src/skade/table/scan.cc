@@ -243,6 +243,12 @@ class ScanReader final : public arrow::RecordBatchReader {
     builder.properties(props);
     SKADE_ARROW_ASSIGN(file_reader_, builder.Build(), current_path_);
     auto md = file_reader_->parquet_reader()->metadata();
+    // The manifest's promise, checked before any row is used: a file replaced or
+    // rewritten in place would otherwise read as fewer (or other) rows, silently.
+    if (md->num_rows() != task.file.record_count)
+      return Corrupt("data file " + current_path_ + " holds " + std::to_string(md->num_rows()) +
+                     " rows but its manifest entry says " + std::to_string(task.file.record_count) +
+                     ": the file was changed after it was committed");
     std::vector<int> row_groups;
     for (int rg = 0; rg < md->num_row_groups(); ++rg) {
       ++plan_.stats->row_groups_total;

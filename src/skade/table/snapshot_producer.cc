@@ -174,6 +174,13 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
     std::set<std::string> found;
     int rewritten = 0;
     for (const auto& mf : old) {
+      // A snapshot built on a missing manifest would commit a table nobody can read.
+      SKADE_ASSIGN_OR_RETURN(bool present, io_.Exists(mf.manifest_path));
+      if (!present) {
+        retryable_ = false;
+        return Corrupt("manifest " + LocalPath(mf.manifest_path) + " of the current snapshot is missing; "
+                       "the table cannot be read or written until it is restored (or rolled back)");
+      }
       bool may_hold = !change_.removed.empty() && (mf.added_files_count + mf.existing_files_count > 0);
       if (!may_hold) {
         list.push_back(mf);

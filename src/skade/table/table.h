@@ -130,7 +130,7 @@ class Table {
   /// Expires snapshots older than `older_than_ms` (default: 5 days ago) while keeping
   /// the last `retain_last` (default 1) of each branch and every ref's snapshot, then
   /// deletes the files only the expired snapshots referenced. Returns what it did.
-  Result<ExpireResult> ExpireSnapshots(std::optional<int64_t> older_than_ms, std::optional<int> retain_last);
+  Result<ExpireResult> ExpireSnapshots(std::optional<int64_t> older_than_ms, std::optional<int64_t> retain_last);
   /// Files under the table's location that no snapshot or metadata file references,
   /// last modified before `older_than_ms` (so in-flight writers are safe); deleted
   /// when `remove` is set.

@@ -1,0 +1,214 @@
+// Commands that read: scan, snapshots, the commit log, changes and watch.
+#include <CLI/CLI.hpp>
+#include <arrow/api.h>
+
+#include <cstdio>
+
+#include "commands.h"
+#include "output.h"
+#include "skade/cdc/changelog.h"
+#include "skade/io/file_io.h"
+#include "skade/table/scan.h"
+#include "skade/table/table.h"
+
+namespace skade::cli {
+namespace {
+
+struct ScanArgs {
+  std::string columns, where, as_of, ref, format = "table", output;
+  int64_t snapshot = -1, limit = -1;
+  bool stats = false;
+};
+
+// Writes rows to --output (or stdout) in `format`; a failed write is an error
+// with the operating system's reason.
+Result<int64_t> WriteRows(Context& ctx, arrow::RecordBatchReader& reader, const Schema& schema, Format format,
+                          const std::string& output, bool progress) {
+  std::FILE* out = stdout;
+  if (!output.empty()) {
+    if (format == Format::kParquet) {
+      SKADE_RETURN_IF_ERROR(CheckOutputPath(ctx, output));
+    } else {
+      SKADE_ASSIGN_OR_RETURN(out, OpenOutput(ctx, output));
+    }
+  }
+  auto rows = WriteScan(reader, schema, format, out, output, progress);
+  if (out != stdout) {
+    Status closed = CloseOutput(out, output);
+    if (rows && !closed) return std::unexpected(closed.error());
+  }
+  return rows;
+}
+
+Status CmdScan(Context& ctx, const std::string& name, const ScanArgs& a, bool snapshot_given) {
+  SKADE_ASSIGN_OR_RETURN(Format format, ParseFormat(a.format, true));
+  if (!a.output.empty()) SKADE_RETURN_IF_ERROR(CheckOutputPath(ctx, a.output));
+  SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
+  TableScan scan = table->NewScan();
+  if (!a.columns.empty()) scan.Select(SplitList(a.columns));
+  if (!a.where.empty()) scan.Filter(a.where);
+  if (snapshot_given) scan.UseSnapshot(a.snapshot);
+  if (!a.as_of.empty()) {
+    SKADE_ASSIGN_OR_RETURN(int64_t ms, ParseTimestampMs(a.as_of));
+    scan.AsOfTime(ms);
+  }
+  if (!a.ref.empty()) scan.UseRef(a.ref);
+  if (a.limit >= 0) scan.Limit(a.limit);
+  SKADE_ASSIGN_OR_RETURN(ScanPlan plan, scan.Plan());
+  SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(plan, &ctx.catalog->io()));
+  // Progress only where it cannot mix with rows printed on the same terminal.
+  bool progress = ctx.progress && (!a.output.empty() || format == Format::kNone || format == Format::kParquet);
+  SKADE_ASSIGN_OR_RETURN(int64_t rows, WriteRows(ctx, *reader, *plan.schema, format, a.output, progress));
+  if (format == Format::kNone) std::printf("%lld rows\n", static_cast<long long>(rows));
+  if (a.stats) {
+    const ScanStats& s = *plan.stats;
+    std::fprintf(format == Format::kTable || format == Format::kNone ? stdout : stderr,
+                 "plan: manifests %lld (skipped %lld), files %lld -> %lld (partition pruned %lld, metrics pruned %lld), "
+                 "rows %lld -> %lld planned, row groups %lld (skipped %lld), rows read %lld, returned %lld\n",
+                 (long long)s.manifests_total, (long long)s.manifests_skipped, (long long)s.files_total,
+                 (long long)s.files_planned, (long long)s.files_skipped_by_partition,
+                 (long long)s.files_skipped_by_metrics, (long long)s.rows_total, (long long)s.rows_planned,
+                 (long long)s.row_groups_total, (long long)s.row_groups_skipped, (long long)s.rows_read,
+                 (long long)s.rows_returned);
+  }
+  return {};
+}
+
+Status CmdSnapshots(Context& ctx, const std::string& name, Format format) {
+  SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
+  const TableMetadata& m = *table->metadata();
+  Listing l{{"snapshot_id", "parent_id", "sequence_number", "timestamp", "operation", "added_records",
+             "total_records", "current"},
+            {},
+            {true, true, true, false, false, true, true, false}};
+  for (const auto& s : m.snapshots) {
+    auto get = [&](const char* k) {
+      auto it = s.summary.find(k);
+      return it == s.summary.end() ? std::string() : it->second;
+    };
+    l.rows.push_back({std::to_string(s.snapshot_id),
+                      s.parent_snapshot_id ? std::to_string(*s.parent_snapshot_id) : "",
+                      std::to_string(s.sequence_number), TimeText(s.timestamp_ms), s.operation(),
+                      get("added-records"), get("total-records"),
+                      m.current_snapshot_id == s.snapshot_id ? "*" : ""});
+  }
+  PrintListing(l, format, stdout);
+  return {};
+}
+
+Status CmdLog(Context& ctx, int64_t from, const std::string& table, Format format) {
+  std::optional<TableIdent> ident;
+  if (!table.empty()) {
+    SKADE_ASSIGN_OR_RETURN(ident, TableIdent::Parse(table));
+  }
+  SKADE_ASSIGN_OR_RETURN(auto entries, ctx.catalog->CommitsSince(from > 0 ? from - 1 : 0, ident));
+  Listing l{{"commit_seq", "table", "action", "snapshot_id", "operation", "engine", "committed_at"},
+            {},
+            {true, false, false, true, false, false, false}};
+  for (const auto& e : entries)
+    l.rows.push_back({std::to_string(e.commit_seq), e.table.ToString(), e.action,
+                      e.snapshot_id ? std::to_string(*e.snapshot_id) : "", e.operation, e.engine,
+                      TimeText(e.committed_at_ms)});
+  PrintListing(l, format, stdout);
+  return {};
+}
+
+struct ChangesArgs {
+  std::string columns, where, format = "table", output;
+  int64_t from = 0, to = 0;
+  bool compute_updates = false, net = false;
+};
+
+Status CmdChanges(Context& ctx, const std::string& name, const ChangesArgs& a, bool to_given) {
+  SKADE_ASSIGN_OR_RETURN(Format f, ParseFormat(a.format, true));
+  if (!a.output.empty()) SKADE_RETURN_IF_ERROR(CheckOutputPath(ctx, a.output));
+  SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
+  std::optional<int64_t> from, to;
+  if (a.from != 0) from = a.from;
+  if (to_given) to = a.to;
+  cdc::ChangelogOptions o;
+  o.compute_updates = a.compute_updates;
+  o.net_changes = a.net;
+  o.filter = a.where;
+  if (!a.columns.empty()) o.columns = SplitList(a.columns);
+  SKADE_ASSIGN_OR_RETURN(auto rows, cdc::ReadChangelog(*table, from, to, o));
+  arrow::TableBatchReader reader(*rows);
+  SKADE_ASSIGN_OR_RETURN(int64_t written, WriteRows(ctx, reader, cdc::ChangelogSchema(*table->metadata()->schema()),
+                                                    f, a.output, false));
+  (void)written;
+  return {};
+}
+
+struct Args {
+  std::string table, log_table, format = "table";
+  int64_t log_from = 0;
+  ScanArgs scan;
+  ChangesArgs changes;
+  WatchArgs watch;
+};
+
+}  // namespace
+
+void AddReadCommands(CLI::App& app, Context& ctx, CommandAction& action) {
+  static Args a;
+  auto* scan = app.add_subcommand("scan", "read a table (rows in file order, not sorted)");
+  scan->add_option("TABLE", a.table)->required();
+  scan->add_option("--columns", a.scan.columns, "columns to read, comma separated");
+  scan->add_option("--where", a.scan.where, "filter, e.g. \"country = 'SE' and age >= 18\"");
+  auto* snap_opt = AddInteger(scan, "--snapshot", a.scan.snapshot, 0, "snapshot id");
+  auto* asof_opt = scan->add_option("--as-of", a.scan.as_of, "timestamp (ISO 8601 or epoch ms)");
+  auto* ref_opt = scan->add_option("--ref", a.scan.ref, "branch or tag");
+  snap_opt->excludes(asof_opt)->excludes(ref_opt);
+  asof_opt->excludes(ref_opt);
+  AddInteger(scan, "--limit", a.scan.limit, 0, "at most N rows");
+  scan->add_option("--format", a.scan.format, "table, csv, jsonl, parquet or none");
+  scan->add_option("--output", a.scan.output, "write to FILE (outside the warehouse)");
+  scan->add_flag("--stats", a.scan.stats, "print plan statistics");
+  scan->callback([&, snap_opt] { action = [&, snap_opt] { return CmdScan(ctx, a.table, a.scan, snap_opt->count() > 0); }; });
+
+  auto* snaps = app.add_subcommand("snapshots", "list a table's snapshots");
+  snaps->add_option("TABLE", a.table)->required();
+  snaps->add_option("--format", a.format, "table, csv or jsonl")->capture_default_str();
+  snaps->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(Format f, ParseFormat(a.format, false));
+    return CmdSnapshots(ctx, a.table, f);
+  }; });
+
+  auto* log = app.add_subcommand("log", "show the commit log");
+  AddInteger(log, "--from", a.log_from, 0, "first commit_seq to show");
+  log->add_option("--table", a.log_table, "only this table");
+  log->add_option("--format", a.format, "table, csv or jsonl")->capture_default_str();
+  log->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(Format f, ParseFormat(a.format, false));
+    return CmdLog(ctx, a.log_from, a.log_table, f);
+  }; });
+
+  auto* changes = app.add_subcommand("changes", "row-level changes between two snapshots");
+  changes->add_option("TABLE", a.table)->required();
+  AddInteger(changes, "--from", a.changes.from, 0, "snapshot id (exclusive); 0 = since the table was created")
+      ->required();
+  auto* to_opt = AddInteger(changes, "--to", a.changes.to, 0, "snapshot id (inclusive; default: current)");
+  changes->add_flag("--compute-updates", a.changes.compute_updates, "pair DELETE/INSERT of one identifier as updates");
+  changes->add_flag("--net", a.changes.net, "collapse the range to its net effect");
+  changes->add_option("--columns", a.changes.columns, "table columns to show, comma separated");
+  changes->add_option("--where", a.changes.where, "filter on the table's columns");
+  changes->add_option("--format", a.changes.format, "table, csv, jsonl or parquet");
+  changes->add_option("--output", a.changes.output, "write to FILE (outside the warehouse)");
+  changes->callback([&, to_opt] {
+    action = [&, to_opt] { return CmdChanges(ctx, a.table, a.changes, to_opt->count() > 0); };
+  });
+
+  auto* watch = app.add_subcommand("watch", "print commits (and their changes) as they land, until interrupted");
+  watch->add_option("TABLE", a.watch.table, "only this table");
+  auto* watch_seq = AddInteger(watch, "--from-seq", a.watch.from_seq, 0, "first replay the log from this commit_seq");
+  watch->add_option("--from-cursor", a.watch.from_cursor,
+                    "with TABLE and --changes: resume after this cursor (printed on each commit line)")
+      ->excludes(watch_seq);
+  watch->add_flag("--changes", a.watch.changes, "also print each commit's change rows");
+  watch->add_option("--format", a.watch.format, "jsonl");
+  watch->callback([&, watch_seq] {
+    action = [&, watch_seq] { return CmdWatch(ctx, a.watch, watch_seq->count() > 0); };
+  });
+}
+
+}  // namespace skade::cli

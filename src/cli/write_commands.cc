@@ -1,0 +1,245 @@
+// Commands that change a table's rows or schema: append, delete, upsert, overwrite, alter.
+#include <CLI/CLI.hpp>
+#include <arrow/api.h>
+
+#include <cstdio>
+
+#include "commands.h"
+#include "input.h"
+#include "skade/io/file_io.h"
+#include "skade/table/arrow_schema.h"
+#include "skade/table/data_writer.h"
+#include "skade/table/schema_update.h"
+#include "skade/table/table.h"
+
+namespace skade::cli {
+namespace {
+
+Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::string>& files,
+                 const std::string& branch) {
+  SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
+  StagedAppend all;
+  // Files staged for earlier inputs are never committed when a later input fails:
+  // they go, so a failed append leaves the table folder as it found it.
+  auto fail = [&](Error e) -> Status {
+    for (const auto& f : all.files) (void)ctx.catalog->io().DeleteFile(f.file_path);
+    return std::unexpected(std::move(e));
+  };
+  for (const auto& path : files) {
+    AppendOptions opts;
+    opts.branch = branch;
+    if (ctx.progress)
+      opts.progress = [&](int64_t rows, int64_t) { std::fprintf(stderr, "\r%s: %lld rows written", path.c_str(), static_cast<long long>(rows)); };
+    for (int64_t block = kInputBlockBytes;;) {
+      // OpenInput's errors name the file already; those of the rows get it here.
+      auto reader = OpenInput(path, *table->metadata()->schema(), block);
+      auto staged = reader ? table->StageAppend(**reader, opts)
+                           : Result<StagedAppend>(std::unexpected(reader.error()));
+      if (ctx.progress) std::fprintf(stderr, "\n");
+      if (!staged) {
+        // A row longer than the read block: the same file again with a larger one.
+        if (int64_t next = NextBlockBytes(staged.error(), block)) {
+          block = next;
+          continue;
+        }
+        return fail(reader ? std::move(staged).error().WithContext(path) : std::move(staged).error());
+      }
+      all.files.insert(all.files.end(), staged->files.begin(), staged->files.end());
+      break;
+    }
+  }
+  all.branch = branch;
+  if (all.files.empty()) return InvalidArgument("the input files hold no rows; nothing was committed");
+  auto res = table->CommitAppend(all);
+  if (!res) {
+    // After an unknown commit state the files may be referenced: they stay.
+    if (res.error().kind == ErrorKind::kCommitStateUnknown) return std::unexpected(res.error());
+    return fail(res.error());
+  }
+  int64_t rows = 0;
+  for (const auto& f : res->added_files) rows += f.record_count;
+  std::printf("appended %lld rows in %zu files to %s: snapshot %lld, commit_seq %lld\n",
+              static_cast<long long>(rows), res->added_files.size(), name.c_str(),
+              static_cast<long long>(res->snapshot_id), static_cast<long long>(res->commit_seq));
+  return {};
+}
+
+// Reads input files into one table conformed to the table's schema.
+Result<std::shared_ptr<arrow::Table>> ReadInputs(const std::vector<std::string>& files, const Schema& schema) {
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  for (const auto& path : files) {
+    size_t first_batch = batches.size();
+    for (int64_t block = kInputBlockBytes;;) {
+      Status read = [&]() -> Status {
+        SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, schema, block));
+        int64_t row = 1;
+        while (true) {
+          std::shared_ptr<arrow::RecordBatch> batch;
+          auto st = reader->ReadNext(&batch);
+          if (!st.ok()) return Corrupt(path + ": " + st.message());
+          if (!batch) return {};
+          auto conformed = ConformToSchema(batch, schema, row);
+          if (!conformed) return std::unexpected(std::move(conformed).error().WithContext(path));
+          row += batch->num_rows();
+          batches.push_back(*conformed);
+        }
+      }();
+      if (read) break;
+      batches.resize(first_batch);
+      if (int64_t next = NextBlockBytes(read.error(), block)) {
+        block = next;
+        continue;
+      }
+      return std::unexpected(read.error());
+    }
+  }
+  auto table = arrow::Table::FromRecordBatches(ToArrowSchema(schema), batches);
+  if (!table.ok()) return Internal(table.status().message());
+  return *table;
+}
+
+// Reads key files: only the identifier columns are kept.
+Result<std::shared_ptr<arrow::Table>> ReadKeys(const std::string& path, const Schema& schema) {
+  std::vector<NestedField> fields;
+  for (int id : schema.identifier_field_ids())
+    if (const NestedField* f = schema.FindField(id)) fields.push_back(*f);
+  SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, Schema(0, fields)));
+  auto table = reader->ToTable();
+  if (!table.ok()) return Corrupt(path + ": " + table.status().message());
+  return *table;
+}
+
+void PrintChange(const char* verb, const std::string& table, const CommitResult& r) {
+  if (!r.committed) {
+    std::printf("%s %s: nothing to change, no snapshot committed\n", verb, table.c_str());
+    return;
+  }
+  std::printf("%s %s: %lld rows added, %lld removed: snapshot %lld, commit_seq %lld\n", verb, table.c_str(),
+              static_cast<long long>(r.rows_added), static_cast<long long>(r.rows_deleted),
+              static_cast<long long>(r.snapshot_id), static_cast<long long>(r.commit_seq));
+}
+
+Status CmdAlter(Context& ctx, const std::string& table_name, const std::vector<std::string>& args,
+                const std::string& after) {
+  const std::string& verb = args[0];
+  auto need = [&](size_t n) -> Status {
+    if (args.size() != n + 1)
+      return InvalidArgument("alter " + verb + " takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s"));
+    return {};
+  };
+  SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
+  SchemaUpdate u;
+  if (verb == "add-column") {
+    SKADE_RETURN_IF_ERROR(need(2));
+    SKADE_ASSIGN_OR_RETURN(Schema parsed, ParseSchemaSpec("x:" + args[2]));
+    std::optional<std::string> pos;
+    if (!after.empty()) pos = after;
+    u.AddColumn(args[1], parsed.fields()[0].type, pos);
+  } else if (verb == "rename-column") {
+    SKADE_RETURN_IF_ERROR(need(2));
+    u.RenameColumn(args[1], args[2]);
+  } else if (verb == "drop-column") {
+    SKADE_RETURN_IF_ERROR(need(1));
+    u.DropColumn(args[1]);
+  } else if (verb == "widen-column") {
+    SKADE_RETURN_IF_ERROR(need(2));
+    SKADE_ASSIGN_OR_RETURN(TypePtr type, ParsePrimitiveType(args[2]));
+    u.WidenColumn(args[1], type);
+  } else if (verb == "set-optional") {
+    SKADE_RETURN_IF_ERROR(need(1));
+    u.MakeOptional(args[1]);
+  } else if (verb == "add-partition" || verb == "drop-partition") {
+    SKADE_RETURN_IF_ERROR(need(1));
+    if (verb == "add-partition") SKADE_RETURN_IF_ERROR(table->AddPartitionFields(args[1]));
+    else SKADE_RETURN_IF_ERROR(table->RemovePartitionField(args[1]));
+    std::printf("%s: partition spec %d is now the default\n", table_name.c_str(), table->metadata()->default_spec_id);
+    return {};
+  } else {
+    return InvalidArgument("unknown alter change '" + verb +
+                           "' (add-column, rename-column, drop-column, widen-column, set-optional, add-partition, "
+                           "drop-partition)");
+  }
+  SKADE_RETURN_IF_ERROR(table->UpdateSchema(u));
+  std::printf("%s: schema %d is now current\n", table_name.c_str(), table->metadata()->current_schema_id);
+  return {};
+}
+
+struct Args {
+  std::string table, branch = "main", where, keys_file, after;
+  std::vector<std::string> files, alter;
+};
+
+}  // namespace
+
+void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
+  static Args a;
+  auto* append = app.add_subcommand("append", "append Parquet, CSV or JSON-lines files");
+  append->add_option("TABLE", a.table)->required();
+  append->add_option("FILE", a.files, "input files")->required();
+  append->add_option("--branch", a.branch, "branch to write to");
+  append->callback([&] { action = [&] { return CmdAppend(ctx, a.table, a.files, a.branch); }; });
+
+  auto* del = app.add_subcommand("delete", "delete rows by filter or by key");
+  del->add_option("TABLE", a.table)->required();
+  auto* where_opt = del->add_option("--where", a.where, "rows to delete");
+  auto* keys_opt = del->add_option("--keys", a.keys_file, "file of identifier values to delete");
+  where_opt->excludes(keys_opt);
+  del->add_option("--branch", a.branch, "branch to write to");
+  del->callback([&] { action = [&]() -> Status {
+    if (a.where.empty() && a.keys_file.empty()) return InvalidArgument("delete needs --where EXPR or --keys FILE");
+    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
+    WriteOptions opts;
+    opts.branch = a.branch;
+    CommitResult r;
+    if (!a.keys_file.empty()) {
+      SKADE_ASSIGN_OR_RETURN(auto keys, ReadKeys(a.keys_file, *table->metadata()->schema()));
+      SKADE_ASSIGN_OR_RETURN(r, table->DeleteKeys(keys, opts));
+    } else {
+      SKADE_ASSIGN_OR_RETURN(r, table->Delete(a.where, opts));
+    }
+    PrintChange("delete", a.table, r);
+    return {};
+  }; });
+
+  auto* upsert = app.add_subcommand("upsert", "insert or replace rows by the identifier columns");
+  upsert->add_option("TABLE", a.table)->required();
+  upsert->add_option("FILE", a.files, "input files")->required();
+  upsert->add_option("--branch", a.branch, "branch to write to");
+  upsert->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
+    SKADE_ASSIGN_OR_RETURN(auto rows, ReadInputs(a.files, *table->metadata()->schema()));
+    WriteOptions opts;
+    opts.branch = a.branch;
+    SKADE_ASSIGN_OR_RETURN(auto r, table->Upsert(rows, opts));
+    PrintChange("upsert", a.table, r);
+    return {};
+  }; });
+
+  auto* overwrite = app.add_subcommand("overwrite", "replace rows (matching --where, else the partitions written)");
+  overwrite->add_option("TABLE", a.table)->required();
+  overwrite->add_option("FILE", a.files, "input files")->required();
+  overwrite->add_option("--where", a.where, "rows to replace");
+  overwrite->add_option("--branch", a.branch, "branch to write to");
+  overwrite->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
+    SKADE_ASSIGN_OR_RETURN(auto rows, ReadInputs(a.files, *table->metadata()->schema()));
+    WriteOptions opts;
+    opts.branch = a.branch;
+    std::optional<std::string> filter;
+    if (!a.where.empty()) filter = a.where;
+    SKADE_ASSIGN_OR_RETURN(auto r, table->Overwrite(rows, filter, opts));
+    PrintChange("overwrite", a.table, r);
+    return {};
+  }; });
+
+  auto* alter = app.add_subcommand("alter", "evolve a table's schema or partitioning");
+  alter->add_option("TABLE", a.table)->required();
+  alter->add_option("CHANGE", a.alter,
+                    "add-column NAME TYPE | rename-column OLD NEW | drop-column NAME | widen-column NAME TYPE | "
+                    "set-optional NAME | add-partition SPEC | drop-partition NAME")
+      ->required();
+  alter->add_option("--after", a.after, "with add-column: place the column after COL");
+  alter->callback([&] { action = [&] { return CmdAlter(ctx, a.table, a.alter, a.after); }; });
+}
+
+}  // namespace skade::cli
