@@ -28,7 +28,8 @@ function query(params: Params): string {
 /** `/tables/{namespace}/{table}` of a table key `ns.table` (namespace levels joined by %1F). */
 export function tablePath(key: string): string {
   const dot = key.lastIndexOf(".");
-  if (dot <= 0 || key.includes(":")) throw new ApiError(`${key} is not a table of this warehouse`, "BadRequestException", 400);
+  if (dot <= 0 || key.includes(":"))
+    throw new ApiError(`${key} is not a table of this warehouse`, "BadRequestException", 400);
   const ns = key.slice(0, dot).split(".").map(encodeURIComponent).join("%1F");
   return `/tables/${ns}/${encodeURIComponent(key.slice(dot + 1))}`;
 }

@@ -27,5 +27,9 @@ export async function errorOf(response: Response): Promise<ApiError> {
   } catch {
     // not JSON: fall through to the status line
   }
-  return new ApiError(`${response.status} ${response.statusText}: ${text.slice(0, 200)}`, "ServerError", response.status);
+  return new ApiError(
+    `${response.status} ${response.statusText}: ${text.slice(0, 200)}`,
+    "ServerError",
+    response.status,
+  );
 }

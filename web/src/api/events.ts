@@ -23,14 +23,19 @@ export interface SubscribeOptions {
 
 /** A live event from an SSE message, or null for a kind this client does not know. */
 export function parseLiveEvent(kind: string, id: string, data: string): LiveEvent | null {
+  if (!/^\d+$/.test(id)) return null;
   const seq = Number(id);
-  if (!Number.isInteger(seq)) return null;
   if (kind === "commit") return { kind, seq, data: JSON.parse(data) as ApiCommit };
   if (kind === "lineage") return { kind, seq, data: JSON.parse(data) as ApiLineageEvent };
   return null;
 }
 
-export function eventsUrl(base: string, table: string | undefined, kinds: string[] | undefined, sinceSeq: number | null): string {
+export function eventsUrl(
+  base: string,
+  table: string | undefined,
+  kinds: string[] | undefined,
+  sinceSeq: number | null,
+): string {
   const q = new URLSearchParams();
   if (table) q.set("table", table);
   if (kinds) q.set("kind", kinds.join(","));

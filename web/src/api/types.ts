@@ -246,7 +246,8 @@ export interface ApiLineageEvent {
   column_lineage: ApiColumnLineage[];
 }
 
-export type LiveEvent = { kind: "commit"; seq: number; data: ApiCommit } | { kind: "lineage"; seq: number; data: ApiLineageEvent };
+export type LiveEvent =
+  { kind: "commit"; seq: number; data: ApiCommit } | { kind: "lineage"; seq: number; data: ApiLineageEvent };
 
 export interface ApiErrorBody {
   error: { message: string; type: string; code: number };

@@ -23,5 +23,10 @@ export function freshness(
   const intervals = writes.slice(1).map((w, i) => w - writes[i]);
   const m = median(intervals);
   const staleAfter = (last as number) + factor * m;
-  return { state: now > staleAfter ? "stale" : "fresh", last_write_ms: last, median_interval_ms: m, stale_after_ms: staleAfter };
+  return {
+    state: now > staleAfter ? "stale" : "fresh",
+    last_write_ms: last,
+    median_interval_ms: m,
+    stale_after_ms: staleAfter,
+  };
 }

@@ -63,7 +63,20 @@ export function applyLineageEvent(model: MapModel, e: ApiLineageEvent, now: Mill
     for (const output of e.outputs) {
       const id = edgeId({ from: input.key, to: output.key, job });
       const at = index.get(id);
-      const old: MapEdge = at === undefined ? { from: input.key, to: output.key, job, actor: e.actor, count: 0, first_ms: e.ts_ms, last_ms: e.ts_ms, run_ids: [], run_state: null } : edges[at];
+      const old: MapEdge =
+        at === undefined
+          ? {
+              from: input.key,
+              to: output.key,
+              job,
+              actor: e.actor,
+              count: 0,
+              first_ms: e.ts_ms,
+              last_ms: e.ts_ms,
+              run_ids: [],
+              run_state: null,
+            }
+          : edges[at];
       const updated: MapEdge = {
         ...old,
         actor: e.actor,
@@ -89,7 +102,12 @@ export function applyLineageEvent(model: MapModel, e: ApiLineageEvent, now: Mill
 export function applyCommit(model: MapModel, c: ApiCommit, now: Millis): MapModel {
   const existing = model.nodes.get(c.table);
   const dot = c.table.lastIndexOf(".");
-  const base = existing ?? newNode({ key: c.table, system: "skade", name: c.table, namespace: c.table.slice(0, Math.max(dot, 0)) }, c.committed_at_ms);
+  const base =
+    existing ??
+    newNode(
+      { key: c.table, system: "skade", name: c.table, namespace: c.table.slice(0, Math.max(dot, 0)) },
+      c.committed_at_ms,
+    );
   const nodes = new Map(model.nodes);
   nodes.set(c.table, {
     ...base,

@@ -58,7 +58,12 @@ export function datasetName(d: Pick<OlDataset, "namespace" | "name" | "facets">,
   );
   if (symlink) {
     const dot = symlink.name.lastIndexOf(".");
-    return { key: symlink.name, system: "skade", name: symlink.name, namespace: symlink.name.slice(0, Math.max(dot, 0)) };
+    return {
+      key: symlink.name,
+      system: "skade",
+      name: symlink.name,
+      namespace: symlink.name.slice(0, Math.max(dot, 0)),
+    };
   }
   const system = systemKindOf(d.namespace);
   return { key: `${system}:${d.name}`, system, name: d.name, namespace: d.namespace };
@@ -78,7 +83,13 @@ function inputsOf(fields: OlInputField[], naming: Map<string, string>, options: 
   });
 }
 
-function columnLineage(out: OlDataset, to: string, job: string, naming: Map<string, string>, options: NamingOptions): ApiColumnLineage[] {
+function columnLineage(
+  out: OlDataset,
+  to: string,
+  job: string,
+  naming: Map<string, string>,
+  options: NamingOptions,
+): ApiColumnLineage[] {
   const facet = out.facets?.columnLineage;
   if (!facet) return [];
   const entries = Object.entries(facet.fields ?? {}).map(([column, f]) => ({
@@ -141,7 +152,13 @@ export function parseRunEvents(text: string): OlRunEvent[] {
       } catch {
         throw new Error(`line ${number}: not JSON`);
       }
-      if (typeof value !== "object" || value === null || !("run" in value) || !("job" in value) || !("eventTime" in value))
+      if (
+        typeof value !== "object" ||
+        value === null ||
+        !("run" in value) ||
+        !("job" in value) ||
+        !("eventTime" in value)
+      )
         throw new Error(`line ${number}: not an OpenLineage RunEvent (needs eventTime, run and job)`);
       return value as OlRunEvent;
     });

@@ -12,7 +12,12 @@ export function asOf(model: MapModel, t: Millis): MapModel {
       ...n,
       dropped_ms: dropped,
       write_times_ms: writes,
-      last_write_ms: writes.length > 0 ? writes[writes.length - 1] : n.last_write_ms !== null && n.last_write_ms <= t ? n.last_write_ms : null,
+      last_write_ms:
+        writes.length > 0
+          ? writes[writes.length - 1]
+          : n.last_write_ms !== null && n.last_write_ms <= t
+            ? n.last_write_ms
+            : null,
     });
   }
   const edges = model.edges.filter((e) => e.first_ms <= t && nodes.has(e.from) && nodes.has(e.to));

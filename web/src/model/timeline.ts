@@ -17,8 +17,14 @@ export function timeline(model: MapModel, commits: readonly ApiCommit[]): Timeli
   return lanesOf(model).map(({ system, keys }) => {
     const bars: Bar[] =
       system === "skade"
-        ? commits.map((c) => ({ t: c.committed_at_ms, key: c.table, label: `${c.table} ${c.action} ${c.operation}`.trim() }))
-        : keys.flatMap((k) => (model.nodes.get(k)?.write_times_ms ?? []).map((t) => ({ t, key: k, label: `${k} write` })));
+        ? commits.map((c) => ({
+            t: c.committed_at_ms,
+            key: c.table,
+            label: `${c.table} ${c.action} ${c.operation}`.trim(),
+          }))
+        : keys.flatMap((k) =>
+            (model.nodes.get(k)?.write_times_ms ?? []).map((t) => ({ t, key: k, label: `${k} write` })),
+          );
     return { system, bars: bars.sort((a, b) => a.t - b.t) };
   });
 }

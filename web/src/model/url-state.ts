@@ -13,7 +13,15 @@ export interface ViewState {
   systems: string[];
 }
 
-export const DEFAULT_STATE: ViewState = { selected: null, focus: null, up: 1, down: 1, time: null, path: null, systems: [] };
+export const DEFAULT_STATE: ViewState = {
+  selected: null,
+  focus: null,
+  up: 1,
+  down: 1,
+  time: null,
+  path: null,
+  systems: [],
+};
 
 export function encodeState(state: ViewState): string {
   const q = new URLSearchParams();
