@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: setup build test unit-test interop-test bifrost-test demo bench clean
+.PHONY: setup build test unit-test interop-test bifrost-test web-test demo bench clean
 
 setup:
 	@scripts/setup.sh
@@ -24,7 +24,11 @@ bifrost-test: build
 	SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade BIFROST_BIN=$(abspath $(BUILD_DIR))/bin/bifrost \
 	  .venv/bin/python -m pytest -q tests/bifrost
 
-test: unit-test interop-test bifrost-test
+# The web app (web/): lint, format check, typecheck and the view model's unit tests (setup builds the bundle).
+web-test: setup
+	cd web && npm test
+
+test: unit-test interop-test bifrost-test web-test
 
 demo: build
 	$(BUILD_DIR)/bin/skade --warehouse demo-warehouse demo

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what skade needs on Debian 12, only what is missing: apt packages,
-# then the .venv with pyarrow (Arrow C++ for the build), PyIceberg and fastavro.
+# then the .venv with pyarrow (Arrow C++ for the build), PyIceberg and fastavro,
+# then the web app's npm packages and its bundle (web/dist).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +13,10 @@ missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js for the web app: Debian's when the machine has none.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  missing+=(nodejs npm)
+fi
 if ((${#missing[@]})); then
   echo "setup: installing apt packages: ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
@@ -33,3 +38,13 @@ fi
 
 # Bifröst: the graph server (Valkey 8 + FalkorDB module), hiredis, yaml-cpp, promtool.
 scripts/setup_graph.sh
+
+# The web app: npm ci when package-lock.json changed since the last install, then the bundle.
+WEB_LOCK=web/package-lock.json
+WEB_STAMP=web/node_modules/.skade-package-lock
+if ! cmp -s "$WEB_LOCK" "$WEB_STAMP" 2>/dev/null; then
+  echo "setup: installing the web app's npm packages"
+  (cd web && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$WEB_LOCK" "$WEB_STAMP"
+fi
+(cd web && npm run --silent build >/dev/null)

@@ -1,0 +1,183 @@
+// The system map app: loads the graph, lays it out in the worker, draws it, follows the live
+// stream, and keeps its view in the address.
+import { ApiClient } from "../api/client.js";
+import { subscribeEvents, type StreamState } from "../api/events.js";
+import type { ApiCommit, ApiLineageEvent } from "../api/types.js";
+import { LayoutClient } from "../layout/layout-client.js";
+import { columnsOf } from "../model/columns.js";
+import { displayGraph, type DisplayGraph } from "../model/display.js";
+import { focusLabel, focusView } from "../model/focus.js";
+import { applyLiveEvent, foldEvents } from "../model/live.js";
+import { looks } from "../model/looks.js";
+import { EMPTY_MODEL, fromGraph, type MapModel } from "../model/map-model.js";
+import { navigate } from "../model/navigation.js";
+import { parseRunEvents, runEventToLineage } from "../model/openlineage.js";
+import { search } from "../model/search.js";
+import { asOf, timeRange } from "../model/time.js";
+import { timeline } from "../model/timeline.js";
+import { decodeState, encodeState, type ViewState } from "../model/url-state.js";
+import { el } from "./dom.js";
+import { bindKeys } from "./keyboard.js";
+import { MapView } from "./map-view.js";
+import { searchBox } from "./search-box.js";
+import { renderSidePanel } from "./side-panel.js";
+import { applyTheme, initialTheme, toggleTheme } from "./theme.js";
+import { timeSlider } from "./time-slider.js";
+import { renderTimeline } from "./timeline-view.js";
+
+export function startApp(root: HTMLElement): void {
+  applyTheme(initialTheme());
+  const api = new ApiClient();
+  const layouts = new LayoutClient();
+  let model: MapModel = EMPTY_MODEL;
+  let commits: ApiCommit[] = [];
+  let state: ViewState = decodeState(location.hash);
+  let display: DisplayGraph = { nodes: [], edges: [] };
+  let drawnShape = "";
+  let stream: StreamState = "connecting";
+  let pathStart: string | null = null;
+  const expanded = new Set<string>();
+
+  const status = el("span", { class: "status" });
+  const counts = el("span", { class: "counts" });
+  const mapHost = el("div", { class: "map", tabindex: "0" });
+  const panel = el("aside", { class: "panel" });
+  const timelineHost = el("div", { class: "timeline-host" });
+  const slider = timeSlider((t) => setState({ ...state, time: t }));
+  const fileInput = el("input", { type: "file", accept: ".jsonl,.json", "aria-label": "open OpenLineage events" });
+  const catalogs = el("input", {
+    type: "text",
+    placeholder: "warehouse catalogs (comma-separated)",
+    "aria-label": "warehouse catalogs",
+  });
+  const themeButton = el("button", { title: "theme (t)" }, "◐");
+  const box = searchBox(
+    (q) => search(model, q),
+    (key) => select(key),
+  );
+  root.append(
+    el("header", {}, el("h1", {}, "skade"), box, slider.element, themeButton, counts, status),
+    el("main", {}, mapHost, panel),
+    el("footer", {}, timelineHost, el("label", { class: "open" }, "open OpenLineage file ", fileInput, catalogs)),
+  );
+  const map = new MapView(mapHost, (id) => select(id));
+
+  function setState(next: ViewState): void {
+    state = next;
+    history.replaceState(null, "", `#${encodeState(state)}`);
+    render();
+  }
+
+  function select(key: string | null): void {
+    const group = key ? display.nodes.find((n) => n.id === key && n.group) : undefined;
+    if (group) {
+      expanded.add(group.id);
+      render();
+      return;
+    }
+    setState({ ...state, selected: key });
+    if (key) map.reveal(key);
+  }
+
+  function render(): void {
+    const view = state.time === null ? model : asOf(model, state.time);
+    const focus =
+      state.focus && view.nodes.has(state.focus) ? focusView(view, state.focus, state.up, state.down) : null;
+    display = displayGraph(view, { visible: focus?.keys, expanded });
+    counts.textContent = focus ? focusLabel(focus) : `${view.nodes.size} datasets`;
+    status.textContent = stream;
+    status.dataset.state = stream;
+    const shape = JSON.stringify([display.nodes.map((n) => n.id), display.edges.map((e) => e.id)]);
+    if (shape !== drawnShape) {
+      drawnShape = shape;
+      void layouts.layout(display).then((layout) => {
+        if (layout) map.show(display, layout);
+        map.repaint(looks(view, display, state.selected, state.path, Date.now()));
+      });
+    } else map.repaint(looks(view, display, state.selected, state.path, Date.now()));
+    renderSidePanel(panel, api, view, state.selected, 0, state.selected ? columnsOf(view, state.selected) : []);
+    renderTimeline(timelineHost, timeline(view, commits), (key) => select(key));
+    slider.setRange(timeRange(model), state.time);
+  }
+
+  function loadGraph(): void {
+    Promise.all([
+      api.graph({ systems: state.systems.length > 0 ? state.systems : undefined }),
+      api.commits(undefined, undefined, 500),
+    ])
+      .then(([graph, log]) => {
+        model = fromGraph(graph);
+        commits = log.commits;
+        const since = commits.at(-1)?.commit_seq;
+        subscribeEvents({
+          sinceSeq: since,
+          onState: (s) => {
+            stream = s;
+            status.textContent = s;
+            status.dataset.state = s;
+          },
+          onEvent: (event) => {
+            if (event.kind === "commit") commits = [...commits, event.data].slice(-500);
+            model = applyLiveEvent(model, event, Date.now());
+            render();
+          },
+        });
+        render();
+      })
+      .catch((e: unknown) => {
+        status.textContent = `no server: ${String(e)}`;
+        render();
+      });
+  }
+
+  fileInput.addEventListener("change", () => {
+    const file = fileInput.files?.[0];
+    if (!file) return;
+    void file.text().then((text) => {
+      const options = {
+        warehouseCatalogs: catalogs.value
+          .split(",")
+          .map((s) => s.trim())
+          .filter((s) => s !== ""),
+      };
+      try {
+        model = foldEvents(
+          parseRunEvents(text)
+            .map((ev) => runEventToLineage(ev, options))
+            .filter((ev): ev is ApiLineageEvent => ev !== null),
+        );
+        commits = [];
+        render();
+      } catch (e) {
+        status.textContent = String(e);
+      }
+    });
+  });
+  themeButton.addEventListener("click", () => {
+    toggleTheme();
+    render();
+  });
+  window.addEventListener("hashchange", () => {
+    state = decodeState(location.hash);
+    render();
+  });
+  bindKeys({
+    move: (key) => select(navigate(display, state.selected, key)),
+    search: () => box.querySelector("input")?.focus(),
+    toggleFocus: () => setState({ ...state, focus: state.focus ? null : state.selected }),
+    depth: (delta) => setState({ ...state, up: Math.max(0, state.up + delta), down: Math.max(0, state.down + delta) }),
+    pathEnd: () => {
+      if (!state.selected) return;
+      if (pathStart && pathStart !== state.selected) {
+        setState({ ...state, path: [pathStart, state.selected] });
+        pathStart = null;
+      } else pathStart = state.selected;
+    },
+    theme: () => {
+      toggleTheme();
+      render();
+    },
+    clear: () => setState({ ...state, selected: null, path: null }),
+  });
+  loadGraph();
+}

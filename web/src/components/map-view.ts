@@ -1,0 +1,103 @@
+// The map: sigma.js (WebGL, smooth at thousands of nodes) over a graphology graph, with lane
+// bands drawn on a canvas beneath. What is highlighted, dimmed or stale is decided by the
+// view model; this only paints it.
+import Graph from "graphology";
+import Sigma from "sigma";
+import type { DisplayGraph } from "../model/display.js";
+import type { Layout } from "../layout/protocol.js";
+import { color } from "./theme.js";
+
+import type { Look, Looks } from "../model/looks.js";
+
+interface NodeAttrs {
+  x: number;
+  y: number;
+  size: number;
+  label: string;
+  color: string;
+}
+
+export class MapView {
+  private readonly graph = new Graph<NodeAttrs>({ type: "directed", multi: false });
+  private readonly sigma: Sigma<NodeAttrs>;
+  private readonly lanes: HTMLCanvasElement;
+  private layout: Layout | null = null;
+  private looks: Looks | null = null;
+
+  constructor(container: HTMLElement, onSelect: (id: string | null) => void) {
+    this.lanes = document.createElement("canvas");
+    this.lanes.className = "lanes";
+    container.append(this.lanes);
+    this.sigma = new Sigma(this.graph, container, {
+      defaultEdgeType: "arrow",
+      renderEdgeLabels: false,
+      labelRenderedSizeThreshold: 4,
+      nodeReducer: (id, attrs) => this.nodeLook(id, attrs),
+      edgeReducer: (id, attrs) => {
+        const hot = this.looks?.hotEdges.has(id) ?? false;
+        return { ...attrs, color: color(hot ? "edge-hot" : "edge"), size: hot ? 2.5 : 1 };
+      },
+    });
+    this.sigma.on("clickNode", ({ node }) => onSelect(node));
+    this.sigma.on("clickStage", () => onSelect(null));
+    this.sigma.on("afterRender", () => this.drawLanes());
+  }
+
+  private nodeLook(id: string, attrs: NodeAttrs): NodeAttrs {
+    const look = this.looks?.nodes.get(id) ?? "normal";
+    const colours: Record<Look, string> = {
+      normal: color("node"),
+      selected: color("accent"),
+      highlight: color("highlight"),
+      dim: color("dim"),
+      stale: color("stale"),
+      failed: color("failed"),
+      dropped: color("dim"),
+      pulse: color("pulse"),
+    };
+    return { ...attrs, color: colours[look], size: look === "selected" || look === "pulse" ? 10 : attrs.size };
+  }
+
+  /** Draws `display` at `layout`; ELK's y grows downwards, sigma's upwards. */
+  show(display: DisplayGraph, layout: Layout): void {
+    this.layout = layout;
+    this.graph.clear();
+    for (const n of display.nodes) {
+      const p = layout.positions[n.id] ?? { x: 0, y: 0 };
+      this.graph.addNode(n.id, { x: p.x, y: -p.y, size: n.group ? 9 : 6, label: n.label, color: color("node") });
+    }
+    for (const e of display.edges) this.graph.addDirectedEdgeWithKey(e.id, e.from, e.to);
+    this.sigma.refresh();
+  }
+
+  repaint(looks: Looks): void {
+    this.looks = looks;
+    this.sigma.refresh();
+  }
+
+  /** Moves the camera to a node. */
+  reveal(id: string): void {
+    if (!this.graph.hasNode(id)) return;
+    const pos = this.sigma.getNodeDisplayData(id);
+    if (pos) void this.sigma.getCamera().animate({ x: pos.x, y: pos.y }, { duration: 300 });
+  }
+
+  private drawLanes(): void {
+    const canvas = this.lanes;
+    const { width, height } = this.sigma.getDimensions();
+    canvas.width = width;
+    canvas.height = height;
+    const ctx = canvas.getContext("2d");
+    if (!ctx || !this.layout) return;
+    ctx.clearRect(0, 0, width, height);
+    ctx.font = "12px system-ui, sans-serif";
+    this.layout.lanes.forEach((lane, i) => {
+      const top = this.sigma.graphToViewport({ x: 0, y: -lane.top }).y;
+      const bottom = this.sigma.graphToViewport({ x: 0, y: -lane.bottom }).y;
+      ctx.fillStyle = color(i % 2 === 0 ? "lane" : "lane-alt");
+      ctx.fillRect(0, Math.min(top, bottom), width, Math.abs(bottom - top));
+      ctx.fillStyle = color("muted");
+      ctx.fillText(lane.system, 8, Math.min(top, bottom) + 16);
+    });
+  }
+}

@@ -1,0 +1,25 @@
+// The layout Web Worker: ELK's layered algorithm off the main thread, then lanes per system.
+import ELK from "elkjs/lib/elk.bundled.js";
+import { elkGraph } from "./elk-graph.js";
+import { bandLanes } from "./lanes.js";
+import type { LayoutRequest, LayoutResponse, Point } from "./protocol.js";
+
+interface WorkerScope {
+  onmessage: ((event: MessageEvent<LayoutRequest>) => void) | null;
+  postMessage(message: LayoutResponse): void;
+}
+
+const scope = self as unknown as WorkerScope;
+const elk = new ELK();
+
+scope.onmessage = (event) => {
+  const { id, graph } = event.data;
+  elk
+    .layout(elkGraph(graph))
+    .then((laid) => {
+      const placed: Record<string, Point> = {};
+      for (const c of laid.children ?? []) placed[c.id] = { x: c.x ?? 0, y: c.y ?? 0 };
+      scope.postMessage({ id, layout: bandLanes(graph, placed) });
+    })
+    .catch((e: unknown) => scope.postMessage({ id, error: String(e) }));
+};

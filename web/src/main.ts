@@ -1,0 +1,3 @@
+import { startApp } from "./components/app.js";
+
+startApp(document.body);

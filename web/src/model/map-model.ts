@@ -1,0 +1,70 @@
+// The view model of the system map: nodes keyed by dataset key, edges, lanes per system.
+import type { ApiColumnLineage, ApiEdge, ApiGraph, ApiNode, Millis } from "../api/types.js";
+
+export interface MapNode extends ApiNode {
+  /** When a live commit last touched it (the map pulses it), else null. */
+  pulse_ms: Millis | null;
+}
+
+export type MapEdge = ApiEdge;
+
+export interface Lane {
+  system: string;
+  /** Node keys of the lane, sorted. */
+  keys: string[];
+}
+
+export interface MapModel {
+  nodes: ReadonlyMap<string, MapNode>;
+  edges: readonly MapEdge[];
+  /** Column lineage per output dataset key. */
+  columns: ReadonlyMap<string, readonly ApiColumnLineage[]>;
+  /** The newest commit_seq applied, where a live subscription resumes. */
+  last_seq: number | null;
+}
+
+export const EMPTY_MODEL: MapModel = { nodes: new Map(), edges: [], columns: new Map(), last_seq: null };
+
+export function edgeId(e: Pick<ApiEdge, "from" | "to" | "job">): string {
+  return `${e.from}\u0000${e.to}\u0000${e.job}`;
+}
+
+function byKey<T>(entries: [string, T][]): Map<string, T> {
+  return new Map(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** The view model of a `/graph` answer. */
+export function fromGraph(graph: ApiGraph): MapModel {
+  const nodes = byKey(graph.nodes.map((n): [string, MapNode] => [n.key, { ...n, pulse_ms: null }]));
+  const columns = new Map<string, ApiColumnLineage[]>();
+  for (const c of graph.column_lineage) columns.set(c.to, [...(columns.get(c.to) ?? []), c]);
+  return { nodes, edges: graph.edges, columns, last_seq: null };
+}
+
+/** One lane per system, skade first, then by name; each lane's keys sorted. */
+export function lanesOf(model: Pick<MapModel, "nodes">): Lane[] {
+  const lanes = new Map<string, string[]>();
+  for (const n of model.nodes.values()) lanes.set(n.system, [...(lanes.get(n.system) ?? []), n.key]);
+  return [...lanes.entries()]
+    .sort(([a], [b]) => (a === "skade" ? -1 : b === "skade" ? 1 : a.localeCompare(b)))
+    .map(([system, keys]) => ({ system, keys: keys.sort() }));
+}
+
+/** Every node key's inputs and outputs (distinct, sorted), self-reads left out. */
+export function adjacency(model: Pick<MapModel, "edges">): { up: Map<string, string[]>; down: Map<string, string[]> } {
+  const up = new Map<string, Set<string>>();
+  const down = new Map<string, Set<string>>();
+  const add = (m: Map<string, Set<string>>, k: string, v: string): void => {
+    const s = m.get(k) ?? new Set<string>();
+    s.add(v);
+    m.set(k, s);
+  };
+  for (const e of model.edges) {
+    if (e.from === e.to) continue;
+    add(down, e.from, e.to);
+    add(up, e.to, e.from);
+  }
+  const sorted = (m: Map<string, Set<string>>): Map<string, string[]> =>
+    new Map([...m].map(([k, s]) => [k, [...s].sort()]));
+  return { up: sorted(up), down: sorted(down) };
+}
