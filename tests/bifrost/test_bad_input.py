@@ -136,3 +136,28 @@ def test_missing_warehouse_and_mapping_file(bifrost, workdir):
     m = write_mapping(workdir / "m.yaml", MAPPING)
     err = fails(other, "validate", "--mapping", m)
     assert "no warehouse at" in err, err
+
+
+def _nested(style: str, depth: int) -> str:
+    """A mapping-file text whose collections nest `depth` levels (the root map is 1)."""
+    if style == "flow sequences":
+        return "graph: g\ntables: " + "[" * (depth - 1) + "]" * (depth - 1) + "\n"
+    if style == "flow maps":
+        return "graph: g\ntables:\n  - table: db.people\n    x: " + "{a: " * (depth - 3) + "1" + "}" * (depth - 3) + "\n"
+    return "".join("  " * i + "a:\n" for i in range(depth))  # block maps
+
+
+@pytest.mark.parametrize("style", ["flow sequences", "flow maps", "block maps"])
+def test_mapping_nesting_is_limited_to_64_levels(skade, bifrost, workdir, style):
+    create_tables(skade, ["db.people"])
+    m = workdir / "m.yaml"
+    m.write_text(_nested(style, 64))  # at the limit: parsed, then refused for what it says
+    err = fails(bifrost, "validate", "--mapping", m)
+    assert "nested deeper" not in err and "not valid YAML" not in err, err
+    m.write_text(_nested(style, 65))
+    err = fails(bifrost, "validate", "--mapping", m)
+    assert "m.yaml:" in err and "nested deeper than 64 levels" in err, err
+    assert len(err.strip().splitlines()) == 1, err
+    m.write_text("graph: g\ntables: " + "[" * 200000)  # far past it: no stack overflow, same line
+    err = fails(bifrost, "validate", "--mapping", m)
+    assert "nested deeper than 64 levels" in err, err
