@@ -102,6 +102,69 @@ TEST(MappingTest, CompileListsWhatExists) {
   EXPECT_THAT(compiled.error().message, HasSubstr("'since' has type map<"));
 }
 
+std::string Repeat(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+// Collections nested `depth` levels deep, in each style the depth check knows.
+std::vector<std::pair<std::string, std::string>> NestedTexts(int depth) {
+  std::string block_maps, block_seqs;
+  for (int i = 0; i < depth; ++i) block_maps += Repeat("  ", i) + "a:\n";
+  for (int i = 0; i < depth; ++i) block_seqs += Repeat("  ", i) + "-\n";
+  std::string key_seqs = "graph: g\ntables:\n";  // `key:` then `- ` at the key's column
+  for (int i = 2; i < depth; i += 2) key_seqs += Repeat("  ", i - 2) + "- t:\n";
+  return {
+      {"flow sequences", Repeat("[", depth) + Repeat("]", depth)},
+      {"flow sequences under the root map", "graph: g\ntables: " + Repeat("[", depth - 1) +
+                                                Repeat("]", depth - 1) + "\n"},
+      {"flow maps in a table entry", "graph: g\ntables:\n  - table: db.t\n    x: " +
+                                         Repeat("{a: ", depth - 3) + "1" +
+                                         Repeat("}", depth - 3) + "\n"},
+      {"flow over lines", "graph: g\ntables:\n" + Repeat("  [\n", depth - 1) +
+                              Repeat("  ]\n", depth - 1)},
+      {"block maps", block_maps},
+      {"block sequences", block_seqs},
+      {"sequences on one line", Repeat("- ", depth) + "x\n"},
+      {"sequences as keys' values", key_seqs + Repeat("  ", depth % 2 ? depth - 3 : depth - 2) +
+                                        (depth % 2 ? "- x\n" : "x: 1\n")},
+  };
+}
+
+TEST(MappingParseTest, NestingAtTheDepthLimitIsParsed) {
+  for (const auto& [style, text] : NestedTexts(MappingSpec::kMaxDepth)) {
+    SCOPED_TRACE(style);
+    auto spec = MappingSpec::Parse(text, "m.yaml");
+    // Refused, as none is a whole mapping, but by the parser, not for depth.
+    if (!spec) EXPECT_THAT(spec.error().message, ::testing::Not(HasSubstr("nested deeper")));
+  }
+}
+
+TEST(MappingParseTest, NestingPastTheDepthLimitIsRefusedBeforeParsing) {
+  for (const auto& [style, text] : NestedTexts(MappingSpec::kMaxDepth + 1)) {
+    SCOPED_TRACE(style);
+    EXPECT_THAT(MappingSpec::Parse(text, "m.yaml"),
+                IsErrorWith(ErrorKind::kInvalidArgument, "nested deeper than 64 levels"));
+  }
+  // Far past it, where yaml-cpp's own recursion would be the danger.
+  EXPECT_THAT(MappingSpec::Parse(Repeat("[", 100000), "m.yaml"),
+              IsErrorWith(ErrorKind::kInvalidArgument, "m.yaml:1: nested deeper than 64 levels"));
+}
+
+TEST(MappingParseTest, BracketsInScalarsAndCommentsAreNotNesting) {
+  std::string deep = Repeat("[{", 100);
+  for (const std::string& text :
+       {"graph: '" + deep + "'\n", "graph: \"" + deep + "\\\"\"\n", "graph: a " + deep + "\n",
+        "graph: g # " + deep + "\n", "graph: |\n" + Repeat("  " + deep + "\n", 3),
+        "graph: 'it''s " + deep + "'\n", "graph: \"multi\n  " + deep + "\"\n"}) {
+    SCOPED_TRACE(text);
+    auto spec = MappingSpec::Parse(text, "m.yaml");
+    ASSERT_FALSE(spec.has_value());  // no tables
+    EXPECT_THAT(spec.error().message, HasSubstr("needs 'tables:'"));
+  }
+}
+
 TEST(InferTest, GuessesIdPropertiesAndForeignKeysAndReportsNested) {
   auto inferred = InferMapping(
       {"db", "orders"}, *Schema("id:long!, customer_id:long, total:double, meta:struct<a:int>"));

@@ -20,9 +20,11 @@ def people_only(**table_overrides):
 def fails(bifrost, *args, rc=2):
     code, out, err = bifrost(*args)
     assert code == rc, f"rc={code}\nstdout={out}\nstderr={err}"
-    if rc == 2:  # data/runtime errors: one line per problem, no stack trace
-        lines = err.strip().splitlines()
-        assert lines and all(l.startswith("bifrost: error: ") for l in lines), err
+    lines = err.strip().splitlines()
+    # data/runtime errors: one line per problem, no stack trace; usage errors: one line
+    assert lines and all(l.startswith("bifrost: error: ") for l in lines), err
+    if rc == 1:
+        assert len(lines) == 1, err
     return err
 
 
@@ -116,17 +118,46 @@ def test_nan_value_is_refused_naming_the_property(skade, bifrost, workdir):
 
 
 def test_usage_errors_exit_1(bifrost):
-    fails(bifrost, "build", rc=1)
-    fails(bifrost, "frobnicate", rc=1)
-    fails(bifrost, "run", "--rebuild", "--mapping", "m.yaml", rc=1)
+    assert "--mapping is required (run bifrost build --help)" in fails(bifrost, "build", rc=1)
+    err = fails(bifrost, "frobnicate", rc=1)
+    assert err.strip() == "bifrost: error: unknown command 'frobnicate' (run bifrost --help)", err
+    err = fails(bifrost, "state", "frob", rc=1)
+    assert "unknown command 'frob' (run bifrost state --help)" in err, err
+    assert "a command is required" in fails(bifrost, rc=1)
+    assert "--rebuild" in fails(bifrost, "run", "--rebuild", "--mapping", "m.yaml", rc=1)
 
 
 @pytest.mark.parametrize("value, needle", [("0s", "must be at least 1ms"), ("nan", "is not like"), ("inf", "is not like"),
                                            ("-1s", "is not like"), ("5 s", "is not like"), ("1e400s", "is not like")])
 def test_bad_durations_are_named(bifrost, workdir, value, needle):
     m = write_mapping(workdir / "m.yaml", MAPPING)
-    err = fails(bifrost, "build", "--mapping", m, "--lease", value)
-    assert f"duration '{value}' {needle}" in err, err
+    err = fails(bifrost, "build", "--mapping", m, "--lease", value, rc=1)
+    assert f"--lease: duration '{value}' {needle}" in err, err
+
+
+# Every numeric option of every command: each refuses values that make no sense, as a
+# usage error naming the option and what it accepts, before anything runs.
+NUMERIC_OPTIONS = [
+    (("run",), "--rounds", ["-1", "0", "x", "1.5", "99999999999999999999"], "is not a whole number from 1 to"),
+    (("run",), "--interval", ["-1s", "0s", "0"], "duration"),
+    (("run",), "--max-backoff", ["-5s", "0ms"], "duration"),
+    (("run",), "--lease", ["-1m", "0m"], "duration"),
+    (("build",), "--lease", ["-1s", "0s"], "duration"),
+] + [((cmd,), "--timeout", ["-1s", "0s", "soon"], "duration")
+     for cmd in ("build", "run", "query", "state show")]
+
+
+@pytest.mark.parametrize("command, option, values, needle", NUMERIC_OPTIONS)
+def test_numeric_options_refuse_values_that_make_no_sense(bifrost, workdir, command, option, values, needle):
+    m = write_mapping(workdir / "m.yaml", MAPPING)
+    args = [*command[0].split(), "--mapping", m]
+    if command[0] == "query":
+        args.append("RETURN 1")
+    for v in values:
+        err = fails(bifrost, *args, f"{option}={v}", rc=1)
+        assert f"{option}: " in err and needle in err, err
+        if needle == "duration":
+            assert "500ms, 5s or 1m" in err or "at least 1ms" in err, err
 
 
 def test_missing_warehouse_and_mapping_file(bifrost, workdir):
@@ -136,3 +167,28 @@ def test_missing_warehouse_and_mapping_file(bifrost, workdir):
     m = write_mapping(workdir / "m.yaml", MAPPING)
     err = fails(other, "validate", "--mapping", m)
     assert "no warehouse at" in err, err
+
+
+def _nested(style: str, depth: int) -> str:
+    """A mapping-file text whose collections nest `depth` levels (the root map is 1)."""
+    if style == "flow sequences":
+        return "graph: g\ntables: " + "[" * (depth - 1) + "]" * (depth - 1) + "\n"
+    if style == "flow maps":
+        return "graph: g\ntables:\n  - table: db.people\n    x: " + "{a: " * (depth - 3) + "1" + "}" * (depth - 3) + "\n"
+    return "".join("  " * i + "a:\n" for i in range(depth))  # block maps
+
+
+@pytest.mark.parametrize("style", ["flow sequences", "flow maps", "block maps"])
+def test_mapping_nesting_is_limited_to_64_levels(skade, bifrost, workdir, style):
+    create_tables(skade, ["db.people"])
+    m = workdir / "m.yaml"
+    m.write_text(_nested(style, 64))  # at the limit: parsed, then refused for what it says
+    err = fails(bifrost, "validate", "--mapping", m)
+    assert "nested deeper" not in err and "not valid YAML" not in err, err
+    m.write_text(_nested(style, 65))
+    err = fails(bifrost, "validate", "--mapping", m)
+    assert "m.yaml:" in err and "nested deeper than 64 levels" in err, err
+    assert len(err.strip().splitlines()) == 1, err
+    m.write_text("graph: g\ntables: " + "[" * 200000)  # far past it: no stack overflow, same line
+    err = fails(bifrost, "validate", "--mapping", m)
+    assert "nested deeper than 64 levels" in err, err

@@ -2,9 +2,11 @@
 // Exit codes as skade's: 0 ok, 1 usage, 2 data or runtime error (one line on stderr).
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <thread>
 
 #include "bifrost/mapping/infer.h"
@@ -59,6 +61,51 @@ Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
     return skade::InvalidArgument("duration '" + text + "' is not like 500ms, 5s or 1m");
   if (ms < 1) return skade::InvalidArgument("duration '" + text + "' must be at least 1ms");
   return std::chrono::milliseconds(static_cast<int64_t>(ms));
+}
+
+// A duration option checked while parsing, so a bad value is a usage error naming it.
+CLI::Validator DurationCheck() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        auto d = ParseDuration(text);
+        return d ? std::string() : d.error().message;
+      },
+      "DURATION");
+}
+
+// A count option: a whole number of at least `min`.
+CLI::Validator CountCheck(int64_t min) {
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        int64_t v = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc() || end != text.data() + text.size() || v < min)
+          return "'" + text + "' is not a whole number from " + std::to_string(min) + " to " +
+                 std::to_string(std::numeric_limits<int64_t>::max());
+        return {};
+      },
+      "N");
+}
+
+// CLI11's parse errors as one line, like every other bifrost error.
+std::string UsageLine(const CLI::App* app, const CLI::Error& e) {
+  const CLI::App* at = app;
+  std::string command = "bifrost";
+  while (!at->get_subcommands().empty()) {
+    at = at->get_subcommands().front();
+    command += " " + at->get_name();
+  }
+  std::string what = OneLine(e.what());
+  // An unknown command comes back as a missing one, the word left unparsed.
+  auto rest = at->remaining();
+  if (e.get_name() == "RequiredError" && what.starts_with("A subcommand") && !rest.empty() &&
+      !rest.front().starts_with("-"))
+    return "bifrost: error: unknown command '" + OneLine(rest.front()) + "' (run " + command +
+           " --help)\n";
+  if (what.starts_with("A subcommand")) what = "a command is required";
+  if (!what.empty() && what[0] >= 'A' && what[0] <= 'Z' && !(what.size() > 1 && what[1] <= 'Z'))
+    what[0] = static_cast<char>(what[0] - 'A' + 'a');
+  return "bifrost: error: " + what + " (run " + command + " --help)\n";
 }
 
 Status CmdValidate(Session& s) {
@@ -272,19 +319,25 @@ Status CmdQuery(Session& s, const std::string& cypher) {
 int Main(int argc, char** argv) {
   // A graph server that goes away mid-write must be an I/O error (retried), not a kill.
   std::signal(SIGPIPE, SIG_IGN);
-  CLI::App app{"bifrost: keeps a FalkorDB graph in step with skade tables"};
+  CLI::App app{"bifrost: keeps a FalkorDB graph in step with skade tables", "bifrost"};
   app.require_subcommand(1);
+  app.failure_message(UsageLine);
   Options opts;
   const char* env = std::getenv("SKADE_WAREHOUSE");
   opts.warehouse = env && *env ? env : "./warehouse";
   app.add_option("--warehouse", opts.warehouse,
                  "warehouse folder (default $SKADE_WAREHOUSE, else ./warehouse)");
   std::function<Status(Session&)> action;
+  std::string timeout = "30s";
 
   auto add_graph = [&](CLI::App* sub) {
     sub->add_option("--graph", opts.graph_url,
                     "redis://HOST:PORT or unix:///PATH (default: embedded server)");
     sub->add_option("--graph-name", opts.graph_name, "graph key (default: the mapping's graph)");
+    sub->add_option("--timeout", timeout,
+                    "longest a graph query may take, enforced by the server and by bifrost "
+                    "(default 30s)")
+        ->check(DurationCheck());
   };
 
   auto* validate = app.add_subcommand("validate", "check a mapping file against the warehouse");
@@ -308,7 +361,8 @@ int Main(int argc, char** argv) {
                   "reset the cursors (after a cursor's snapshot expired)");
   std::string build_lease = "60s";
   build->add_option("--lease", build_lease,
-                    "round lease shared with running instances (default 60s)");
+                    "round lease shared with running instances (default 60s)")
+      ->check(DurationCheck());
   build->callback([&] {
     action = [&](Session& s) -> Status {
       SKADE_ASSIGN_OR_RETURN(auto lease, ParseDuration(build_lease));
@@ -323,14 +377,18 @@ int Main(int argc, char** argv) {
   add_graph(run);
   run->add_option("--state", opts.state,
                   "file:PATH or redis://HOST:PORT/KEY (default: a hash in the graph's server)");
-  run->add_option("--interval", run_args.interval, "longest wait between rounds (default 5s)");
+  run->add_option("--interval", run_args.interval, "longest wait between rounds (default 5s)")
+      ->check(DurationCheck());
   run->add_option("--max-backoff", run_args.max_wait,
-                  "longest wait after failed rounds (default 10 intervals)");
+                  "longest wait after failed rounds (default 10 intervals)")
+      ->check(DurationCheck());
   run->add_option("--metrics-addr", run_args.metrics_addr, "serve Prometheus metrics on HOST:PORT");
   run->add_option("--lease", run_args.lease,
-                  "how long a killed instance blocks others sharing the ledger (default 60s)");
+                  "how long a killed instance blocks others sharing the ledger (default 60s)")
+      ->check(DurationCheck());
   run->add_option("--rounds", run_args.max_rounds,
-                  "stop after N rounds (default: run until stopped)");
+                  "stop after N rounds, N >= 1 (default: run until stopped)")
+      ->check(CountCheck(1));
   run->callback([&] { action = [&](Session& s) { return CmdRun(s, run_args); }; });
 
   auto* state = app.add_subcommand("state", "the state ledger");
@@ -355,6 +413,7 @@ int Main(int argc, char** argv) {
     return rc == 0 ? 0 : 1;
   }
   if (!action) return 1;
+  opts.timeout = *ParseDuration(timeout);  // checked while parsing
   Session session(opts);
   return Report(action(session));
 }

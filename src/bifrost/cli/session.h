@@ -2,6 +2,7 @@
 // given), the connection, the sink and the state ledger.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@ struct Options {
   std::string graph_url;   // empty: the embedded server
   std::string graph_name;  // empty: the mapping's `graph`
   std::string state;       // empty: a hash in the graph's server
+  std::chrono::milliseconds timeout{30000};  // of each graph query
 };
 
 class Session {

@@ -1,8 +1,11 @@
 #include "bifrost/mapping/mapping.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
+#include <optional>
+#include <string_view>
 #include <set>
 #include <sstream>
 
@@ -263,13 +266,158 @@ void EmitEndpoint(YAML::Emitter& out, const char* key, const EndpointSpec& ep) {
   out << YAML::EndMap;
 }
 
+// Whether a node may start at `at`, so a quote or bracket there opens a quoted scalar or
+// a flow collection (not `it's` or `a [b` inside a plain scalar): after the indentation
+// or an indicator (`- `, `? `, `key: `), or inside brackets after a separator.
+bool NodeStartsAt(std::string_view line, size_t at, bool in_flow) {
+  size_t p = at;
+  while (p > 0 && (line[p - 1] == ' ' || line[p - 1] == '\t')) --p;
+  if (p == 0) return true;
+  char before = line[p - 1];
+  if (in_flow) return std::string_view("[{,:?").find(before) != std::string_view::npos;
+  return (before == ':' || before == '-' || before == '?') && p < at;
+}
+
+// Scans a quoted scalar (its quote in `quote`) from `from`: the position of the closing
+// quote, clearing `quote`, or the line's end when the scalar goes on to the next line.
+size_t SkipQuoted(std::string_view line, size_t from, char& quote) {
+  for (size_t p = from; p < line.size(); ++p) {
+    if (quote == '"' && line[p] == '\\') {
+      ++p;
+    } else if (line[p] == quote) {
+      if (quote == '\'' && p + 1 < line.size() && line[p + 1] == '\'') {
+        ++p;  // '' is a quote inside '...'
+        continue;
+      }
+      quote = 0;
+      return p;
+    }
+  }
+  return line.size();
+}
+
+// Whether a block line from `at` holds a mapping key (`key:` then a space or the end).
+bool HasMappingKey(std::string_view line, size_t at) {
+  char quote = 0;
+  for (size_t p = at; p < line.size(); ++p) {
+    char c = line[p];
+    if ((c == '\'' || c == '"') && NodeStartsAt(line, p, false)) {
+      quote = c;
+      p = SkipQuoted(line, p + 1, quote);
+      if (quote) return false;
+    } else if (c == '#' && p > 0 && (line[p - 1] == ' ' || line[p - 1] == '\t')) {
+      return false;
+    } else if (c == ':' && (p + 1 == line.size() || line[p + 1] == ' ')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether a block line ends by announcing a literal or folded block scalar (`|`, `>-`).
+bool OpensBlockScalar(std::string_view line) {
+  std::string_view body = line.substr(0, line.find(" #"));
+  while (!body.empty() && (body.back() == ' ' || body.back() == '\t')) body.remove_suffix(1);
+  auto space = body.find_last_of(" \t");
+  std::string_view token = space == std::string_view::npos ? body : body.substr(space + 1);
+  return !token.empty() && (token[0] == '|' || token[0] == '>') &&
+         token.find_first_not_of("0123456789+-", 1) == std::string_view::npos;
+}
+
+// The first line (1-based) where collections nest deeper than `limit`, found on the raw
+// text because yaml-cpp recurses once per level. Each flow bracket counts one level,
+// and so does each block sequence or map; the top-level collection is level 1.
+std::optional<int> LineNestedDeeperThan(std::string_view text, int limit) {
+  struct Open {
+    size_t col;
+    bool seq;
+  };
+  std::vector<Open> block;               // the block collections open at this line
+  int flow = 0;
+  char quote = 0;                        // a quoted scalar continues on the next line
+  constexpr size_t kNone = std::string_view::npos;
+  size_t scalar_parent = kNone;          // inside a block scalar below this column
+  std::optional<size_t> open_key;        // a key at this column awaits its value
+  // A collection of the kind starts at `col`, or continues when one is open there.
+  auto enter = [&](size_t col, bool seq) {
+    while (!block.empty() && block.back().col > col) block.pop_back();
+    // `key:` then `- item` at the key's own column: the sequence is the key's value.
+    if (!block.empty() && block.back().col == col && block.back().seq != seq &&
+        !(seq && open_key == col))
+      block.pop_back();
+    if (block.empty() || block.back().col != col || block.back().seq != seq)
+      block.push_back({col, seq});
+  };
+  int line_no = 0;
+  for (size_t start = 0; start <= text.size(); ++line_no) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    size_t col = 0;
+    if (!quote && flow == 0) {
+      col = line.find_first_not_of(' ');
+      if (col == std::string_view::npos || line[col] == '#') continue;
+      if (scalar_parent != kNone && col > scalar_parent) continue;
+      scalar_parent = kNone;
+      if (col == 0 && (line.starts_with("---") || line.starts_with("..."))) {
+        block.clear();
+        col = line.find_first_not_of(' ', 3);
+        if (col == std::string_view::npos) continue;
+      }
+      size_t at = col;
+      while (at < line.size() && (line[at] == '-' || line[at] == '?') &&
+             (at + 1 == line.size() || line[at + 1] == ' ')) {
+        enter(at, line[at] == '-');
+        open_key.reset();
+        at = line.find_first_not_of(' ', at + 1);
+        if (at == std::string_view::npos) at = line.size();
+      }
+      open_key.reset();
+      if (at < line.size() && line[at] != '[' && line[at] != '{' && HasMappingKey(line, at)) {
+        enter(at, false);
+        std::string_view body = line.substr(0, line.find(" #"));
+        while (!body.empty() && (body.back() == ' ' || body.back() == '\t')) body.remove_suffix(1);
+        if (body.ends_with(':')) open_key = at;
+      }
+      if (static_cast<int>(block.size()) > limit) return line_no + 1;
+      if (OpensBlockScalar(line)) scalar_parent = col;
+    }
+    for (size_t p = col; p < line.size(); ++p) {
+      char c = line[p];
+      if (quote) {
+        p = SkipQuoted(line, p, quote);
+        continue;
+      }
+      if (c == '#' && (p == 0 || line[p - 1] == ' ' || line[p - 1] == '\t')) break;
+      if ((c == '\'' || c == '"') && NodeStartsAt(line, p, flow > 0)) {
+        quote = c;
+        p = SkipQuoted(line, p + 1, quote);
+      } else if ((c == '[' || c == '{') && (flow > 0 || NodeStartsAt(line, p, false))) {
+        if (static_cast<int>(block.size()) + ++flow > limit) return line_no + 1;
+      } else if ((c == ']' || c == '}') && flow > 0) {
+        --flow;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<MappingSpec> MappingSpec::Parse(const std::string& text, const std::string& origin) {
+  if (auto line = LineNestedDeeperThan(text, kMaxDepth))
+    return skade::InvalidArgument(origin + ":" + std::to_string(*line) + ": nested deeper than " +
+                                  std::to_string(kMaxDepth) + " levels (the limit of a mapping file)");
   Problems problems(origin);
   MappingSpec spec;
   try {
     spec = ParseRoot(YAML::Load(text), problems);
+  } catch (const YAML::DeepRecursion& e) {  // what the scan above missed
+    return skade::InvalidArgument(origin + ":" + std::to_string(e.mark.line + 1) +
+                                  ": nested deeper than yaml-cpp's limit of " +
+                                  std::to_string(e.depth()) + " levels");
   } catch (const YAML::Exception& e) {
     // yaml-cpp's marks are 0-based.
     return skade::InvalidArgument(origin + ":" + std::to_string(e.mark.line + 1) +

@@ -67,12 +67,17 @@ struct TableMapping {
 };
 
 struct MappingSpec {
+  /// How deep collections may nest in a mapping file (flow brackets and block
+  /// indentation alike; the top-level map is level 1). Checked on the raw text before
+  /// the YAML parser, which recurses per level, sees it.
+  static constexpr int kMaxDepth = 64;
+
   std::string graph;
   std::vector<TableMapping> tables;
 
   /// Parses the YAML text; `origin` names the file in errors. Reports every problem
   /// found (unknown keys, missing fields, wrong shapes), one per line, with line numbers.
-  /// Errors: kInvalidArgument.
+  /// Errors: kInvalidArgument (also for text nested deeper than kMaxDepth, alone).
   static Result<MappingSpec> Parse(const std::string& text, const std::string& origin);
   /// Reads and parses a file. Errors: kNotFound / kIoError naming the file, or Parse's.
   static Result<MappingSpec> Load(const std::string& path);
