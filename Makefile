@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: setup build test unit-test interop-test bifrost-test web-test demo bench clean
+.PHONY: setup build test unit-test interop-test server-test bifrost-test web-test demo bench clean
 
 setup:
 	@scripts/setup.sh
@@ -19,6 +19,10 @@ unit-test: build
 interop-test: build
 	SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade .venv/bin/python -m pytest -q tests/interop
 
+# skade serve against real clients: PyIceberg's RestCatalog, openlineage-python, SSE readers.
+server-test: build
+	SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade .venv/bin/python -m pytest -q tests/server
+
 # Bifröst against real graph servers (valkey-server + FalkorDB) that the tests start.
 bifrost-test: build
 	SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade BIFROST_BIN=$(abspath $(BUILD_DIR))/bin/bifrost \
@@ -28,7 +32,7 @@ bifrost-test: build
 web-test: setup
 	cd web && npm test
 
-test: unit-test interop-test bifrost-test web-test
+test: unit-test interop-test server-test bifrost-test web-test
 
 demo: build
 	$(BUILD_DIR)/bin/skade --warehouse demo-warehouse demo

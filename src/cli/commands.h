@@ -43,6 +43,7 @@ void AddCatalogCommands(CLI::App& app, Context& ctx, CommandAction& action);
 void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action);
 void AddMaintenanceCommands(CLI::App& app, Context& ctx, CommandAction& action);
 void AddReadCommands(CLI::App& app, Context& ctx, CommandAction& action);
+void AddServeCommand(CLI::App& app, Context& ctx, CommandAction& action);
 
 // Helpers the groups share (command_util.cc).
 /// "a, b,c" → {"a", "b", "c"}.
@@ -72,6 +73,9 @@ void AddLineageCommands(CLI::App& app, Context& ctx, CommandAction& action);
 /// The lineage part of the demo: a raw → clean → aggregate pipeline plus an ingested
 /// Spark event, then the lineage graph and a downstream impact list.
 Status RunLineageDemo(Context& ctx);
+/// Delivers the lineage events waiting in the commit log (a long-running process
+/// calls this now and then); failures are left for the next call.
+void DeliverLineage(Context& ctx);
 /// Records lineage of every commit this process makes (unless `lineage.enabled` is
 /// false) and first delivers events earlier processes left in the commit log.
 Status StartLineage(Context& ctx);

@@ -162,6 +162,10 @@ class LineageSession {
 
 bool IsInternalNamespace(const std::string& ns) { return ns == kLineageNamespace; }
 
+void DeliverLineage(Context& ctx) {
+  if (ctx.lineage) (void)ctx.lineage->DeliverAll(/*warn=*/false);
+}
+
 Status StartLineage(Context& ctx) {
   Catalog& catalog = *ctx.catalog;
   std::vector<DatasetRef> inputs;

@@ -380,6 +380,58 @@ Status Catalog::DropNamespace(std::string_view ns) {
   return {};
 }
 
+Result<std::map<std::string, std::string>> Catalog::NamespaceProperties(std::string_view ns) {
+  SKADE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
+  if (!exists) return NotFound("namespace '" + std::string(ns) + "' does not exist");
+  std::lock_guard lock(mu_);
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+      "SELECT property_key, property_value FROM iceberg_namespace_properties WHERE catalog_name=?1 AND "
+      "namespace=?2 AND property_key != 'exists'"));
+  s.Bind(1, name_).Bind(2, ns);
+  std::map<std::string, std::string> out;
+  while (true) {
+    SKADE_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out[s.Text(0)] = s.Text(1);
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> Catalog::UpdateNamespaceProperties(
+    std::string_view ns, const std::vector<std::string>& removals, const std::map<std::string, std::string>& updates) {
+  for (const auto& k : removals)
+    if (updates.contains(k)) return InvalidArgument("property '" + k + "' is both updated and removed");
+  SKADE_ASSIGN_OR_RETURN(auto current, NamespaceProperties(ns));
+  std::vector<std::string> missing;
+  std::lock_guard lock(mu_);
+  CatalogWriteTxn txn(*this);
+  SKADE_RETURN_IF_ERROR(txn.Begin());
+  for (const auto& k : removals) {
+    if (!current.contains(k) || k == "exists") {
+      missing.push_back(k);
+      continue;
+    }
+    SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+        "DELETE FROM iceberg_namespace_properties WHERE catalog_name=?1 AND namespace=?2 AND property_key=?3"));
+    s.Bind(1, name_).Bind(2, ns).Bind(3, k);
+    SKADE_RETURN_IF_ERROR(s.Step());
+  }
+  for (const auto& [k, v] : updates) {
+    SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+        "INSERT INTO iceberg_namespace_properties VALUES (?1, ?2, ?3, ?4) "
+        "ON CONFLICT (catalog_name, namespace, property_key) DO UPDATE SET property_value=excluded.property_value"));
+    s.Bind(1, name_).Bind(2, ns).Bind(3, k).Bind(4, v);
+    SKADE_RETURN_IF_ERROR(s.Step());
+  }
+  // A namespace known only through its tables gets its marker row now.
+  SKADE_ASSIGN_OR_RETURN(Stmt mark, Stmt::Prepare(db_,
+      "INSERT OR IGNORE INTO iceberg_namespace_properties VALUES (?1, ?2, 'exists', 'true')"));
+  mark.Bind(1, name_).Bind(2, ns);
+  SKADE_RETURN_IF_ERROR(mark.Step());
+  SKADE_RETURN_IF_ERROR(txn.Commit());
+  return missing;
+}
+
 Result<std::vector<TableIdent>> Catalog::ListTables(std::optional<std::string_view> ns) {
   std::lock_guard lock(mu_);
   SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
@@ -408,20 +460,23 @@ Result<std::optional<std::string>> Catalog::CurrentLocation(const TableIdent& id
   return std::optional<std::string>(s.Text(0));
 }
 
-Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, const Schema& schema,
-                                         const PartitionSpec& spec,
-                                         const std::map<std::string, std::string>& properties,
-                                         const CommitProvenance& provenance) {
+Status Catalog::CheckNewTable(const TableIdent& ident) {
   SKADE_RETURN_IF_ERROR(ValidateNamespaceName(ident.ns));
   SKADE_RETURN_IF_ERROR(ValidateTableName(ident.name));
   SKADE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(ident.ns));
   if (!ns_exists)
     return NotFound("namespace '" + ident.ns + "' does not exist (create it with create-namespace)");
-  {
-    std::lock_guard lock(mu_);
-    SKADE_ASSIGN_OR_RETURN(auto loc, CurrentLocation(ident));
-    if (loc) return MakeError(ErrorKind::kAlreadyExists, "table " + ident.ToString() + " already exists");
-  }
+  std::lock_guard lock(mu_);
+  SKADE_ASSIGN_OR_RETURN(auto loc, CurrentLocation(ident));
+  if (loc) return MakeError(ErrorKind::kAlreadyExists, "table " + ident.ToString() + " already exists");
+  return {};
+}
+
+Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, const Schema& schema,
+                                         const PartitionSpec& spec,
+                                         const std::map<std::string, std::string>& properties,
+                                         const CommitProvenance& provenance) {
+  SKADE_RETURN_IF_ERROR(CheckNewTable(ident));
   SKADE_RETURN_IF_ERROR(spec.PartitionType(schema));
   auto m = std::make_shared<TableMetadata>();
   m->table_uuid = NewUuid();
@@ -435,9 +490,30 @@ Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, const Schema& 
   m->last_partition_id = spec.LastFieldId();
   m->properties = properties;
   m->properties.erase("format-version");
-  std::string location = NextMetadataLocation(m->location, "");
-  SKADE_RETURN_IF_ERROR(io_->WriteNewFile(location, TableMetadataToJson(*m)));
+  return CreateTable(ident, m, provenance);
+}
 
+Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, TableMetadataPtr metadata,
+                                         const CommitProvenance& provenance) {
+  SKADE_RETURN_IF_ERROR(CheckNewTable(ident));
+  std::string location = NextMetadataLocation(metadata->location, "");
+  SKADE_RETURN_IF_ERROR(io_->WriteNewFile(location, TableMetadataToJson(*metadata)));
+  auto created = InsertTable(ident, location, metadata, provenance);
+  if (!created) (void)io_->DeleteFile(location);
+  return created;
+}
+
+Result<LoadedTable> Catalog::RegisterTable(const TableIdent& ident, const std::string& metadata_location,
+                                           const CommitProvenance& provenance) {
+  SKADE_RETURN_IF_ERROR(CheckNewTable(ident));
+  SKADE_ASSIGN_OR_RETURN(std::string text, io_->ReadFile(metadata_location));
+  auto parsed = ParseTableMetadata(text);
+  if (!parsed) return std::unexpected(std::move(parsed).error().WithContext(LocalPath(metadata_location)));
+  return InsertTable(ident, metadata_location, std::make_shared<TableMetadata>(std::move(*parsed)), provenance);
+}
+
+Result<LoadedTable> Catalog::InsertTable(const TableIdent& ident, const std::string& location,
+                                         TableMetadataPtr m, const CommitProvenance& provenance) {
   CommitRecord record;
   std::string annotation;
   {
@@ -449,13 +525,13 @@ Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, const Schema& 
         "previous_metadata_location, iceberg_type) VALUES (?1, ?2, ?3, ?4, NULL, 'TABLE')"));
     s.Bind(1, name_).Bind(2, ident.ns).Bind(3, ident.name).Bind(4, location);
     if (auto r = s.Step(); !r) {
-      (void)io_->DeleteFile(location);
       if (sqlite3_extended_errcode(db_) == SQLITE_CONSTRAINT_PRIMARYKEY)
         return MakeError(ErrorKind::kAlreadyExists, "table " + ident.ToString() + " already exists");
       return std::unexpected(r.error());
     }
-    SKADE_ASSIGN_OR_RETURN(int64_t seq, ClaimLogRow(std::nullopt, "create", m->last_updated_ms));
-    record = {{{ident, "create", "create", std::nullopt, seq, std::nullopt}}, m->last_updated_ms,
+    int64_t ts = NowMs();
+    SKADE_ASSIGN_OR_RETURN(int64_t seq, ClaimLogRow(m->current_snapshot_id, "create", ts));
+    record = {{{ident, "create", "create", m->current_snapshot_id, seq, std::nullopt}}, ts,
               ResolveProvenance(provenance)};
     SKADE_ASSIGN_OR_RETURN(annotation, AnnotateInTxn(record));
     SKADE_RETURN_IF_ERROR(txn.Commit());
@@ -558,7 +634,8 @@ Result<std::vector<int64_t>> Catalog::Commit(const std::vector<TableCommit>& com
         return MakeError(ErrorKind::kCommitConflict,
                          "table " + c.table.ToString() + " was changed by another commit");
       }
-      SKADE_ASSIGN_OR_RETURN(int64_t seq, ClaimLogRow(c.snapshot_id, c.operation, now));
+      SKADE_ASSIGN_OR_RETURN(int64_t seq,
+                             ClaimLogRow(c.snapshot_id, c.operation, now, c.engine.empty() ? "skade" : c.engine));
       seqs.push_back(seq);
       record.changes.push_back({c.table, "commit", c.operation, c.snapshot_id, seq, std::nullopt});
     }
@@ -570,14 +647,14 @@ Result<std::vector<int64_t>> Catalog::Commit(const std::vector<TableCommit>& com
 }
 
 Result<int64_t> Catalog::ClaimLogRow(std::optional<int64_t> snapshot_id, std::optional<std::string> operation,
-                                     std::optional<int64_t> ts_ms) {
+                                     std::optional<int64_t> ts_ms, const std::string& engine) {
   // The trigger just logged this transaction's change; mark it as skade's and add
   // what only skade knows. Inside the write transaction, the newest row is ours.
   SKADE_ASSIGN_OR_RETURN(Stmt mark, Stmt::Prepare(db_,
-      "UPDATE skade_commit_log SET engine='skade', snapshot_id=COALESCE(?1, snapshot_id), "
+      "UPDATE skade_commit_log SET engine=?4, snapshot_id=COALESCE(?1, snapshot_id), "
       "operation=COALESCE(?2, operation), committed_at_ms=COALESCE(?3, committed_at_ms) "
       "WHERE commit_seq=(SELECT max(commit_seq) FROM skade_commit_log) RETURNING commit_seq"));
-  mark.Bind(1, snapshot_id).Bind(3, ts_ms);
+  mark.Bind(1, snapshot_id).Bind(3, ts_ms).Bind(4, engine);
   if (operation) mark.Bind(2, *operation);
   else mark.BindNull(2);
   SKADE_ASSIGN_OR_RETURN(bool row, mark.Step());

@@ -143,6 +143,8 @@ struct TableCommit {
   std::string operation;
   /// Merged with the thread's ProvenanceSource, if any, at commit.
   CommitProvenance provenance;
+  /// The engine the commit log names (empty: "skade"), e.g. a REST client's.
+  std::string engine;
 };
 
 struct LoadedTable {
@@ -181,6 +183,14 @@ class Catalog {
   Result<bool> NamespaceExists(std::string_view ns);
   /// Errors: kNotFound; kNotEmpty when tables remain.
   Status DropNamespace(std::string_view ns);
+  /// The namespace's properties (skade's internal `exists` marker left out).
+  /// Errors: kNotFound.
+  Result<std::map<std::string, std::string>> NamespaceProperties(std::string_view ns);
+  /// Sets `updates` and removes `removals` in one transaction; returns the removal
+  /// keys that were not there. Errors: kNotFound; kInvalidArgument when a key is in both.
+  Result<std::vector<std::string>> UpdateNamespaceProperties(std::string_view ns,
+                                                             const std::vector<std::string>& removals,
+                                                             const std::map<std::string, std::string>& updates);
 
   /// Writes metadata version 00000 and registers the table. Errors: kAlreadyExists,
   /// kNotFound (namespace), kInvalidArgument.
@@ -188,6 +198,14 @@ class Catalog {
                                   const PartitionSpec& spec,
                                   const std::map<std::string, std::string>& properties,
                                   const CommitProvenance& provenance = {});
+  /// The same for metadata made by the caller (a REST create): it is written as
+  /// version 00000 under its location and registered. Errors as CreateTable.
+  Result<LoadedTable> CreateTable(const TableIdent& ident, TableMetadataPtr metadata,
+                                  const CommitProvenance& provenance = {});
+  /// Registers an existing metadata file as a new table (it must parse).
+  /// Errors: kAlreadyExists, kNotFound (namespace or file), kCorrupt naming the file.
+  Result<LoadedTable> RegisterTable(const TableIdent& ident, const std::string& metadata_location,
+                                    const CommitProvenance& provenance = {});
   Result<std::vector<TableIdent>> ListTables(std::optional<std::string_view> ns = std::nullopt);
   /// Errors: kNotFound; kCorrupt / kIoError naming the metadata file.
   Result<LoadedTable> LoadTable(const TableIdent& ident);
@@ -240,8 +258,12 @@ class Catalog {
   Status Exec(const char* sql);
   Result<std::optional<std::string>> CurrentLocation(const TableIdent& ident);
   /// Marks the log row the trigger just wrote as skade's; returns its commit_seq.
+  /// Inserts the table row for `location` and logs it as a create, in one transaction.
+  Result<LoadedTable> InsertTable(const TableIdent& ident, const std::string& location, TableMetadataPtr metadata,
+                                  const CommitProvenance& provenance);
+  Status CheckNewTable(const TableIdent& ident);
   Result<int64_t> ClaimLogRow(std::optional<int64_t> snapshot_id, std::optional<std::string> operation,
-                              std::optional<int64_t> ts_ms);
+                              std::optional<int64_t> ts_ms, const std::string& engine = "skade");
   /// Inside the write transaction: asks the annotator for the record's annotation
   /// and stores it in the row of the record's last change.
   Result<std::string> AnnotateInTxn(CommitRecord& record);

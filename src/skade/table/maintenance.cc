@@ -93,52 +93,68 @@ Result<ExpireResult> Table::ExpireSnapshots(std::optional<int64_t> older_than_ms
   return out;
 }
 
-Result<std::vector<std::string>> Table::OrphanFiles(int64_t older_than_ms, bool remove) {
-  SKADE_RETURN_IF_ERROR(Refresh());
-  const TableMetadata& m = *loaded_.metadata;
+namespace {
+
+// Files under `location` (older than the cutoff) that no table of the catalog uses:
+// nothing any table references, nothing in another table's folder, not the catalog.
+// `self` (if any) is the table whose folder `location` is.
+Result<std::vector<std::string>> UnusedFilesUnder(Catalog& catalog, const std::string& location,
+                                                  const std::optional<TableIdent>& self, int64_t older_than_ms) {
   SnapshotFiles referenced;
   std::set<std::string> metadata_files;
-  auto reference = [&](const LoadedTable& t) -> Status {
-    for (const auto& s : t.metadata->snapshots)
-      SKADE_RETURN_IF_ERROR(CollectFiles(*t.metadata, s, catalog_->io(), false, &referenced));
-    metadata_files.insert(LocalPath(t.metadata_location));
-    for (const auto& e : t.metadata->metadata_log) metadata_files.insert(LocalPath(e.metadata_file));
-    return {};
-  };
-  SKADE_RETURN_IF_ERROR(reference(loaded_));
-  // A file is an orphan only when no table of the catalog uses it, and nothing in
-  // another table's folder is ever one (a renamed or nested table may live there).
   std::vector<std::string> other_folders;
-  SKADE_ASSIGN_OR_RETURN(auto folders, catalog_->TableFolders());
+  SKADE_ASSIGN_OR_RETURN(auto folders, catalog.TableFolders());
   for (const auto& [ident, folder] : folders) {
-    if (ident == loaded_.ident) continue;
-    if (IsInside(folder, m.location)) other_folders.push_back(folder);
-    auto other = catalog_->LoadTable(ident);
-    if (!other) return std::unexpected(other.error().WithContext("orphans: cannot tell which files table " +
-                                                                  ident.ToString() + " uses"));
-    SKADE_RETURN_IF_ERROR(reference(*other));
+    if (!self || ident != *self)
+      if (IsInside(folder, location)) other_folders.push_back(folder);
+    auto t = catalog.LoadTable(ident);
+    if (!t) return std::unexpected(t.error().WithContext("cannot tell which files table " + ident.ToString() + " uses"));
+    for (const auto& s : t->metadata->snapshots)
+      SKADE_RETURN_IF_ERROR(CollectFiles(*t->metadata, s, catalog.io(), false, &referenced));
+    metadata_files.insert(LocalPath(t->metadata_location));
+    for (const auto& e : t->metadata->metadata_log) metadata_files.insert(LocalPath(e.metadata_file));
   }
-  SKADE_ASSIGN_OR_RETURN(auto files, catalog_->io().ListFiles(m.location));
-  std::vector<std::string> orphans;
+  SKADE_ASSIGN_OR_RETURN(auto files, catalog.io().ListFiles(location));
+  std::vector<std::string> out;
   for (const auto& f : files) {
     if (referenced.content_files.contains(f.path) || referenced.manifests.contains(f.path) ||
         referenced.manifest_lists.contains(f.path) || metadata_files.contains(f.path) ||
-        catalog_->IsCatalogFile(f.path))
+        catalog.IsCatalogFile(f.path))
       continue;
     if (std::any_of(other_folders.begin(), other_folders.end(),
                     [&](const std::string& folder) { return IsInside(f.path, folder); }))
       continue;
     // Older metadata files trimmed from the log belong to the table's history only.
     if (f.mtime_ms >= older_than_ms) continue;
-    orphans.push_back(f.path);
+    out.push_back(f.path);
   }
-  std::sort(orphans.begin(), orphans.end());
-  if (remove)
-    for (const auto& f : orphans) {
-      SKADE_RETURN_IF_ERROR(CheckInside(f, m.location));
-      SKADE_RETURN_IF_ERROR(catalog_->io().DeleteFile(f));
-    }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Status DeleteUnder(Catalog& catalog, const std::vector<std::string>& files, const std::string& location) {
+  for (const auto& f : files) {
+    SKADE_RETURN_IF_ERROR(CheckInside(f, location));
+    SKADE_RETURN_IF_ERROR(catalog.io().DeleteFile(f));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> Table::OrphanFiles(int64_t older_than_ms, bool remove) {
+  SKADE_RETURN_IF_ERROR(Refresh());
+  const std::string& location = loaded_.metadata->location;
+  SKADE_ASSIGN_OR_RETURN(auto orphans, UnusedFilesUnder(*catalog_, location, loaded_.ident, older_than_ms));
+  if (remove) SKADE_RETURN_IF_ERROR(DeleteUnder(*catalog_, orphans, location));
   return orphans;
+}
+
+Result<size_t> PurgeDroppedTable(Catalog& catalog, const std::string& location) {
+  SKADE_ASSIGN_OR_RETURN(auto files,
+                         UnusedFilesUnder(catalog, location, std::nullopt, std::numeric_limits<int64_t>::max()));
+  SKADE_RETURN_IF_ERROR(DeleteUnder(catalog, files, location));
+  return files.size();
 }
 
 Result<CommitResult> Table::Compact(std::optional<int64_t> target_file_size) {

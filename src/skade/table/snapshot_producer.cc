@@ -351,16 +351,14 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
     m->current_snapshot_id = s.snapshot_id;
     m->snapshot_log.push_back({now, s.snapshot_id});
   }
-  m->metadata_log.push_back({b.last_updated_ms, base.metadata_location});
-  size_t keep = static_cast<size_t>(std::max<int64_t>(1, b.PropertyInt("write.metadata.previous-versions-max", 100)));
-  if (m->metadata_log.size() > keep) m->metadata_log.erase(m->metadata_log.begin(), m->metadata_log.end() - keep);
+  RecordPreviousMetadata(*m, b, base.metadata_location);
 
   std::string location = NextMetadataLocation(b.location, base.metadata_location);
   SKADE_RETURN_IF_ERROR(io_.WriteNewFile(location, TableMetadataToJson(*m)));
   attempt_files_.push_back(location);
   prepared_ = m;
   return TableCommit{base.ident, base.metadata_location, location, s.snapshot_id, change_.operation,
-                     change_.provenance};
+                     change_.provenance, ""};
 }
 
 Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
@@ -413,6 +411,13 @@ Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
 
 namespace skade {
 
+void RecordPreviousMetadata(TableMetadata& next, const TableMetadata& base, const std::string& base_location) {
+  next.metadata_log.push_back({base.last_updated_ms, base_location});
+  size_t keep = static_cast<size_t>(std::max<int64_t>(1, next.PropertyInt("write.metadata.previous-versions-max", 100)));
+  if (next.metadata_log.size() > keep)
+    next.metadata_log.erase(next.metadata_log.begin(), next.metadata_log.end() - static_cast<long>(keep));
+}
+
 Result<ProducedSnapshot> CommitMetadataChange(
     Catalog& catalog, const LoadedTable& start, const std::string& operation,
     const std::function<Result<TableMetadata>(const TableMetadata& base)>& mutate) {
@@ -421,13 +426,11 @@ Result<ProducedSnapshot> CommitMetadataChange(
   for (int attempt = 1;; ++attempt) {
     SKADE_ASSIGN_OR_RETURN(TableMetadata next, mutate(*base.metadata));
     next.last_updated_ms = std::max(NowMs(), base.metadata->last_updated_ms);
-    next.metadata_log.push_back({base.metadata->last_updated_ms, base.metadata_location});
-    size_t keep = static_cast<size_t>(std::max<int64_t>(1, next.PropertyInt("write.metadata.previous-versions-max", 100)));
-    if (next.metadata_log.size() > keep)
-      next.metadata_log.erase(next.metadata_log.begin(), next.metadata_log.end() - keep);
+    RecordPreviousMetadata(next, *base.metadata, base.metadata_location);
     std::string location = NextMetadataLocation(next.location, base.metadata_location);
     SKADE_RETURN_IF_ERROR(catalog.io().WriteNewFile(location, TableMetadataToJson(next)));
-    auto seqs = catalog.Commit({TableCommit{base.ident, base.metadata_location, location, next.current_snapshot_id, operation}});
+    auto seqs = catalog.Commit({TableCommit{base.ident, base.metadata_location, location, next.current_snapshot_id,
+                                            operation, {}, ""}});
     if (seqs) {
       auto m = std::make_shared<TableMetadata>(std::move(next));
       return ProducedSnapshot{m->current_snapshot_id.value_or(0), (*seqs)[0], attempt, LoadedTable{base.ident, location, m}};

@@ -83,6 +83,10 @@ Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
 
 namespace skade {
 
+/// Adds `base` (at `base_location`) to `next`'s metadata log, keeping the newest
+/// `write.metadata.previous-versions-max` entries (default 100), as every commit does.
+void RecordPreviousMetadata(TableMetadata& next, const TableMetadata& base, const std::string& base_location);
+
 /// Commits a metadata-only change (schema, partition spec, refs, properties,
 /// expiry): `mutate` derives the new metadata from each base it is given, so a
 /// conflicting commit is retried against the fresh table. Errors from `mutate`

@@ -158,4 +158,9 @@ class Table {
 /// transaction, all or nothing, retrying the whole set on conflicts.
 Result<std::vector<CommitResult>> CommitAppends(std::vector<std::pair<Table*, StagedAppend>>& appends);
 
+/// After a drop with purge: deletes the files under the dropped table's `location`
+/// that no remaining table uses (never another table's folder or the catalog).
+/// Returns how many were deleted.
+Result<size_t> PurgeDroppedTable(Catalog& catalog, const std::string& location);
+
 }  // namespace skade

@@ -1,0 +1,162 @@
+"""PyIceberg's RestCatalog against `skade serve`: every kind of change, each checked
+against `skade scan` and `skade log` (commit + lineage with the caller as actor)."""
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pytest
+from pyiceberg.exceptions import (CommitFailedException, NamespaceAlreadyExistsError, NamespaceNotEmptyError,
+                                  NoSuchNamespaceError, NoSuchTableError, TableAlreadyExistsError)
+from pyiceberg.partitioning import PartitionField, PartitionSpec
+from pyiceberg.schema import Schema
+from pyiceberg.transforms import BucketTransform, IdentityTransform
+from pyiceberg.types import LongType, NestedField, StringType
+
+SCHEMA = Schema(NestedField(1, "id", LongType(), required=True), NestedField(2, "city", StringType()),
+                NestedField(3, "n", LongType()), identifier_field_ids=[1])
+
+
+def rows(t) -> list[tuple]:
+    return sorted(tuple(r.values()) for r in t.to_pylist())
+
+
+def skade_rows(skade, table: str) -> list[tuple]:
+    out = skade.ok("scan", table, "--format", "jsonl")
+    return sorted(tuple(json.loads(line).values()) for line in out.splitlines())
+
+
+def last_log(skade, table: str) -> dict:
+    return json.loads(skade.ok("log", "--table", table, "--format", "jsonl").splitlines()[-1])
+
+
+def data(ids, cities, ns) -> pa.Table:
+    return pa.table({"id": pa.array(ids, pa.int64()), "city": cities, "n": pa.array(ns, pa.int64())},
+                    schema=SCHEMA.as_arrow())
+
+
+def test_namespaces(rest):
+    cat = rest()
+    cat.create_namespace("sales", {"owner": "ana"})
+    cat.create_namespace(("sales", "eu"))
+    with pytest.raises(NamespaceAlreadyExistsError):
+        cat.create_namespace("sales")
+    assert ("sales",) in cat.list_namespaces()
+    assert cat.list_namespaces("sales") == [("sales", "eu")]
+    assert cat.load_namespace_properties("sales") == {"owner": "ana"}
+    summary = cat.update_namespace_properties("sales", removals={"owner", "nope"}, updates={"team": "x"})
+    assert summary.removed == ["owner"] and summary.missing == ["nope"] and summary.updated == ["team"]
+    with pytest.raises(NoSuchNamespaceError):
+        cat.load_namespace_properties("nowhere")
+    cat.create_table("sales.eu.t", schema=SCHEMA)
+    with pytest.raises(NamespaceNotEmptyError):
+        cat.drop_namespace(("sales", "eu"))
+    with pytest.raises(NamespaceNotEmptyError):
+        cat.drop_namespace("sales")  # it holds sales.eu
+    cat.drop_table("sales.eu.t")
+    cat.drop_namespace(("sales", "eu"))
+    cat.drop_namespace("sales")
+    assert cat.list_namespaces() == []
+
+
+def test_every_kind_of_change_is_a_skade_commit(rest, skade, warehouse):
+    cat = rest()
+    cat.create_namespace("shop")
+    spec = PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "city"))
+    t = cat.create_table("shop.orders", schema=SCHEMA, partition_spec=spec)
+    assert t.location() == f"file://{warehouse}/shop.db/orders"
+    assert skade.ok("describe", "shop.orders").count("identifier") >= 1
+    with pytest.raises(TableAlreadyExistsError):
+        cat.create_table("shop.orders", schema=SCHEMA)
+
+    t.append(data([1, 2, 3], ["a", "b", "a"], [10, 20, 30]))
+    assert skade_rows(skade, "shop.orders") == rows(cat.load_table("shop.orders").scan().to_arrow())
+    log = last_log(skade, "shop.orders")
+    assert log["operation"] == "append" and log["engine"] == "pyiceberg"
+    events = [json.loads(line) for line in skade.ok("lineage", "events", "--table", "shop.orders", "--format",
+                                                   "jsonl").splitlines()]
+    assert events[-1]["actor"].startswith("PyIceberg/") and events[-1]["commit_seq"] == log["commit_seq"]
+
+    t = cat.load_table("shop.orders")
+    t.overwrite(data([7], ["c"], [70]), overwrite_filter="city == 'a'")
+    t = cat.load_table("shop.orders")
+    t.delete("id = 2")
+    t = cat.load_table("shop.orders")
+    t.upsert(data([7, 8], ["c", "d"], [71, 80]))
+    t = cat.load_table("shop.orders")
+    assert rows(t.scan().to_arrow()) == [(7, "c", 71), (8, "d", 80)]
+    assert skade_rows(skade, "shop.orders") == [(7, "c", 71), (8, "d", 80)]
+
+    with t.update_schema() as u:
+        u.add_column("note", StringType())
+    with t.update_spec() as u:
+        u.add_field("id", BucketTransform(4), "id_bucket")
+    t = cat.load_table("shop.orders")
+    assert [f.name for f in t.schema().fields][-1] == "note" and len(t.spec().fields) == 2
+    assert last_log(skade, "shop.orders")["operation"] == "partition-change"
+    t.append(pa.table({"id": pa.array([9], pa.int64()), "city": ["e"], "n": pa.array([90], pa.int64()),
+                       "note": ["new"]}, schema=t.schema().as_arrow()))
+    assert "(3 rows)" in skade.ok("scan", "shop.orders")
+
+    # refs made through REST are skade's refs
+    snap = cat.load_table("shop.orders").current_snapshot().snapshot_id
+    cat.load_table("shop.orders").manage_snapshots().create_tag(snap, "release-1").commit()
+    assert "3 rows" in skade.ok("scan", "shop.orders", "--ref", "release-1", "--format", "none")
+
+    # a stale writer's commit conflicts (assert-current-schema-id) instead of being lost
+    stale = cat.load_table("shop.orders")
+    with cat.load_table("shop.orders").update_schema() as u:
+        u.add_column("x", StringType())
+    before = skade.ok("describe", "shop.orders")
+    with pytest.raises(CommitFailedException):
+        with stale.update_schema() as u:
+            u.add_column("y", StringType())
+    assert skade.ok("describe", "shop.orders") == before
+
+    # a drop without purge keeps the files; the table is gone for both clients
+    folder = warehouse / "shop.db" / "orders"
+    files = sorted(folder.rglob("*.parquet"))
+    cat.drop_table("shop.orders")
+    with pytest.raises(NoSuchTableError):
+        cat.load_table("shop.orders")
+    assert skade("scan", "shop.orders")[0] == 2
+    assert sorted(folder.rglob("*.parquet")) == files and files
+
+
+def test_purge_deletes_the_table_files(rest, warehouse):
+    cat = rest()
+    cat.create_namespace("p")
+    t = cat.create_table("p.t", schema=SCHEMA)
+    t.append(data([1], ["a"], [1]))
+    folder = warehouse / "p.db" / "t"
+    assert any(folder.rglob("*.parquet"))
+    cat.purge_table("p.t")
+    assert not [p for p in folder.rglob("*") if p.is_file()]
+
+
+def test_tables_made_by_the_cli_are_served(rest, skade, tmp_path):
+    skade.ok("create-namespace", "cli")
+    skade.ok("create", "cli.t", "--schema", "id:long!, city:string, n:long", "--identifier", "id")
+    src = tmp_path / "in.csv"
+    src.write_text("id,city,n\n1,x,5\n2,y,6\n")
+    skade.ok("append", "cli.t", src)
+    cat = rest()
+    assert cat.list_tables("cli") == [("cli", "t")]
+    assert rows(cat.load_table("cli.t").scan().to_arrow()) == [(1, "x", 5), (2, "y", 6)]
+    assert cat.table_exists("cli.t") and not cat.table_exists("cli.nope")
+
+
+def test_rename_across_namespaces_and_register(rest, skade, warehouse):
+    cat = rest()
+    cat.create_namespace("a")
+    cat.create_namespace("b")
+    t = cat.create_table("a.t", schema=SCHEMA)
+    t.append(data([1], ["a"], [1]))
+    cat.rename_table("a.t", "b.t2")
+    assert rows(cat.load_table("b.t2").scan().to_arrow()) == [(1, "a", 1)]
+    assert skade.ok("log", "--format", "jsonl").splitlines()[-1].count('"rename"') == 1
+    meta = cat.load_table("b.t2").metadata_location
+    cat.drop_table("b.t2")
+    registered = cat.register_table("a.back", meta)
+    assert rows(registered.scan().to_arrow()) == [(1, "a", 1)]
+    assert "(1 rows)" in skade.ok("scan", "a.back")
