@@ -124,7 +124,7 @@ struct OpenedFile {
   std::shared_ptr<arrow::io::RandomAccessFile> source;
   std::shared_ptr<parquet::FileMetaData> metadata;
   DeletedRows deleted;
-  bool use_threads = false;  // decode columns in parallel (when row groups cannot be)
+  bool use_threads = true;  // decode columns in parallel (Arrow's CPU pool)
   // Positions in read_ids of the columns decoded first (filter and equality-delete
   // columns, or all when there is no filter) and of the rest; leaves of each.
   std::vector<size_t> first, rest;
@@ -367,8 +367,9 @@ class ScanReader final : public arrow::RecordBatchReader {
       SKADE_ASSIGN_OR_RETURN(f->deleted, loader_->Load(task.file.file_path, task.deletes));
       plan_.stats->delete_files += static_cast<int64_t>(task.deletes.size());
     }
-    // Row groups that cannot keep the workers busy decode their columns in parallel.
-    f->use_threads = !sequential_ ? plan_.tasks.size() == 1 && units.size() < max_units_ : true;
+    // Columns decode in parallel too, on Arrow's CPU pool (not the task pool, so no
+    // task waits on its own pool): a large row group does not hold one core alone.
+    f->use_threads = true;
     for (auto& u : units) {
       u.file = f;
       units_.push_back(std::move(u));
@@ -380,6 +381,12 @@ class ScanReader final : public arrow::RecordBatchReader {
   static Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> Decode(const OpenedFile& f, int row_group,
                                                                          const std::vector<int>& leaves) {
     std::vector<std::shared_ptr<arrow::RecordBatch>> out;
+    if (leaves.empty()) {  // none of the columns is in this file: only the row count matters
+      int64_t rows = f.metadata->RowGroup(row_group)->num_rows();
+      for (int64_t at = 0; at < rows; at += kBatchRows)
+        out.push_back(arrow::RecordBatch::Make(arrow::schema({}), std::min(kBatchRows, rows - at), arrow::ArrayVector{}));
+      return out;
+    }
     parquet::ArrowReaderProperties props;
     props.set_batch_size(kBatchRows);
     props.set_use_threads(f.use_threads);
@@ -389,12 +396,17 @@ class ScanReader final : public arrow::RecordBatchReader {
       auto pq = parquet::ParquetFileReader::Open(f.source, parquet::default_reader_properties(), f.metadata);
       SKADE_ARROW_ASSIGN(reader, parquet::arrow::FileReader::Make(arrow::default_memory_pool(), std::move(pq), props),
                          f.path);
-      auto br = reader->GetRecordBatchReader({row_group}, leaves);
-      if (!br.ok()) return Corrupt(f.path + ": " + br.status().message());
+      // A whole column chunk at a time decodes into one pre-sized array (as
+      // pq.read_table does); batches are zero-copy slices of it.
+      std::shared_ptr<arrow::Table> table;
+      auto st = reader->ReadRowGroup(row_group, leaves, &table);
+      if (!st.ok()) return Corrupt(f.path + ": " + st.message());
+      arrow::TableBatchReader slices(*table);
+      slices.set_chunksize(kBatchRows);
       while (true) {
         std::shared_ptr<arrow::RecordBatch> raw;
-        auto st = (*br)->ReadNext(&raw);
-        if (!st.ok()) return Corrupt(f.path + ": " + st.message());
+        auto rst = slices.ReadNext(&raw);
+        if (!rst.ok()) return Corrupt(f.path + ": " + rst.message());
         if (!raw) break;
         out.push_back(std::move(raw));
       }
