@@ -55,15 +55,18 @@ def _writer(skade, files, results, spans):
         results.append((str(f), p.returncode, p.stdout, p.stderr))
 
 
-@pytest.mark.parametrize("partition", [
-    pytest.param(None, id="unpartitioned_equality_deletes"),
-    pytest.param("grp", id="by_grp_position_deletes"),
+@pytest.mark.parametrize("partition,equality", [
+    pytest.param(None, False, id="unpartitioned_position_deletes"),
+    pytest.param("grp", False, id="by_grp_position_deletes"),
+    pytest.param(None, True, id="unpartitioned_equality_deletes_by_property"),
 ])
-def test_two_processes_upsert_at_once(skade, warehouse, tmp_path, partition):
+def test_two_processes_upsert_at_once(skade, warehouse, tmp_path, partition, equality):
     skade.ok("create-namespace", "db")
     args = ["create", T, "--schema", "id:long!, grp:string, val:string, n:int", "--identifier", "id"]
     if partition:
         args += ["--partition", partition]
+    if equality:
+        args += ["--property", "skade.write.upsert.equality-deletes=true"]
     skade.ok(*args)
     init = [_row(k, "init", 0) for k in range(KEYS)]
     skade.ok("append", T, write_parquet(pa.Table.from_pylist(init, schema=SCHEMA), tmp_path / "init.parquet"))
@@ -121,7 +124,7 @@ def test_two_processes_upsert_at_once(skade, warehouse, tmp_path, partition):
     assert len(ids) == len(set(ids)), "duplicate keys: " + str(sorted(i for i in set(ids) if ids.count(i) > 1))
     assert_same_rows(got, list(final.values()), what="skade after concurrent upserts")
     assert not any(v.endswith("-stale") for v in got.column("val").to_pylist())
-    if partition:  # position deletes only: PyIceberg reads it too
+    if not equality:  # position deletes only: PyIceberg reads it too
         assert_same_rows(open_catalog(warehouse).load_table(T).scan().to_arrow(), list(final.values()),
                          what="PyIceberg after concurrent upserts")
 

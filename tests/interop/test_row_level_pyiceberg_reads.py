@@ -2,9 +2,9 @@
 (by filter and by key), upserts and overwrites, checked against a Python oracle — PyIceberg's
 scan, now and at every snapshot, equals skade's scan equals the oracle.
 
-PyIceberg 0.12 reads position deletes but not equality deletes, so the tables here are either
-partitioned by a non-key column (upsert / delete --keys then write position deletes) or
-copy-on-write; test_upsert_unpartitioned_writes_equality_deletes checks the equality path.
+PyIceberg 0.12 reads position deletes but not equality deletes; skade writes equality deletes
+only when a table sets skade.write.upsert.equality-deletes=true, which
+test_upsert_equality_deletes_by_property checks.
 """
 from __future__ import annotations
 
@@ -419,8 +419,25 @@ def _field_id(warehouse, col):
     return next(f["id"] for f in schema["fields"] if f["name"] == col)
 
 
-def test_upsert_unpartitioned_writes_equality_deletes(skade, catalog, warehouse, tmp_path):
+def test_upsert_unpartitioned_writes_position_deletes_by_default(skade, catalog, warehouse, tmp_path):
     rng, gen, oracle = _eq_setup(skade, tmp_path)
+    new = gen.upsert_batch({r["id"] for r in oracle.rows}, 10, dup=3)
+    skade.ok("upsert", T, write_rows(new, tmp_path / "u.parquet"))
+    oracle.upsert(new)
+    ks = [{"id": r["id"]} for r in rng.sample(oracle.visible(), 4)]
+    skade.ok("delete", T, "--keys", write_keys(ks, tmp_path / "k", "jsonl"))
+    oracle.delete_keys(ks)
+    contents = [e["content"] for e in live_entries(warehouse, T)]
+    assert 2 not in contents and 1 in contents, contents
+    assert_same_rows(skade.rows(T), oracle.visible(), COLUMNS, what="skade")
+    assert_same_rows(catalog().load_table(T).scan().to_arrow(), oracle.visible(), COLUMNS, what="PyIceberg")
+
+
+EQ_PROPERTY = ("--property", "skade.write.upsert.equality-deletes=true")
+
+
+def test_upsert_equality_deletes_by_property(skade, catalog, warehouse, tmp_path):
+    rng, gen, oracle = _eq_setup(skade, tmp_path, EQ_PROPERTY)
     new = gen.upsert_batch({r["id"] for r in oracle.rows}, 10, dup=3)
     out = skade.ok("upsert", T, write_rows(new, tmp_path / "u.parquet"))
     oracle.upsert(new)
@@ -464,7 +481,7 @@ def test_copy_on_write_upsert_rewrites_files(skade, catalog, warehouse, tmp_path
 
 
 def test_upsert_after_partition_evolution_replaces_old_spec_rows(skade, warehouse, tmp_path):
-    rng, gen, oracle = _eq_setup(skade, tmp_path)
+    rng, gen, oracle = _eq_setup(skade, tmp_path, EQ_PROPERTY)
     skade.ok("alter", T, "add-partition", "bucket(4,id)")
     new = gen.upsert_batch({r["id"] for r in oracle.rows}, 10, dup=0)
     skade.ok("upsert", T, write_rows(new, tmp_path / "u.parquet"))

@@ -3,11 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "skade/io/file_io.h"
 #include "skade/table/scan.h"
+#include "skade/table/snapshot_producer.h"
 #include "skade/table/table.h"
 #include "testing/matchers.h"
 #include "testing/random_data.h"
@@ -128,6 +130,100 @@ TEST_F(MaintenanceTest, OrphansRespectTheirAge) {
   EXPECT_EQ((*old)[0], stray);
   EXPECT_FALSE(std::filesystem::exists(stray));
   EXPECT_EQ(Count(), 10);
+}
+
+
+// Rows of `t` as sorted "id:v" strings.
+std::vector<std::string> IdValues(const Table& t) {
+  auto table = *t.NewScan().ToTable();
+  auto batch = *table->CombineChunksToBatch();
+  const auto& ids = static_cast<const arrow::Int64Array&>(*batch->column(0));
+  const auto& vs = static_cast<const arrow::StringArray&>(*batch->column(1));
+  std::vector<std::string> out;
+  for (int64_t r = 0; r < batch->num_rows(); ++r) out.push_back(std::to_string(ids.Value(r)) + ":" + vs.GetString(r));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST_F(MaintenanceTest, CompactionFoldsEqualityDeletesAway) {
+  ASSERT_THAT(cat_->CreateTable({"m", "eq"}, schema_, PartitionSpec(), {{kEqualityDeletesProperty, "true"}}),
+              IsOk());
+  auto t = std::move(*Table::Load(*cat_, {"m", "eq"}));
+  auto rows = [&](int from, int to, const std::string& v) {
+    std::vector<Row> out;
+    for (int i = from; i < to; ++i) {
+      Row r(2);
+      r[0].value = Value{static_cast<int64_t>(i)};
+      r[1].value = Value{v + std::to_string(i)};
+      out.push_back(r);
+    }
+    return testing::ToArrow(schema_, out);
+  };
+  ASSERT_THAT(t->Append(rows(0, 30, "a")), IsOk());
+  ASSERT_THAT(t->Append(rows(30, 60, "a")), IsOk());
+  ASSERT_THAT(t->Upsert(rows(25, 35, "u")), IsOk());
+  ASSERT_THAT(t->DeleteKeys(rows(0, 5, "")), IsOk());
+  const auto& s = t->metadata()->CurrentSnapshot()->summary;
+  ASSERT_EQ(s.at("total-equality-deletes"), "15");
+  ASSERT_EQ(s.at("total-position-deletes"), "0");
+  auto before = IdValues(*t);
+  ASSERT_EQ(before.size(), 55u);
+  EXPECT_TRUE(std::ranges::binary_search(before, std::string("25:u25")));
+  EXPECT_FALSE(std::ranges::binary_search(before, std::string("25:a25")));
+  EXPECT_FALSE(std::ranges::binary_search(before, std::string("3:a3")));
+  ASSERT_THAT(t->Compact(std::nullopt), IsOk());
+  const auto& after = t->metadata()->CurrentSnapshot()->summary;
+  EXPECT_EQ(after.at("total-delete-files"), "0");
+  EXPECT_EQ(after.at("total-equality-deletes"), "0");
+  EXPECT_EQ(IdValues(*t), before);
+}
+
+// A rewrite that read the table before a commit deleted rows of its files must not
+// commit over that delete (the rows would come back).
+TEST_F(MaintenanceTest, RewriteConflictsWithDeletesCommittedSinceItRead) {
+  AppendIds(0, 20);
+  AppendIds(20, 40);
+  auto read = *t_->NewScan().Plan();
+  int64_t read_snapshot = read.snapshot->snapshot_id;
+  LoadedTable stale{t_->ident(), t_->metadata_location(), t_->metadata()};
+  auto other = std::move(*Table::Load(*cat_, {"m", "t"}));
+  ASSERT_THAT(other->Delete("id = 3"), IsOk());  // a position delete on the first file
+  ASSERT_EQ(other->metadata()->CurrentSnapshot()->summary.at("added-position-delete-files"), "1");
+  auto rewrite = [&](bool validate) {
+    FileChange change;
+    change.operation = "replace";
+    for (const auto& task : read.tasks) change.removed.insert(task.file.file_path);
+    if (validate) change.validate_no_new_deletes_since = read_snapshot;
+    std::vector<std::pair<LoadedTable, FileChange>> changes;
+    changes.emplace_back(stale, std::move(change));
+    return CommitChanges(*cat_, std::move(changes));
+  };
+  EXPECT_THAT(rewrite(true), testing::IsErrorWith(ErrorKind::kCommitConflict, "deleted by a concurrent commit"));
+  ASSERT_THAT(t_->Refresh(), IsOk());
+  EXPECT_EQ(Count(), 39);
+  // Compact itself re-reads and folds the delete in.
+  ASSERT_THAT(t_->Compact(std::nullopt), IsOk());
+  EXPECT_EQ(Count(), 39);
+  EXPECT_EQ(Summary("total-delete-files"), 0);
+}
+
+// Position deletes computed against a file a concurrent commit removed are recomputed
+// (here: the row is gone, so nothing is left to change).
+TEST_F(MaintenanceTest, StaleKeyDeleteRecomputesWhenItsFileWasRemoved) {
+  AppendIds(0, 20);
+  AppendIds(20, 40);
+  auto other = std::move(*Table::Load(*cat_, {"m", "t"}));
+  ASSERT_THAT(other->Delete("id < 20"), IsOk());  // drops the first file in metadata only
+  ASSERT_EQ(other->metadata()->CurrentSnapshot()->summary.at("deleted-data-files"), "1");
+  ASSERT_EQ(other->metadata()->CurrentSnapshot()->summary.count("added-data-files"), 0u);
+  std::vector<Row> keys(1, Row(2));
+  keys[0][0].value = Value{int64_t{5}};
+  keys[0][1].null = true;
+  auto res = t_->DeleteKeys(testing::ToArrow(schema_, keys));  // t_ still sees the first file
+  ASSERT_THAT(res, IsOk());
+  EXPECT_FALSE(res->committed);
+  EXPECT_EQ(Summary("total-delete-files"), 0);
+  EXPECT_EQ(Count(), 20);
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 
+#include "skade/table/data_writer.h"
 #include "skade/table/scan.h"
+#include "skade/table/snapshot_producer.h"
 #include "skade/table/table.h"
 #include "testing/matchers.h"
 #include "testing/random_data.h"
@@ -97,7 +99,10 @@ TEST(ModelTest, RandomAppendsScansEqualModel) {
           TableScan scan = table->NewScan().Select(cols).Filter(filter).UseSnapshot(snapshots[s]);
           auto plan = scan.Plan();
           ASSERT_THAT(plan, IsOk()) << filter;
-          auto reader = TableScan::Read(*plan, &cat->io());
+          ScanPlan run = *plan;
+          run.parallelism = static_cast<int>(d.Uniform(0, 3));  // 0: the pool; 1: sequential
+          run.stats = std::make_shared<ScanStats>();
+          auto reader = TableScan::Read(run, &cat->io());
           auto got_table = (*reader)->ToTable();
           ASSERT_TRUE(got_table.ok()) << got_table.status().ToString() << " filter " << filter;
           std::vector<NestedField> fields;
@@ -118,6 +123,146 @@ TEST(ModelTest, RandomAppendsScansEqualModel) {
         }
       }
     }
+  }
+}
+
+
+// How one scan came out: its rows in output order and its batch sizes.
+struct ScanOutput {
+  std::vector<std::string> rows;
+  std::vector<int64_t> batch_rows;
+};
+
+ScanOutput ReadAll(ScanPlan plan, FileIO& io, int parallelism, int64_t budget,
+                   const std::vector<NestedField>& fields) {
+  plan.parallelism = parallelism;
+  plan.memory_budget_bytes = budget;
+  plan.stats = std::make_shared<ScanStats>();
+  ScanOutput out;
+  auto reader = TableScan::Read(plan, &io);
+  EXPECT_THAT(reader, IsOk());
+  if (!reader) return out;
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    auto st = (*reader)->ReadNext(&batch);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    if (!st.ok() || !batch) break;
+    out.batch_rows.push_back(batch->num_rows());
+    auto t = *arrow::Table::FromRecordBatches({batch});
+    for (const auto& r : testing::FromArrow(*t, fields)) out.rows.push_back(testing::RowToString(r, fields));
+  }
+  return out;
+}
+
+// The concurrent scan path against the sequential one and the model, on files with
+// many small row groups, an empty file, and position/equality deletes spanning row
+// groups: same rows in the same order, in the same batches, every run.
+TEST(ModelTest, ConcurrentScanEqualsSequentialAndModel) {
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    testing::TempDir dir;
+    auto cat = std::move(*Catalog::Create(dir.path()));
+    ASSERT_THAT(cat->CreateNamespace("m"), IsOk());
+    testing::RandomData d(seed * 104729);
+    Schema extra = d.RandomSchema(d.Uniform(2, 5), /*nested=*/seed % 2 == 0);
+    std::vector<NestedField> fields{NestedField{900, "id", true, Type::Primitive(TypeId::kLong), ""}};
+    for (const auto& f : extra.fields()) fields.push_back(f);
+    Schema schema(0, fields, {900});
+    bool equality = seed % 2 == 1;
+    std::map<std::string, std::string> props{{"write.parquet.row-group-limit", std::to_string(d.Uniform(5, 40))}};
+    if (equality) props[kEqualityDeletesProperty] = "true";
+    ASSERT_THAT(cat->CreateTable({"m", "t"}, schema, PartitionSpec(), props), IsOk());
+    auto table = std::move(*Table::Load(*cat, {"m", "t"}));
+    SCOPED_TRACE("seed " + std::to_string(seed) + (equality ? " (equality deletes)" : ""));
+    std::map<int64_t, Row> model;
+    int64_t next_id = 0;
+    auto rows = [&](int n, bool fresh) {
+      std::vector<Row> out;
+      for (int i = 0; i < n; ++i) {
+        Row r = d.RandomRow(schema, 0.15);
+        r[0].null = false;
+        r[0].value = Value{fresh ? next_id++ : static_cast<int64_t>(d.Uniform(0, static_cast<int>(next_id) - 1))};
+        out.push_back(r);
+      }
+      return out;
+    };
+    auto append = [&](int n) {
+      auto batch = rows(n, true);
+      ASSERT_THAT(table->Append(testing::ToArrow(schema, batch)), IsOk());
+      for (auto& r : batch) model[std::get<int64_t>(r[0].value)] = r;
+    };
+    auto check = [&](const std::string& after) {
+      SCOPED_TRACE("after " + after);
+      for (int q = 0; q < 4; ++q) {
+        std::vector<std::string> cols{"id"};
+        std::vector<NestedField> out_fields{schema.fields()[0]};
+        for (size_t c = 1; c < schema.fields().size(); ++c)
+          if (d.Chance(0.5)) {
+            cols.push_back(schema.fields()[c].name);
+            out_fields.push_back(schema.fields()[c]);
+          }
+        std::string filter = q == 0 ? "true" : testing::RandomFilter(d, schema, 2);
+        auto plan = table->NewScan().Select(cols).Filter(filter).Plan();
+        ASSERT_THAT(plan, IsOk()) << filter;
+        ScanOutput seq = ReadAll(*plan, cat->io(), 1, 256LL << 20, out_fields);
+        for (auto [par, budget] : {std::pair<int, int64_t>{0, 256LL << 20}, {4, 256LL << 20}, {3, 1}}) {
+          ScanOutput con = ReadAll(*plan, cat->io(), par, budget, out_fields);
+          ASSERT_EQ(con.rows, seq.rows) << "parallelism " << par << " budget " << budget << " filter " << filter;
+          ASSERT_EQ(con.batch_rows, seq.batch_rows) << "parallelism " << par << " filter " << filter;
+        }
+        for (int64_t n : seq.batch_rows) {
+          EXPECT_GT(n, 0) << "empty batch";
+          EXPECT_LE(n, 64 * 1024);
+        }
+        std::vector<std::string> want;
+        auto bound = *expr::Bind(*expr::Parse(filter), schema);
+        for (const auto& [id, r] : model) {
+          auto keep = testing::EvalRow(*bound, schema, r);
+          if (!keep || !*keep) continue;
+          Row proj{r[0]};
+          for (size_t c = 1; c < schema.fields().size(); ++c)
+            if (std::find(cols.begin(), cols.end(), schema.fields()[c].name) != cols.end()) proj.push_back(r[c]);
+          want.push_back(testing::RowToString(proj, out_fields));
+        }
+        std::vector<std::string> got = seq.rows;
+        std::sort(got.begin(), got.end());
+        std::sort(want.begin(), want.end());
+        ASSERT_EQ(got, want) << "filter " << filter;
+      }
+    };
+    append(d.Uniform(300, 700));
+    check("append");
+    {  // an empty data file, committed like any other
+      auto empty = testing::ToArrow(schema, {});
+      auto batch = *empty->CombineChunksToBatch();
+      const TableMetadata& m = *table->metadata();
+      auto df = WriteParquetFile(m, m.location + "/data/empty-" + std::to_string(seed) + ".parquet", batch, schema);
+      ASSERT_THAT(df, IsOk());
+      FileChange change;
+      change.added = {*df};
+      std::vector<std::pair<LoadedTable, FileChange>> changes;
+      changes.emplace_back(LoadedTable{table->ident(), table->metadata_location(), table->metadata()}, change);
+      ASSERT_THAT(CommitChanges(*cat, std::move(changes)), IsOk());
+      ASSERT_THAT(table->Refresh(), IsOk());
+    }
+    append(d.Uniform(100, 400));
+    check("empty file and append");
+    int64_t lo = d.Uniform(0, static_cast<int>(next_id / 2)), hi = lo + d.Uniform(20, 150);
+    ASSERT_THAT(table->Delete("id >= " + std::to_string(lo) + " and id < " + std::to_string(hi)), IsOk());
+    std::erase_if(model, [&](const auto& kv) { return kv.first >= lo && kv.first < hi; });
+    check("delete spanning row groups");
+    auto keys = rows(d.Uniform(10, 60), false);
+    ASSERT_THAT(table->DeleteKeys(testing::ToArrow(schema, keys)), IsOk());
+    for (const auto& k : keys) model.erase(std::get<int64_t>(k[0].value));
+    auto ups = rows(d.Uniform(10, 80), false);
+    auto fresh = rows(5, true);
+    ups.insert(ups.end(), fresh.begin(), fresh.end());
+    ASSERT_THAT(table->Upsert(testing::ToArrow(schema, ups)), IsOk());
+    for (auto& r : ups) model[std::get<int64_t>(r[0].value)] = r;
+    check("delete keys and upsert");
+    int64_t eq = 0;
+    for (const auto& f : table->metadata()->snapshots)
+      if (auto it = f.summary.find("added-equality-delete-files"); it != f.summary.end()) eq += std::stoll(it->second);
+    EXPECT_EQ(eq > 0, equality);
   }
 }
 

@@ -49,8 +49,8 @@ std::string KeyOf(const Row& r) { return testing::CellToString(r[0], *Type::Prim
 
 class RowDeltaModel {
  public:
-  RowDeltaModel(uint64_t seed, const std::string& mode, const std::string& partition)
-      : d_(seed), mode_(mode), partition_(partition) {}
+  RowDeltaModel(uint64_t seed, const std::string& mode, const std::string& partition, bool equality = false)
+      : d_(seed), mode_(mode), partition_(partition), equality_(equality) {}
 
   void Run() {
     auto cat = std::move(*Catalog::Create(dir_.path()));
@@ -62,9 +62,10 @@ class RowDeltaModel {
     schema_ = Schema(0, fields, {100});
     PartitionSpec spec;
     if (!partition_.empty()) spec = *ParsePartitionSpec(partition_, schema_);
-    ASSERT_THAT(cat->CreateTable({"m", "t"}, schema_, spec,
-                                 {{"write.delete.mode", mode_}, {"write.parquet.row-group-limit", "50"}}),
-                IsOk());
+    std::map<std::string, std::string> props{{"write.delete.mode", mode_},
+                                             {"write.parquet.row-group-limit", "50"}};
+    if (equality_) props[kEqualityDeletesProperty] = "true";
+    ASSERT_THAT(cat->CreateTable({"m", "t"}, schema_, spec, props), IsOk());
     auto t = std::move(*Table::Load(*cat, {"m", "t"}));
     struct Seen {
       int64_t snapshot;
@@ -150,6 +151,7 @@ class RowDeltaModel {
         model_.insert(model_.end(), rows.begin(), rows.end());
       }
       ASSERT_THAT(res, IsOk()) << what;
+      for (const auto& f : res->added_files) written_eq_deletes_ += f.content == FileContent::kEqualityDeletes;
       SCOPED_TRACE("step " + std::to_string(step) + ": " + what);
       int64_t snap = t->metadata()->current_snapshot_id.value_or(0);
       if (res->committed) history.push_back(Seen{snap, model_, schema_});
@@ -214,6 +216,10 @@ class RowDeltaModel {
     }
     if (mode_ == "merge-on-read") EXPECT_GT(pos_deletes + eq_deletes, 0);
     else EXPECT_EQ(pos_deletes, 0);
+    // Equality deletes only where the table opted in and the key names the partition.
+    bool key_partitioned = partition_.empty() || partition_ == "bucket(4,id)";
+    if (!equality_ || mode_ == "copy-on-write" || !key_partitioned) EXPECT_EQ(written_eq_deletes_, 0);
+    else EXPECT_GT(written_eq_deletes_, 0);
     if (mode_ == "copy-on-write") EXPECT_GT(rewrites, 0);
   }
 
@@ -234,11 +240,18 @@ class RowDeltaModel {
   testing::TempDir dir_;
   testing::RandomData d_;
   std::string mode_, partition_;
+  bool equality_ = false;
+  int64_t written_eq_deletes_ = 0;
   Schema schema_;
   std::vector<Row> model_;
 };
 
 TEST(RowDeltaTest, MergeOnReadUnpartitioned) { RowDeltaModel(1, "merge-on-read", "").Run(); }
+TEST(RowDeltaTest, EqualityDeletesUnpartitioned) { RowDeltaModel(6, "merge-on-read", "", true).Run(); }
+TEST(RowDeltaTest, EqualityDeletesPartitionedByKey) {
+  RowDeltaModel(7, "merge-on-read", "bucket(4,id)", true).Run();
+}
+TEST(RowDeltaTest, EqualityPropertyIgnoredForCopyOnWrite) { RowDeltaModel(8, "copy-on-write", "", true).Run(); }
 TEST(RowDeltaTest, CopyOnWriteUnpartitioned) { RowDeltaModel(2, "copy-on-write", "").Run(); }
 TEST(RowDeltaTest, MergeOnReadPartitionedByKey) { RowDeltaModel(3, "merge-on-read", "bucket(4,id)").Run(); }
 TEST(RowDeltaTest, MergeOnReadPartitionedByOther) { RowDeltaModel(4, "merge-on-read", "grp").Run(); }
@@ -279,7 +292,7 @@ namespace {
 
 // Two writers upsert overlapping keys at once: no error, no duplicate key, and each
 // key ends with a value one of them wrote.
-void ConcurrentUpserts(const std::string& partition) {
+void ConcurrentUpserts(const std::string& partition, bool equality) {
   testing::TempDir dir;
   {
     auto cat = std::move(*Catalog::Create(dir.path()));
@@ -290,7 +303,9 @@ void ConcurrentUpserts(const std::string& partition) {
                   {1});
     PartitionSpec spec;
     if (!partition.empty()) spec = *ParsePartitionSpec(partition, schema);
-    ASSERT_THAT(cat->CreateTable({"c", "t"}, schema, spec, {}), IsOk());
+    std::map<std::string, std::string> props;
+    if (equality) props[kEqualityDeletesProperty] = "true";
+    ASSERT_THAT(cat->CreateTable({"c", "t"}, schema, spec, props), IsOk());
   }
   auto writer = [&](char who) {
     auto cat = std::move(*Catalog::Create(dir.path()));
@@ -329,10 +344,17 @@ void ConcurrentUpserts(const std::string& partition) {
   for (const auto& [k, v] : seen) values.insert(v);
   EXPECT_EQ(values.size(), 1u);
   EXPECT_EQ(t->metadata()->snapshots.size(), 24u);
+  int64_t eq = 0;
+  for (const auto& s : t->metadata()->snapshots)
+    if (auto it = s.summary.find("added-equality-delete-files"); it != s.summary.end()) eq += std::stoll(it->second);
+  if (equality) EXPECT_GT(eq, 0);
+  else EXPECT_EQ(eq, 0);
 }
 
-TEST(ConcurrentUpsertTest, EqualityDeletePath) { ConcurrentUpserts(""); }
-TEST(ConcurrentUpsertTest, PositionDeletePath) { ConcurrentUpserts("grp"); }
+TEST(ConcurrentUpsertTest, EqualityDeletePath) { ConcurrentUpserts("", true); }
+TEST(ConcurrentUpsertTest, PositionDeletesUnpartitioned) { ConcurrentUpserts("", false); }
+TEST(ConcurrentUpsertTest, PositionDeletesPartitionedByOther) { ConcurrentUpserts("grp", false); }
+TEST(ConcurrentUpsertTest, PositionDeletesPartitionedByKey) { ConcurrentUpserts("bucket(2,id)", false); }
 
 }  // namespace
 }  // namespace skade

@@ -56,6 +56,10 @@ ExprPtr Not(ExprPtr a) {
   return MakeNode(Op::kNot, {std::move(a)});
 }
 
+ExprPtr BoundPredicate(Op op, const NestedField& field, std::vector<Value> literals) {
+  return internal::MakeBoundPredicate(op, field.name, field.id, field.type, std::move(literals));
+}
+
 // ---------------------------------------------------------------------------------------
 // Printing.
 

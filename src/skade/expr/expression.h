@@ -53,6 +53,9 @@ ExprPtr False();
 ExprPtr And(ExprPtr a, ExprPtr b);
 ExprPtr Or(ExprPtr a, ExprPtr b);
 ExprPtr Not(ExprPtr a);
+/// A bound predicate on `field` built without parsing (for filters derived from data,
+/// e.g. the key range of an upsert). `literals` must already have the field's type.
+ExprPtr BoundPredicate(Op op, const NestedField& field, std::vector<Value> literals);
 
 /// Parses e.g. `country = 'SE' and (age >= 18 or vip) and name is not null and
 /// id in (1, 2, 3)`. Keywords are case-insensitive; a bare column means `col = true`;

@@ -158,6 +158,14 @@ Result<size_t> PurgeDroppedTable(Catalog& catalog, const std::string& location) 
 }
 
 Result<CommitResult> Table::Compact(std::optional<int64_t> target_file_size) {
+  // A rewrite that lost a race with a commit deleting rows of its files is redone.
+  for (int attempt = 1;; ++attempt) {
+    auto r = CompactOnce(target_file_size);
+    if (r || r.error().kind != ErrorKind::kCommitConflict || attempt >= 5) return r;
+  }
+}
+
+Result<CommitResult> Table::CompactOnce(std::optional<int64_t> target_file_size) {
   SKADE_RETURN_IF_ERROR(Refresh());
   TableMetadataPtr m = loaded_.metadata;
   int64_t target = target_file_size.value_or(m->PropertyInt("write.target-file-size-bytes", 512LL << 20));
@@ -168,18 +176,26 @@ Result<CommitResult> Table::Compact(std::optional<int64_t> target_file_size) {
   std::map<std::string, std::vector<FileScanTask>> groups;
   for (const auto& t : all.tasks) groups[PartitionTupleKey(t.file.spec_id, t.file.partition)].push_back(t);
   std::vector<FileScanTask> chosen;
-  std::set<std::string> whole_groups;
   for (auto& [key, tasks] : groups) {
     std::vector<FileScanTask> pick;
     for (const auto& t : tasks)
       if (t.file.file_size_in_bytes < target * 3 / 4 || !t.deletes.empty()) pick.push_back(t);
     bool has_deletes = std::any_of(pick.begin(), pick.end(), [](const FileScanTask& t) { return !t.deletes.empty(); });
     if (pick.size() < 2 && !has_deletes) continue;
-    if (pick.size() == tasks.size()) whole_groups.insert(key);
     chosen.insert(chosen.end(), pick.begin(), pick.end());
   }
   FileChange change;
   change.operation = "replace";
+  std::set<std::string> still_applied;  // delete files that apply to a file left as it is
+  for (const auto& t : chosen) change.removed.insert(t.file.file_path);
+  for (const auto& t : all.tasks)
+    if (!change.removed.contains(t.file.file_path))
+      for (const auto& d : t.deletes) still_applied.insert(d.file.file_path);
+  // Every other delete file is folded in (or applies to nothing live): it goes too, so a
+  // compacted table has no equality deletes left for readers that refuse them.
+  for (const auto& d : all.delete_files)
+    if (!still_applied.contains(d.file_path)) change.removed.insert(d.file_path);
+  change.validate_no_new_deletes_since = all.snapshot ? all.snapshot->snapshot_id : 0;
   if (chosen.empty()) return CommitFileChange(std::move(change), 0, 0);
   TableMetadata sized = *m;
   sized.properties["write.target-file-size-bytes"] = std::to_string(target);
@@ -207,15 +223,6 @@ Result<CommitResult> Table::Compact(std::optional<int64_t> target_file_size) {
     }
   }
   SKADE_ASSIGN_OR_RETURN(change.added, writer->Finish());
-  for (const auto& t : chosen) change.removed.insert(t.file.file_path);
-  // Delete files of partitions rewritten whole are folded in (or applied to nothing):
-  // drop them too. Unpartitioned ones go when every partition was rewritten whole.
-  bool everything = whole_groups.size() == groups.size();
-  for (const auto& d : all.delete_files) {
-    bool whole = d.partition.empty() ? everything
-                                     : whole_groups.contains(PartitionTupleKey(d.spec_id, d.partition));
-    if (whole) change.removed.insert(d.file_path);
-  }
   change.properties["compacted-records"] = std::to_string(rows);
   return CommitFileChange(std::move(change), rows, 0);
 }

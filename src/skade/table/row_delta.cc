@@ -15,6 +15,7 @@
 #include "skade/table/arrow_values.h"
 #include "skade/table/data_writer.h"
 #include "skade/table/delete_index.h"
+#include "skade/table/key_candidates.h"
 #include "skade/table/scan.h"
 #include "skade/table/snapshot_producer.h"
 #include "skade/table/table.h"
@@ -69,6 +70,7 @@ struct RowRemoval {
   std::vector<DataFile> delete_files;
   std::set<std::string> removed;
   std::vector<DataFile> rewritten;
+  std::set<std::string> position_targets;  // data files the position deletes refer to
   int64_t rows_deleted = 0;
 };
 
@@ -154,6 +156,7 @@ Result<RowRemoval> RemoveRows(const TableMetadataPtr& m, FileIO& io, const ScanP
     } else {
       SKADE_ASSIGN_OR_RETURN(DataFile df, WritePositionDeletes(*m, task.file, std::move(hit)));
       out.delete_files.push_back(std::move(df));
+      out.position_targets.insert(task.file.file_path);
     }
   }
   if (rewriter) {
@@ -168,6 +171,15 @@ Result<ScanPlan> CandidatePlan(const Table& t, const std::optional<std::string>&
   if (filter) scan.Filter(*filter);
   if (t.metadata()->refs.contains(branch)) scan.UseRef(branch);
   return scan.Plan();
+}
+
+// Whether key-based writes (upsert, delete --keys) may write equality delete files.
+Result<bool> EqualityDeletesOptIn(const TableMetadata& m) {
+  std::string v = m.Property(kEqualityDeletesProperty, "false");
+  if (v == "true") return true;
+  if (v == "false") return false;
+  return InvalidArgument("table property " + std::string(kEqualityDeletesProperty) +
+                         " must be true or false, not '" + v + "'");
 }
 
 bool CopyOnWrite(const TableMetadata& m) {
@@ -232,9 +244,10 @@ Result<std::vector<std::string>> Keys(const arrow::RecordBatch& batch, const Sch
   return out;
 }
 
-// Removes rows whose key is in `keys`: equality delete files when every partition
-// source is an identifier column (the key then names its partition), else position
-// deletes found by reading.
+// Removes rows whose key is in `keys`: position deletes (or rewritten files, for
+// copy-on-write) found by reading the key columns of the candidate files; equality
+// delete files instead when the table opts in and every partition source is an
+// identifier column (the key then names its partition).
 Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
                               const std::shared_ptr<arrow::RecordBatch>& key_rows,
                               const std::vector<const NestedField*>& ids,
@@ -256,6 +269,10 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
   if (key_names_partition && !spec.unpartitioned() && m->specs.size() > 1)
     key_names_partition = false;
   if (CopyOnWrite(*m)) key_names_partition = false;  // copy-on-write rewrites files instead
+  // Equality deletes are written only when the table asks for them: several readers
+  // (PyIceberg 0.12 among them) refuse tables that have any.
+  SKADE_ASSIGN_OR_RETURN(bool equality_opt_in, EqualityDeletesOptIn(*m));
+  if (!equality_opt_in) key_names_partition = false;
   if (key_names_partition && !m->refs.empty()) {
     // Group key rows by partition and write one equality delete file per partition.
     std::vector<NestedField> fields;
@@ -299,24 +316,13 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
     return out;
   }
   if (!BranchHead(*m, branch)) return out;
-  // Files whose key bounds miss the keys' range are skipped (one numeric key column).
-  std::optional<std::string> range;
-  if (ids.size() == 1 && (ids[0]->type->id == TypeId::kLong || ids[0]->type->id == TypeId::kInt)) {
-    auto col = ColumnForFieldId(*key_rows, schema, ids[0]->id);
-    std::optional<int64_t> lo, hi;
-    for (int64_t r = 0; col && r < col->length(); ++r) {
-      SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(*col, r, *Type::Primitive(TypeId::kLong)));
-      if (IsNull(v)) continue;
-      int64_t x = std::get<int64_t>(v);
-      lo = lo ? std::min(*lo, x) : x;
-      hi = hi ? std::max(*hi, x) : x;
-    }
-    if (lo)
-      range = "\"" + ids[0]->name + "\" >= " + std::to_string(*lo) + " and \"" + ids[0]->name +
-              "\" <= " + std::to_string(*hi);
-  }
-  SKADE_ASSIGN_OR_RETURN(ScanPlan candidates, CandidatePlan(t, range, branch));
-  // Rows appended concurrently outside the keys' range cannot hold them.
+  // Only files whose partition and key-column bounds admit one of the keys are read,
+  // and of those only the key columns.
+  SKADE_ASSIGN_OR_RETURN(KeyCandidates candidate_keys, KeyCandidates::Make(*key_rows, schema, ids, *m));
+  SKADE_ASSIGN_OR_RETURN(ScanPlan candidates, CandidatePlan(t, std::nullopt, branch));
+  std::erase_if(candidates.tasks,
+                [&](const FileScanTask& task) { return !candidate_keys.MightHold(task.file); });
+  // Rows appended concurrently that cannot hold a key do not conflict.
   RowRemoval found;
   std::vector<int> match_ids;
   for (const auto* f : ids) match_ids.push_back(f->id);
@@ -332,7 +338,7 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
                           SKADE_ARROW_RETURN(b.Finish(&out_mask), "keys");
                           return out_mask;
                         }));
-  found.conflict_filter = candidates.filter;
+  found.conflict_filter = candidate_keys.Filter();
   return found;
 }
 
@@ -397,6 +403,7 @@ FileChange ChangeFrom(const RowRemoval& removal, std::vector<DataFile> appended,
   if (!by_equality) {
     change.validate_no_new_data_since = read;
     change.conflict_filter = removal.conflict_filter;
+    change.validate_live = removal.position_targets;
   }
   return change;
 }

@@ -63,6 +63,13 @@ struct ScanPlan {
   int64_t limit = -1;
   /// Adds a last column `_pos` (int64): each row's position in its data file.
   bool emit_positions = false;
+  /// Row groups decoded at once: 0 = one per worker of the shared pool, 1 = one after
+  /// another in the reading thread. Output order is the same either way: planned file
+  /// order, row groups in file order, rows in file order.
+  int parallelism = 0;
+  /// Bound on decoded bytes of row groups in flight (read ahead, not yet consumed);
+  /// at least one row group is always in flight.
+  int64_t memory_budget_bytes = 256LL << 20;
 };
 
 /// Builder of a scan. Errors are reported by Plan() (all at once where possible).
@@ -86,7 +93,8 @@ class TableScan {
   /// Errors: kInvalidArgument (unknown column, bad filter), kNotFound (snapshot/ref),
   /// kCorrupt naming the manifest or manifest list.
   Result<ScanPlan> Plan() const;
-  /// Streams the rows of a plan (one file open at a time).
+  /// Streams the rows of a plan: row groups of all planned files decode concurrently
+  /// (plan.parallelism, plan.memory_budget_bytes), batches come out in plan order.
   static Result<std::shared_ptr<arrow::RecordBatchReader>> Read(const ScanPlan& plan, FileIO* io);
   Result<std::shared_ptr<arrow::RecordBatchReader>> ToReader() const;
   Result<std::shared_ptr<arrow::Table>> ToTable() const;

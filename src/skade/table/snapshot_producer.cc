@@ -85,6 +85,45 @@ Result<bool> AddedFilesMightMatch(FileIO& io, const TableMetadata& m, const Snap
   return false;
 }
 
+// Paths of the data files a snapshot removed (the DELETED entries it wrote).
+Result<std::set<std::string>> RemovedDataFiles(FileIO& io, const TableMetadata& m, const Snapshot& s) {
+  std::set<std::string> out;
+  SKADE_ASSIGN_OR_RETURN(auto list, LoadManifestList(s, io));
+  for (const auto& mf : list) {
+    if (mf.content != 0 || mf.added_snapshot_id != s.snapshot_id || mf.deleted_files_count == 0) continue;
+    SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, m, *m.schema(), io));
+    for (const auto& e : entries)
+      if (e.status == EntryStatus::kDeleted && e.snapshot_id == s.snapshot_id) out.insert(e.data_file.file_path);
+  }
+  return out;
+}
+
+// The delete files a snapshot added.
+Result<std::vector<DataFile>> AddedDeleteFiles(FileIO& io, const TableMetadata& m, const Snapshot& s) {
+  std::vector<DataFile> out;
+  SKADE_ASSIGN_OR_RETURN(auto list, LoadManifestList(s, io));
+  for (const auto& mf : list) {
+    if (mf.content != 1 || mf.added_snapshot_id != s.snapshot_id || mf.added_files_count == 0) continue;
+    SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, m, *m.schema(), io));
+    for (auto& e : entries)
+      if (e.status == EntryStatus::kAdded && e.snapshot_id == s.snapshot_id) out.push_back(std::move(e.data_file));
+  }
+  return out;
+}
+
+// The snapshots of the branch committed after `read` (newest first), or nullopt when
+// `read` is not an ancestor of `head` any more (e.g. after a rollback).
+std::optional<std::vector<const Snapshot*>> SnapshotsSince(const TableMetadata& b, const Snapshot* head,
+                                                           int64_t read) {
+  std::vector<const Snapshot*> out;
+  for (const Snapshot* s = head; s && s->snapshot_id != read;
+       s = s->parent_snapshot_id ? b.SnapshotById(*s->parent_snapshot_id) : nullptr) {
+    if (read != 0 && !s->parent_snapshot_id) return std::nullopt;
+    out.push_back(s);
+  }
+  return out;
+}
+
 void Backoff(int attempt) {
   static thread_local std::mt19937 rng{std::random_device{}()};
   int cap = std::min(1000, 5 << std::min(attempt, 8));
@@ -142,20 +181,32 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
     parent = b.CurrentSnapshot();
   }
 
+  auto conflict = [&](const std::string& why) {
+    retryable_ = false;
+    return MakeError(ErrorKind::kCommitConflict, why);
+  };
   if (change_.validate_no_new_data_since) {
     int64_t read = *change_.validate_no_new_data_since;
-    for (const Snapshot* s = parent; s && s->snapshot_id != read;
-         s = s->parent_snapshot_id ? b.SnapshotById(*s->parent_snapshot_id) : nullptr) {
-      auto it = s->summary.find("added-data-files");
-      bool added_data = it != s->summary.end() && it->second != "0";
+    auto since = SnapshotsSince(b, parent, read);
+    if (!since)
+      return conflict("the branch of " + base.ident.ToString() + " was moved by a concurrent commit since this "
+                      "change read the table");
+    for (const Snapshot* s : *since) {
+      bool added_data = SummaryInt(s, "added-data-files") != 0;
       if (added_data && change_.conflict_filter) {
         SKADE_ASSIGN_OR_RETURN(added_data, AddedFilesMightMatch(io_, b, *s, *change_.conflict_filter));
       }
-      if (added_data || (read != 0 && !s->parent_snapshot_id)) {
-        retryable_ = false;
-        return MakeError(ErrorKind::kCommitConflict,
-                         "rows were added to " + base.ident.ToString() + " by a concurrent commit (snapshot " +
-                             std::to_string(s->snapshot_id) + ") since this change read the table");
+      if (added_data)
+        return conflict("rows were added to " + base.ident.ToString() + " by a concurrent commit (snapshot " +
+                        std::to_string(s->snapshot_id) + ") since this change read the table");
+      // Position deletes are only valid against the files they were computed from.
+      if (!change_.validate_live.empty() && SummaryInt(s, "deleted-data-files") != 0) {
+        SKADE_ASSIGN_OR_RETURN(auto gone, RemovedDataFiles(io_, b, *s));
+        for (const auto& p : change_.validate_live)
+          if (gone.contains(p))
+            return conflict("data file " + LocalPath(p) + " of " + base.ident.ToString() +
+                            " was removed by a concurrent commit (snapshot " + std::to_string(s->snapshot_id) +
+                            ") since this change read it");
       }
     }
   }
@@ -172,6 +223,7 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
   if (parent) {
     SKADE_ASSIGN_OR_RETURN(auto old, LoadManifestList(*parent, io_));
     std::set<std::string> found;
+    std::set<std::string> removed_data_partitions;
     int rewritten = 0;
     for (const auto& mf : old) {
       // A snapshot built on a missing manifest would commit a table nobody can read.
@@ -210,6 +262,8 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
           found.insert(e.data_file.file_path);
           removed.Add(e.data_file);
           changed_partitions.insert(PartitionTupleKey(e.data_file.spec_id, e.data_file.partition));
+          if (mf.content == 0)
+            removed_data_partitions.insert(PartitionTupleKey(e.data_file.spec_id, e.data_file.partition));
           e.status = EntryStatus::kDeleted;
           e.snapshot_id = snapshot_id_;
           ++nm.deleted_files_count;
@@ -283,6 +337,25 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
         if (!found.contains(p))
           return MakeError(ErrorKind::kCommitConflict,
                            "file " + LocalPath(p) + " was removed by a concurrent commit; redo the operation");
+    }
+    if (change_.validate_no_new_deletes_since && !removed_data_partitions.empty()) {
+      // A rewrite folded in the deletes it read; rows deleted since would come back.
+      auto since = SnapshotsSince(b, parent, *change_.validate_no_new_deletes_since);
+      if (!since)
+        return conflict("the branch of " + base.ident.ToString() + " was moved by a concurrent commit since "
+                        "this rewrite read it");
+      for (const Snapshot* s : *since) {
+        if (SummaryInt(s, "added-delete-files") == 0) continue;
+        SKADE_ASSIGN_OR_RETURN(auto deletes, AddedDeleteFiles(io_, b, *s));
+        for (const auto& d : deletes) {
+          bool applies = d.partition.empty() ||
+                         removed_data_partitions.contains(PartitionTupleKey(d.spec_id, d.partition));
+          if (applies)
+            return conflict("rows of files this rewrite of " + base.ident.ToString() +
+                            " replaces were deleted by a concurrent commit (snapshot " +
+                            std::to_string(s->snapshot_id) + "); redo it");
+        }
+      }
     }
   } else if (!change_.removed.empty()) {
     retryable_ = false;

@@ -36,6 +36,14 @@ struct FileChange {
   /// Narrows that validation: only added files whose metrics might hold rows
   /// matching this bound filter conflict (null: every added file does).
   expr::ExprPtr conflict_filter;
+  /// With validate_no_new_data_since: data files (paths) this change's position
+  /// deletes refer to. A concurrent commit that removed one of them since the read
+  /// makes the change conflict (not retried here: it must be recomputed).
+  std::set<std::string> validate_live;
+  /// For rewrites (compaction): the snapshot whose deletes the rewrite folded in. A
+  /// delete file added to the branch since, that may apply to a removed data file,
+  /// makes the change conflict (not retried here: the rewrite must be redone).
+  std::optional<int64_t> validate_no_new_deletes_since;
   CommitProvenance provenance;
 };
 

@@ -37,6 +37,12 @@ struct AppendOptions {
 
 using WriteOptions = AppendOptions;
 
+/// Table property: "true" lets Upsert and DeleteKeys write equality delete files
+/// (cheaper writes, for streaming upserts) where the identifier columns determine the
+/// partition. Default "false": they write position deletes, which every reader reads
+/// (PyIceberg 0.12, for one, refuses tables with equality deletes).
+inline constexpr const char* kEqualityDeletesProperty = "skade.write.upsert.equality-deletes";
+
 
 struct CommitResult {
   int64_t snapshot_id = 0;
@@ -98,12 +104,16 @@ class Table {
   /// only; others get position deletes (`write.delete.mode` = merge-on-read, the
   /// default) or are rewritten (copy-on-write). Errors: kInvalidArgument for a bad filter.
   Result<CommitResult> Delete(const std::string& filter, const WriteOptions& options = {});
-  /// Deletes the rows whose identifier columns equal a key row (equality deletes where
-  /// the key determines the partition, position deletes otherwise).
-  /// Errors: kInvalidArgument when the table has no identifier fields or the keys lack one.
+  /// Deletes the rows whose identifier columns equal a key row: position deletes found
+  /// by reading only the key columns of the files whose partition and key bounds admit
+  /// a key (or rewritten files, for copy-on-write); equality deletes only when
+  /// kEqualityDeletesProperty is "true" and the key determines the partition.
+  /// Errors: kInvalidArgument when the table has no identifier fields or the keys lack
+  /// one, or for a bad kEqualityDeletesProperty; kCommitConflict when concurrent
+  /// commits kept changing the rows it read (it recomputes a few times first).
   Result<CommitResult> DeleteKeys(const std::shared_ptr<arrow::Table>& keys, const WriteOptions& options = {});
   /// Inserts or replaces rows by the identifier fields, in one snapshot; duplicate keys
-  /// within `rows` resolve last-row-wins.
+  /// within `rows` resolve last-row-wins. Old rows go as in DeleteKeys.
   Result<CommitResult> Upsert(const std::shared_ptr<arrow::Table>& rows, const WriteOptions& options = {});
   /// Replaces the rows matching `filter` with `rows` in one snapshot; without a filter,
   /// replaces the partitions `rows` touch (dynamic overwrite; all rows if unpartitioned).
@@ -136,7 +146,9 @@ class Table {
   /// when `remove` is set.
   Result<std::vector<std::string>> OrphanFiles(int64_t older_than_ms, bool remove);
   /// Bin-packs small data files per partition (and files with deletes), folding the
-  /// deletes in, as one `replace` snapshot. Rows are unchanged.
+  /// deletes in, as one `replace` snapshot; afterwards no delete file is left (equality
+  /// deletes included). Rows are unchanged. A commit that deletes rows of the files
+  /// being rewritten meanwhile makes it redo the rewrite (kCommitConflict after 5 tries).
   Result<CommitResult> Compact(std::optional<int64_t> target_file_size);
   /// Rewrites the current snapshot's manifests into one per content and spec.
   Result<CommitResult> RewriteManifests();
@@ -146,6 +158,7 @@ class Table {
 
  private:
   Result<CommitResult> CommitFileChange(FileChange change, int64_t rows_added, int64_t rows_deleted);
+  Result<CommitResult> CompactOnce(std::optional<int64_t> target_file_size);
   Result<CommitResult> CommitMetadata(const std::string& operation,
                                       const std::function<Result<TableMetadata>(const TableMetadata&)>& mutate);
   friend Result<std::vector<CommitResult>> CommitAppends(

@@ -1,0 +1,60 @@
+#include "skade/common/task_pool.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+namespace skade {
+
+TaskPool::TaskPool(size_t threads) {
+  threads = std::max<size_t>(1, threads);
+  workers_.reserve(threads);
+  for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+}
+
+TaskPool::~TaskPool() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& w : workers_) w.join();
+}
+
+void TaskPool::Submit(std::function<void()> task) {
+  {
+    std::lock_guard lock(mu_);
+    tasks_.push_back(std::move(task));
+  }
+  cv_.notify_one();
+}
+
+void TaskPool::Work() {
+  while (true) {
+    std::function<void()> task;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
+      if (tasks_.empty()) return;  // stopping, and nothing left
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+    }
+    task();
+  }
+}
+
+TaskPool& TaskPool::Shared() {
+  static TaskPool* pool = [] {
+    size_t n = std::max(1u, std::thread::hardware_concurrency());
+    if (const char* env = std::getenv("SKADE_THREADS")) {
+      try {
+        n = std::clamp<size_t>(std::stoul(env), 1, 256);
+      } catch (...) {
+      }
+    }
+    return new TaskPool(n);  // never destroyed: tasks may still run at exit
+  }();
+  return *pool;
+}
+
+}  // namespace skade

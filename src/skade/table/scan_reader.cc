@@ -1,0 +1,564 @@
+// The scan's record-batch reader: the planned files' selected row groups are decoded
+// concurrently on the shared task pool, at most `parallelism` at once and within a
+// memory budget, and handed out in plan order. With a filter, the filter (and
+// equality-delete) columns of a row group are decoded first; the other projected
+// columns only when some row survives.
+#include <arrow/api.h>
+#include <arrow/compute/api.h>
+#include <arrow/io/file.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/arrow/schema.h>
+#include <parquet/exception.h>
+#include <parquet/file_reader.h>
+#include <parquet/metadata.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+#include "skade/common/task_pool.h"
+#include "skade/expr/arrow_filter.h"
+#include "skade/io/file_io.h"
+#include "skade/table/arrow_internal.h"
+#include "skade/table/arrow_schema.h"
+#include "skade/table/parquet_stats.h"
+#include "skade/table/scan_reader_internal.h"
+
+namespace skade {
+namespace {
+
+// The child of a file's nested type that carries `target` (by field id, else name).
+int FindChild(const arrow::DataType& file_type, const NestedField& target) {
+  const auto& fields = file_type.fields();
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (FieldIdOf(*fields[i]) == target.id) return static_cast<int>(i);
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (FieldIdOf(*fields[i]) < 0 && fields[i]->name() == target.name) return static_cast<int>(i);
+  return -1;
+}
+
+// Lines a column read from a file up with the table's field: nested children are
+// matched by field id (so renames and added fields read right), missing children
+// read as null, promoted primitives are cast.
+Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<arrow::Array>& arr, const NestedField& target,
+                                                   const std::string& where) {
+  auto want = ToArrowType(*target.type);
+  if (arr->type()->Equals(*want, /*check_metadata=*/false)) {
+    auto view = arr->View(want);
+    return view.ok() ? *view : arr;
+  }
+  const Type& t = *target.type;
+  const auto& data = arr->data();
+  switch (t.id) {
+    case TypeId::kStruct: {
+      if (arr->type_id() != arrow::Type::STRUCT) break;
+      arrow::ArrayVector children;
+      for (const auto& child : t.fields) {
+        int idx = FindChild(*arr->type(), child);
+        int64_t child_len = data->offset + data->length;
+        if (idx < 0) {
+          SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(ToArrowType(*child.type), child_len), where);
+          children.push_back(nulls);
+          continue;
+        }
+        SKADE_ASSIGN_OR_RETURN(auto c, ConformArray(arrow::MakeArray(data->child_data[idx]), child, where));
+        children.push_back(c);
+      }
+      return std::static_pointer_cast<arrow::Array>(std::make_shared<arrow::StructArray>(
+          want, data->length, children, data->buffers[0], data->null_count, data->offset));
+    }
+    case TypeId::kList: {
+      if (arr->type_id() == arrow::Type::LARGE_LIST || arr->type_id() == arrow::Type::LIST_VIEW ||
+          arr->type_id() == arrow::Type::LARGE_LIST_VIEW) {
+        // Writers that keep pyarrow's schema (PyIceberg) read back as large lists.
+        InitArrowCompute();
+        auto value_field = arr->type()->field(0);
+        SKADE_ARROW_ASSIGN(auto small, arrow::compute::Cast(*arr, arrow::list(value_field),
+                                                            arrow::compute::CastOptions::Safe()),
+                           where + " column " + target.name);
+        return ConformArray(small, target, where);
+      }
+      if (arr->type_id() != arrow::Type::LIST) break;
+      const auto& la = static_cast<const arrow::ListArray&>(*arr);
+      SKADE_ASSIGN_OR_RETURN(auto values, ConformArray(la.values(), t.element(), where));
+      return std::static_pointer_cast<arrow::Array>(std::make_shared<arrow::ListArray>(
+          want, data->length, la.value_offsets(), values, data->buffers[0], data->null_count, data->offset));
+    }
+    case TypeId::kMap: {
+      if (arr->type_id() != arrow::Type::MAP) break;
+      const auto& ma = static_cast<const arrow::MapArray&>(*arr);
+      SKADE_ASSIGN_OR_RETURN(auto keys, ConformArray(ma.keys(), t.key(), where));
+      SKADE_ASSIGN_OR_RETURN(auto items, ConformArray(ma.items(), t.value(), where));
+      return std::static_pointer_cast<arrow::Array>(std::make_shared<arrow::MapArray>(
+          want, data->length, ma.value_offsets(), keys, items, data->buffers[0], data->null_count, data->offset));
+    }
+    default: {
+      InitArrowCompute();
+      SKADE_ARROW_ASSIGN(auto cast, arrow::compute::Cast(*arr, want, arrow::compute::CastOptions::Safe()),
+                         where + " column " + target.name);
+      return cast;
+    }
+  }
+  return Corrupt(where + ": column " + target.name + " has type " + arr->type()->ToString() + ", expected " +
+                 t.ToString());
+}
+
+// Leaf column indices below a Parquet schema field.
+void CollectLeaves(const parquet::arrow::SchemaField& f, std::vector<int>* out) {
+  if (f.is_leaf()) out->push_back(f.column_index);
+  for (const auto& c : f.children) CollectLeaves(c, out);
+}
+
+constexpr int64_t kBatchRows = 64 * 1024;
+
+arrow::Status ToArrowStatus(const Error& e) {
+  // Carried through Arrow's reader interface; ErrorFromReader restores the kind.
+  return arrow::Status::Invalid(std::string(ErrorKindName(e.kind)), ": ", e.message);
+}
+
+// What every row group of one file shares.
+struct OpenedFile {
+  std::string path;
+  std::shared_ptr<arrow::io::RandomAccessFile> source;
+  std::shared_ptr<parquet::FileMetaData> metadata;
+  DeletedRows deleted;
+  bool use_threads = true;  // decode columns in parallel (Arrow's CPU pool)
+  // Positions in read_ids of the columns decoded first (filter and equality-delete
+  // columns, or all when there is no filter) and of the rest; leaves of each.
+  std::vector<size_t> first, rest;
+  std::vector<int> first_leaves, rest_leaves;
+};
+
+struct Unit {
+  std::shared_ptr<const OpenedFile> file;
+  int row_group = 0;
+  int64_t first_row = 0;  // position of the row group's first row in the file
+  int64_t bytes = 0;      // uncompressed size of the columns read
+};
+
+struct UnitResult {
+  arrow::Status status;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  int64_t rows_read = 0, rows_deleted = 0;
+};
+
+// A unit's result, filled by a worker and awaited by the consumer.
+struct Slot {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  UnitResult result;
+  void Set(UnitResult r) {
+    {
+      std::lock_guard lock(mu);
+      result = std::move(r);
+      done = true;
+    }
+    cv.notify_all();
+  }
+  UnitResult Take() {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return done; });
+    return std::move(result);
+  }
+};
+
+// The immutable parts of a scan that row-group tasks read (shared, never written).
+struct ScanShape {
+  SchemaPtr schema;
+  expr::ExprPtr filter;
+  std::vector<int> read_ids;       // top-level ids: projected, then filter/delete-only
+  size_t projected = 0;            // the first `projected` of read_ids are output
+  bool emit_positions = false;
+  bool has_equality = false;
+  std::shared_ptr<arrow::Schema> out_schema;
+  std::vector<std::shared_ptr<arrow::Field>> fields;  // per read id, with field ids
+};
+
+class ScanReader final : public arrow::RecordBatchReader {
+ public:
+  ScanReader(ScanPlan plan, FileIO* io) : plan_(std::move(plan)), io_(io) {
+    auto shape = std::make_shared<ScanShape>();
+    shape->schema = plan_.schema;
+    shape->filter = plan_.filter;
+    shape->emit_positions = plan_.emit_positions;
+    std::vector<int> read_ids = plan_.projected_ids;
+    auto add = [&](int id) {
+      int top = TopLevelOf(id);
+      if (top >= 0 && std::find(read_ids.begin(), read_ids.end(), top) == read_ids.end()) read_ids.push_back(top);
+    };
+    if (plan_.filter)
+      for (int id : expr::ReferencedFieldIds(*plan_.filter)) add(id);
+    for (const auto& t : plan_.tasks)
+      for (const auto& d : t.deletes) {
+        if (!d.file.equality_ids.empty()) shape->has_equality = true;
+        for (int id : d.file.equality_ids) add(id);
+      }
+    shape->read_ids = read_ids;
+    shape->projected = plan_.projected_ids.size();
+    auto read_schema = ToArrowSchema(*plan_.schema, read_ids);
+    shape->fields = read_schema->fields();
+    shape->out_schema = ToArrowSchema(*plan_.schema, plan_.projected_ids);
+    if (plan_.emit_positions)
+      shape->out_schema =
+          *shape->out_schema->AddField(shape->out_schema->num_fields(), arrow::field("_pos", arrow::int64(), false));
+    // Columns the selection needs: the filter's and the equality deletes'.
+    std::vector<int> needed;
+    if (plan_.filter)
+      for (int id : expr::ReferencedFieldIds(*plan_.filter)) needed.push_back(TopLevelOf(id));
+    for (const auto& t : plan_.tasks)
+      for (const auto& d : t.deletes)
+        for (int id : d.file.equality_ids) needed.push_back(TopLevelOf(id));
+    for (size_t i = 0; i < read_ids.size(); ++i) {
+      bool selects = std::find(needed.begin(), needed.end(), read_ids[i]) != needed.end();
+      (selects || !plan_.filter ? first_ : rest_).push_back(i);
+    }
+    if (first_.empty()) {  // nothing decides before reading: one pass
+      first_ = rest_;
+      rest_.clear();
+      std::sort(first_.begin(), first_.end());
+    }
+    shape_ = shape;
+    loader_ = std::make_unique<DeleteLoader>(io_, plan_.schema);
+    sequential_ = plan_.parallelism == 1;
+    max_units_ = plan_.parallelism > 0 ? static_cast<size_t>(plan_.parallelism) : TaskPool::Shared().size();
+    cancelled_ = std::make_shared<std::atomic<bool>>(false);
+  }
+
+  ~ScanReader() override {
+    // Tasks borrow the delete loader's key sets: wait for those still running.
+    cancelled_->store(true);
+    for (auto& p : pending_) (void)p.second->Take();
+  }
+
+  std::shared_ptr<arrow::Schema> schema() const override { return shape_->out_schema; }
+
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    *out = nullptr;
+    while (true) {
+      if (plan_.limit >= 0 && plan_.stats->rows_returned >= plan_.limit) return arrow::Status::OK();
+      if (!ready_.empty()) {
+        auto batch = std::move(ready_.front());
+        ready_.pop_front();
+        if (plan_.limit >= 0) {
+          int64_t room = plan_.limit - plan_.stats->rows_returned;
+          if (batch->num_rows() > room) batch = batch->Slice(0, room);
+        }
+        plan_.stats->rows_returned += batch->num_rows();
+        *out = std::move(batch);
+        return arrow::Status::OK();
+      }
+      if (auto st = Fill(); !st) return ToArrowStatus(st.error());
+      if (pending_.empty()) return arrow::Status::OK();
+      auto [unit, slot] = std::move(pending_.front());
+      pending_.pop_front();
+      pending_bytes_ -= unit.bytes;
+      UnitResult r = slot->Take();
+      plan_.stats->rows_read += r.rows_read;
+      plan_.stats->rows_deleted += r.rows_deleted;
+      if (!r.status.ok()) return r.status;
+      for (auto& b : r.batches) ready_.push_back(std::move(b));
+    }
+  }
+
+ private:
+  int TopLevelOf(int id) const {
+    for (const auto& f : plan_.schema->fields()) {
+      if (f.id == id) return f.id;
+      Schema sub(0, {f});
+      if (sub.FindField(id)) return f.id;
+    }
+    return -1;
+  }
+
+  // Schedules row groups until the read-ahead bounds are reached.
+  Status Fill() {
+    while (pending_.size() < max_units_ &&
+           (pending_.empty() || pending_bytes_ < plan_.memory_budget_bytes)) {
+      if (units_.empty()) {
+        if (next_task_ >= plan_.tasks.size()) return {};
+        SKADE_RETURN_IF_ERROR(OpenFile(plan_.tasks[next_task_++]));
+        continue;
+      }
+      Unit unit = std::move(units_.front());
+      units_.pop_front();
+      auto slot = std::make_shared<Slot>();
+      pending_bytes_ += unit.bytes;
+      if (sequential_) {
+        slot->Set(RunUnit(*shape_, unit));
+      } else {
+        TaskPool::Shared().Submit([shape = shape_, unit, slot, cancelled = cancelled_] {
+          if (cancelled->load()) return slot->Set(UnitResult{arrow::Status::Cancelled("scan closed"), {}, 0, 0});
+          slot->Set(RunUnit(*shape, unit));
+        });
+      }
+      pending_.emplace_back(std::move(unit), std::move(slot));
+      if (sequential_) return {};  // one at a time, in the reading thread
+    }
+    return {};
+  }
+
+  Status OpenFile(const FileScanTask& task) {
+    auto f = std::make_shared<OpenedFile>();
+    f->path = LocalPath(task.file.file_path);
+    parquet::ArrowReaderProperties props;
+    std::unique_ptr<parquet::arrow::FileReader> reader;
+    try {
+      SKADE_ARROW_ASSIGN(f->source, arrow::io::ReadableFile::Open(f->path), f->path);
+      auto pq = parquet::ParquetFileReader::Open(f->source);
+      f->metadata = pq->metadata();
+      SKADE_ARROW_ASSIGN(reader, parquet::arrow::FileReader::Make(arrow::default_memory_pool(), std::move(pq), props),
+                         f->path);
+    } catch (const std::exception& e) {
+      return Corrupt(f->path + ": " + e.what());
+    }
+    const auto& md = *f->metadata;
+    // The manifest's promise, checked before any row is used: a file replaced or
+    // rewritten in place would otherwise read as fewer (or other) rows, silently.
+    if (md.num_rows() != task.file.record_count)
+      return Corrupt("data file " + f->path + " holds " + std::to_string(md.num_rows()) +
+                     " rows but its manifest entry says " + std::to_string(task.file.record_count) +
+                     ": the file was changed after it was committed");
+    // Top-level Parquet fields holding the columns we need (by id, else by name).
+    const auto& fields = reader->manifest().schema_fields;
+    auto leaves_of = [&](const std::vector<size_t>& which) {
+      std::vector<int> leaves;
+      for (size_t i : which) {
+        int id = shape_->read_ids[i];
+        const NestedField* want = plan_.schema->FindField(id);
+        int found = -1;
+        for (size_t k = 0; k < fields.size(); ++k)
+          if (FieldIdOf(*fields[k].field) == id) found = static_cast<int>(k);
+        if (found < 0)
+          for (size_t k = 0; k < fields.size(); ++k)
+            if (FieldIdOf(*fields[k].field) < 0 && fields[k].field->name() == want->name) found = static_cast<int>(k);
+        if (found >= 0) CollectLeaves(fields[found], &leaves);
+      }
+      std::sort(leaves.begin(), leaves.end());
+      leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+      return leaves;
+    };
+    f->first = first_;
+    f->rest = rest_;
+    f->first_leaves = leaves_of(first_);
+    f->rest_leaves = leaves_of(rest_);
+    std::vector<Unit> units;
+    int64_t first_row = 0;
+    for (int rg = 0; rg < md.num_row_groups(); ++rg) {
+      int64_t rows = md.RowGroup(rg)->num_rows();
+      ++plan_.stats->row_groups_total;
+      if (plan_.filter && !expr::MightMatch(*plan_.filter, RowGroupStats(md, rg, *plan_.schema))) {
+        ++plan_.stats->row_groups_skipped;
+      } else if (rows > 0) {
+        Unit u;
+        u.row_group = rg;
+        u.first_row = first_row;
+        auto rgmd = md.RowGroup(rg);
+        for (int leaf : f->first_leaves) u.bytes += rgmd->ColumnChunk(leaf)->total_uncompressed_size();
+        for (int leaf : f->rest_leaves) u.bytes += rgmd->ColumnChunk(leaf)->total_uncompressed_size();
+        units.push_back(u);
+      }
+      first_row += rows;
+    }
+    if (units.empty()) return {};
+    if (!task.deletes.empty()) {
+      SKADE_ASSIGN_OR_RETURN(f->deleted, loader_->Load(task.file.file_path, task.deletes));
+      plan_.stats->delete_files += static_cast<int64_t>(task.deletes.size());
+    }
+    // Columns decode in parallel too, on Arrow's CPU pool (not the task pool, so no
+    // task waits on its own pool): a large row group does not hold one core alone.
+    f->use_threads = true;
+    for (auto& u : units) {
+      u.file = f;
+      units_.push_back(std::move(u));
+    }
+    return {};
+  }
+
+  // Decodes the given leaves of one row group as batches (raw: the file's types).
+  static Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> Decode(const OpenedFile& f, int row_group,
+                                                                         const std::vector<int>& leaves) {
+    std::vector<std::shared_ptr<arrow::RecordBatch>> out;
+    if (leaves.empty()) {  // none of the columns is in this file: only the row count matters
+      int64_t rows = f.metadata->RowGroup(row_group)->num_rows();
+      for (int64_t at = 0; at < rows; at += kBatchRows)
+        out.push_back(arrow::RecordBatch::Make(arrow::schema({}), std::min(kBatchRows, rows - at), arrow::ArrayVector{}));
+      return out;
+    }
+    parquet::ArrowReaderProperties props;
+    props.set_batch_size(kBatchRows);
+    props.set_use_threads(f.use_threads);
+    props.set_pre_buffer(true);
+    std::unique_ptr<parquet::arrow::FileReader> reader;
+    try {
+      auto pq = parquet::ParquetFileReader::Open(f.source, parquet::default_reader_properties(), f.metadata);
+      SKADE_ARROW_ASSIGN(reader, parquet::arrow::FileReader::Make(arrow::default_memory_pool(), std::move(pq), props),
+                         f.path);
+      // A whole column chunk at a time decodes into one pre-sized array (as
+      // pq.read_table does); batches are zero-copy slices of it.
+      std::shared_ptr<arrow::Table> table;
+      auto st = reader->ReadRowGroup(row_group, leaves, &table);
+      if (!st.ok()) return Corrupt(f.path + ": " + st.message());
+      arrow::TableBatchReader slices(*table);
+      slices.set_chunksize(kBatchRows);
+      while (true) {
+        std::shared_ptr<arrow::RecordBatch> raw;
+        auto rst = slices.ReadNext(&raw);
+        if (!rst.ok()) return Corrupt(f.path + ": " + rst.message());
+        if (!raw) break;
+        out.push_back(std::move(raw));
+      }
+    } catch (const std::exception& e) {
+      return Corrupt(f.path + ": " + e.what());
+    }
+    return out;
+  }
+
+  // The columns `which` (positions in read_ids) of a raw batch, lined up with the
+  // table's fields; columns the file predates read as null.
+  static Result<arrow::ArrayVector> Conform(const ScanShape& shape, const OpenedFile& f,
+                                            const std::vector<size_t>& which, const arrow::RecordBatch& raw) {
+    arrow::ArrayVector cols;
+    const auto& rs = *raw.schema();
+    for (size_t i : which) {
+      const auto& target = shape.fields[i];
+      int id = shape.read_ids[i];
+      int idx = -1;
+      for (int k = 0; k < rs.num_fields(); ++k)
+        if (FieldIdOf(*rs.field(k)) == id) idx = k;
+      if (idx < 0)
+        for (int k = 0; k < rs.num_fields(); ++k)
+          if (FieldIdOf(*rs.field(k)) < 0 && rs.field(k)->name() == target->name()) idx = k;
+      if (idx < 0) {
+        SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(target->type(), raw.num_rows()), f.path);
+        cols.push_back(nulls);
+        continue;
+      }
+      SKADE_ASSIGN_OR_RETURN(auto col, ConformArray(raw.column(idx), *shape.schema->FindField(id), f.path));
+      cols.push_back(col);
+    }
+    return cols;
+  }
+
+  // Which rows of a batch survive deletes and the filter (null: all of them).
+  static Result<std::shared_ptr<arrow::BooleanArray>> Selection(const ScanShape& shape, const OpenedFile& f,
+                                                                const std::vector<size_t>& which,
+                                                                const arrow::ArrayVector& cols, int64_t rows,
+                                                                int64_t first_pos, int64_t* deleted) {
+    std::vector<std::shared_ptr<arrow::Field>> fields;
+    for (size_t i : which) fields.push_back(shape.fields[i]);
+    auto batch = arrow::RecordBatch::Make(arrow::schema(fields), rows, cols);
+    std::vector<bool> gone;
+    if (!f.deleted.empty()) {
+      SKADE_ASSIGN_OR_RETURN(gone, DeletedFlags(f.deleted, *batch, *shape.schema,
+                                                [&](int64_t r) { return first_pos + r; }));
+      for (bool g : gone) *deleted += g;
+    }
+    std::shared_ptr<arrow::Array> match;
+    if (shape.filter) {
+      SKADE_ASSIGN_OR_RETURN(match, expr::EvaluateBatch(*shape.filter, *shape.schema, batch));
+    }
+    if (gone.empty() && !match) return nullptr;
+    arrow::BooleanBuilder keep;
+    SKADE_ARROW_RETURN(keep.Reserve(rows), "scan");
+    const auto* m = static_cast<const arrow::BooleanArray*>(match.get());
+    for (int64_t r = 0; r < rows; ++r)
+      keep.UnsafeAppend((gone.empty() || !gone[r]) && (!m || (m->IsValid(r) && m->Value(r))));
+    std::shared_ptr<arrow::Array> out;
+    SKADE_ARROW_RETURN(keep.Finish(&out), "scan");
+    return std::static_pointer_cast<arrow::BooleanArray>(out);
+  }
+
+  static UnitResult RunUnit(const ScanShape& shape, const Unit& u) {
+    auto r = RunUnitOr(shape, u);
+    if (!r) return UnitResult{ToArrowStatus(r.error()), {}, 0, 0};
+    return std::move(*r);
+  }
+
+  static Result<UnitResult> RunUnitOr(const ScanShape& shape, const Unit& u) {
+    InitArrowCompute();
+    const OpenedFile& f = *u.file;
+    UnitResult out;
+    SKADE_ASSIGN_OR_RETURN(auto first, Decode(f, u.row_group, f.first_leaves));
+    // Selection per batch from the columns decoded first.
+    std::vector<arrow::ArrayVector> first_cols;
+    std::vector<std::shared_ptr<arrow::BooleanArray>> masks;
+    std::vector<int64_t> kept;
+    int64_t pos = u.first_row, any_kept = 0;
+    std::vector<int64_t> starts;
+    for (const auto& raw : first) {
+      out.rows_read += raw->num_rows();
+      SKADE_ASSIGN_OR_RETURN(auto cols, Conform(shape, f, f.first, *raw));
+      std::shared_ptr<arrow::BooleanArray> mask;
+      if (shape.filter || !f.deleted.empty()) {
+        SKADE_ASSIGN_OR_RETURN(mask, Selection(shape, f, f.first, cols, raw->num_rows(), pos, &out.rows_deleted));
+      }
+      int64_t n = mask ? mask->true_count() : raw->num_rows();
+      starts.push_back(pos);
+      pos += raw->num_rows();
+      any_kept += n;
+      first_cols.push_back(std::move(cols));
+      masks.push_back(std::move(mask));
+      kept.push_back(n);
+    }
+    if (any_kept == 0) return out;  // nothing survives: the other columns are never decoded
+    std::vector<std::shared_ptr<arrow::RecordBatch>> rest;
+    if (!f.rest.empty()) {
+      SKADE_ASSIGN_OR_RETURN(rest, Decode(f, u.row_group, f.rest_leaves));
+      if (rest.size() != first.size())
+        return Corrupt(f.path + ": row group " + std::to_string(u.row_group) + " decoded unevenly");
+    }
+    for (size_t b = 0; b < first.size(); ++b) {
+      if (kept[b] == 0) continue;
+      int64_t rows = first[b]->num_rows();
+      arrow::ArrayVector by_pos(shape.read_ids.size());
+      for (size_t k = 0; k < f.first.size(); ++k) by_pos[f.first[k]] = first_cols[b][k];
+      if (!f.rest.empty()) {
+        if (rest[b]->num_rows() != rows)
+          return Corrupt(f.path + ": row group " + std::to_string(u.row_group) + " decoded unevenly");
+        SKADE_ASSIGN_OR_RETURN(auto cols, Conform(shape, f, f.rest, *rest[b]));
+        for (size_t k = 0; k < f.rest.size(); ++k) by_pos[f.rest[k]] = cols[k];
+      }
+      arrow::ArrayVector cols(by_pos.begin(), by_pos.begin() + static_cast<long>(shape.projected));
+      if (shape.emit_positions) {
+        arrow::Int64Builder pb;
+        SKADE_ARROW_RETURN(pb.Reserve(rows), "scan");
+        for (int64_t r = 0; r < rows; ++r) pb.UnsafeAppend(starts[b] + r);
+        std::shared_ptr<arrow::Array> p;
+        SKADE_ARROW_RETURN(pb.Finish(&p), "scan");
+        cols.push_back(p);
+      }
+      auto batch = arrow::RecordBatch::Make(shape.out_schema, rows, std::move(cols));
+      if (masks[b] && kept[b] < rows) {
+        SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(batch, masks[b]), f.path);
+        batch = filtered.record_batch();
+      }
+      out.batches.push_back(std::move(batch));
+    }
+    return out;
+  }
+
+  ScanPlan plan_;
+  FileIO* io_;
+  std::shared_ptr<const ScanShape> shape_;
+  std::vector<size_t> first_, rest_;
+  std::unique_ptr<DeleteLoader> loader_;
+  bool sequential_ = false;
+  size_t max_units_ = 1;
+  std::shared_ptr<std::atomic<bool>> cancelled_;
+  size_t next_task_ = 0;
+  std::deque<Unit> units_;  // opened, not yet scheduled
+  std::deque<std::pair<Unit, std::shared_ptr<Slot>>> pending_;
+  int64_t pending_bytes_ = 0;
+  std::deque<std::shared_ptr<arrow::RecordBatch>> ready_;
+};
+
+}  // namespace
+
+std::shared_ptr<arrow::RecordBatchReader> MakeScanReader(const ScanPlan& plan, FileIO* io) {
+  return std::make_shared<ScanReader>(plan, io);
+}
+
+}  // namespace skade

@@ -1,0 +1,243 @@
+"""Every write command README gives, run as README runs it on a table with default properties;
+after each one PyIceberg (0.12, which refuses equality deletes) loads the table and its rows
+equal skade's scan, and the table holds no equality delete file.
+
+The walk runs on the README's partitioning (day(ts), bucket(16,id)), on an unpartitioned table
+and on one partitioned by its identifier only (bucket(4,id)): the last two are where skade used
+to write equality deletes for upsert and delete --keys. Also: the opt-in table property
+`skade.write.upsert.equality-deletes=true` writes equality deletes, skade reads them right, and
+`skade compact` turns the table back into one every reader reads.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import random
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from row_oracle import live_entries
+from skade_util import assert_same_rows
+
+T = "sales.orders"
+SCHEMA = "id:long!, customer:string, ts:timestamptz, amount:decimal(10,2), tags:list<string>"
+COLUMNS = ["id", "customer", "ts", "amount", "tags"]
+ARROW = pa.schema([
+    pa.field("id", pa.int64(), nullable=False), pa.field("customer", pa.string()),
+    pa.field("ts", pa.timestamp("us", tz="UTC")), pa.field("amount", pa.decimal128(10, 2)),
+    pa.field("tags", pa.list_(pa.string())),
+])
+UTC = dt.timezone.utc
+
+
+class Orders:
+    """Random orders with fresh ids (or chosen ones), in March 2024 around the README's dates."""
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+        self.next_id = 1
+
+    def row(self, id_=None, day=None):
+        r = self.rng
+        if id_ is None:
+            id_, self.next_id = self.next_id, self.next_id + 1
+        day = day if day is not None else r.randint(0, 3)
+        return {
+            "id": id_,
+            "customer": r.choice(["ada", "bo", "cy", None]),
+            "ts": dt.datetime(2024, 2, 28, r.randint(0, 23), r.randint(0, 59), tzinfo=UTC) + dt.timedelta(days=day),
+            "amount": decimal.Decimal(r.randint(-5000, 50000)).scaleb(-2),
+            "tags": r.choice([None, [], ["x"], ["y", None, "z"]]),
+        }
+
+    def rows(self, n, **kw):
+        return [self.row(**kw) for _ in range(n)]
+
+
+def write(rows, path, schema=ARROW):
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
+    return path
+
+
+def write_keys_csv(ids, path):
+    path.write_text("id\n" + "".join(f"{i}\n" for i in ids))
+    return path
+
+
+class Walk:
+    def __init__(self, skade, catalog, warehouse, tmp_path):
+        self.skade, self.catalog, self.warehouse, self.tmp = skade, catalog, warehouse, tmp_path
+        self.n = 0
+        self.checked = []
+
+    def file(self, stem):
+        self.n += 1
+        return self.tmp / f"{self.n:02}-{stem}"
+
+    def check(self, what, ref=None, columns=None):
+        """PyIceberg reads the table (or a branch) and agrees with skade, row for row."""
+        args = ("--ref", ref) if ref else ()
+        mine = self.skade.rows(T, *args)
+        tbl = self.catalog().load_table(T)
+        scan = tbl.scan(snapshot_id=tbl.metadata.refs[ref].snapshot_id) if ref else tbl.scan()
+        theirs = scan.to_arrow()
+        cols = columns or mine.column_names
+        assert theirs.column_names == cols, what
+        assert_same_rows(theirs, mine, cols, what=f"after {what}: PyIceberg vs skade")
+        ids = mine.column("id").to_pylist()
+        assert len(ids) == len(set(ids)), f"after {what}: duplicate ids"
+        sid = tbl.metadata.refs[ref].snapshot_id if ref else None
+        assert 2 not in {e["content"] for e in live_entries(self.warehouse, T, sid)}, \
+            f"after {what}: equality delete files written with default properties"
+        self.checked.append(what)
+        return mine
+
+
+@pytest.mark.parametrize("partition", [
+    pytest.param("day(ts), bucket(16,id)", id="readme_partitioning"),
+    pytest.param(None, id="unpartitioned"),
+    pytest.param("bucket(4,id)", id="partitioned_by_identifier"),
+])
+def test_pyiceberg_reads_after_every_readme_write_command(skade, catalog, warehouse, tmp_path, partition):
+    gen = Orders(7)
+    w = Walk(skade, catalog, warehouse, tmp_path)
+    skade.ok("create-namespace", "sales")
+    create = ["create", T, "--schema", SCHEMA, "--identifier", "id"]
+    if partition:
+        create += ["--partition", partition]
+    skade.ok(*create)
+
+    first = gen.rows(60)
+    skade.ok("append", T, write(first[:30], w.file("orders.parquet")), write(first[30:], w.file("more.parquet")))
+    w.check("append")
+
+    skade.ok("delete", T, "--where", "amount < 0")
+    rows = w.check("delete --where")
+    assert all(r["amount"] >= 0 for r in rows.to_pylist())
+
+    ids = rows.column("id").to_pylist()
+    gone = ids[:4]
+    skade.ok("delete", T, "--keys", write_keys_csv(gone + [10**6], w.file("keys.csv")))
+    rows = w.check("delete --keys")
+    assert not set(gone) & set(rows.column("id").to_pylist())
+
+    live = rows.column("id").to_pylist()
+    changes = [gen.row(id_=i) for i in live[:8]] + gen.rows(5)
+    changes.insert(3, gen.row(id_=live[0]))  # a key twice: the last row wins
+    skade.ok("upsert", T, write(changes, w.file("changes.parquet")))
+    rows = w.check("upsert")
+    assert len(rows) == len(live) + 5
+    got = {r["id"]: r for r in rows.to_pylist()}
+    assert got[live[0]]["amount"] == changes[3]["amount"]
+
+    skade.ok("overwrite", T, write(gen.rows(6, day=2), w.file("day.parquet")), "--where", "ts >= '2024-03-01'")
+    w.check("overwrite --where")
+
+    skade.ok("overwrite", T, write(gen.rows(4, day=3), w.file("dyn.parquet")))
+    w.check("overwrite (dynamic)")
+
+    skade.ok("alter", T, "add-column", "note", "string", "--after", "amount")
+    w.check("alter add-column")
+    skade.ok("alter", T, "rename-column", "customer", "client")
+    w.check("alter rename-column")
+    skade.ok("alter", T, "add-partition", "bucket(8,client)")
+    w.check("alter add-partition")
+    later = pa.schema([f if f.name != "customer" else pa.field("client", pa.string()) for f in ARROW]
+                      + [pa.field("note", pa.string())])
+
+    def later_rows(rs):
+        return [dict({("client" if k == "customer" else k): v for k, v in r.items()}, note="n") for r in rs]
+
+    live = w.check("alter (again)").column("id").to_pylist()
+    skade.ok("upsert", T, write(later_rows([gen.row(id_=i) for i in live[::3]] + gen.rows(3)), w.file("u2.parquet"),
+                                later))
+    w.check("upsert after evolution")
+    skade.ok("delete", T, "--keys", write_keys_csv(live[1::5], w.file("keys2.csv")))
+    before_compact = w.check("delete --keys after evolution")
+
+    skade.ok("compact", T)
+    after = w.check("compact")
+    assert_same_rows(after, before_compact, after.column_names, what="compact changed rows")
+    assert {e["content"] for e in live_entries(warehouse, T)} == {0}, "compact left delete files"
+
+    skade.ok("append", T, write(later_rows(gen.rows(5)), w.file("a2.parquet"), later))
+    w.check("append after compact")
+    snaps = skade.ok("snapshots", T, "--format", "csv").strip().splitlines()
+    assert len(snaps) > 10
+    skade.ok("expire", T, "--older-than", "2999-01-01T00:00:00Z", "--retain-last", "3")
+    w.check("expire")
+
+    tbl = catalog().load_table(T)
+    parent = tbl.metadata.snapshot_by_id(tbl.metadata.current_snapshot_id).parent_snapshot_id
+    skade.ok("rollback", T, str(parent))
+    rolled = w.check("rollback")
+    assert_same_rows(rolled, before_compact, rolled.column_names, what="rollback to the compacted snapshot")
+
+    skade.ok("tag", T, "create", "eod")
+    skade.ok("branch", T, "create", "dev")
+    skade.ok("append", T, write(later_rows(gen.rows(4)), w.file("x.parquet"), later), "--branch", "dev")
+    w.check("append --branch dev", ref="dev")
+    dev_ids = skade.rows(T, "--ref", "dev").column("id").to_pylist()
+    skade.ok("upsert", T, write(later_rows([gen.row(id_=i) for i in dev_ids[:3]]), w.file("bu.parquet"), later),
+             "--branch", "dev")
+    w.check("upsert --branch dev", ref="dev")
+    skade.ok("delete", T, "--keys", write_keys_csv(dev_ids[3:5], w.file("bk.csv")), "--branch", "dev")
+    skade.ok("delete", T, "--where", "amount > 400", "--branch", "dev")
+    dev = w.check("deletes --branch dev", ref="dev")
+    main_before = w.check("main untouched by branch writes")
+    assert_same_rows(main_before, rolled, main_before.column_names, what="branch writes changed main")
+    skade.ok("branch", T, "fast-forward", "main", "--to", "dev")
+    merged = w.check("fast-forward main to dev")
+    assert_same_rows(merged, dev, merged.column_names, what="fast-forward")
+
+    # and PyIceberg reads every snapshot that is left, as skade does
+    tbl = catalog().load_table(T)
+    for s in tbl.snapshots():
+        theirs = tbl.scan(snapshot_id=s.snapshot_id).to_arrow()
+        mine = skade.rows(T, "--snapshot", s.snapshot_id)
+        assert_same_rows(theirs, mine, mine.column_names, what=f"snapshot {s.snapshot_id}")
+    assert len(w.checked) >= 20
+
+
+def test_equality_deletes_only_by_opt_in_and_compact_undoes_them(skade, catalog, warehouse, tmp_path):
+    gen = Orders(9)
+    skade.ok("create-namespace", "sales")
+    skade.ok("create", T, "--schema", SCHEMA, "--identifier", "id",
+             "--property", "skade.write.upsert.equality-deletes=true")
+    base = gen.rows(40)
+    skade.ok("append", T, write(base, tmp_path / "a.parquet"))
+    changes = [gen.row(id_=i) for i in range(1, 11)] + gen.rows(3)
+    skade.ok("upsert", T, write(changes, tmp_path / "u.parquet"))
+    skade.ok("delete", T, "--keys", write_keys_csv([20, 21, 22], tmp_path / "k.csv"))
+    contents = [e["content"] for e in live_entries(warehouse, T)]
+    assert contents.count(2) == 2 and 1 not in contents, contents
+
+    # skade reads them right: the model of upsert then delete
+    want = {r["id"]: r for r in base}
+    want.update({r["id"]: r for r in changes})
+    for k in (20, 21, 22):
+        del want[k]
+    mine = skade.rows(T)
+    assert_same_rows(mine, list(want.values()), COLUMNS, what="skade with equality deletes")
+    assert_same_rows(skade.rows(T, "--where", "id <= 12"), [r for r in want.values() if r["id"] <= 12], COLUMNS,
+                     what="skade filtered with equality deletes")
+
+    # the README's warning is true: PyIceberg 0.12 refuses the table
+    with pytest.raises(ValueError, match="equality deletes"):
+        catalog().load_table(T).scan().to_arrow()
+
+    # compact folds them in, after which PyIceberg reads it
+    skade.ok("compact", T)
+    assert {e["content"] for e in live_entries(warehouse, T)} == {0}
+    assert_same_rows(catalog().load_table(T).scan().to_arrow(), list(want.values()), COLUMNS,
+                     what="PyIceberg after compact")
+
+    # a bad value is refused with one line, and nothing is written
+    skade.ok("create", "sales.bad", "--schema", SCHEMA, "--identifier", "id",
+             "--property", "skade.write.upsert.equality-deletes=yes")
+    skade.ok("append", "sales.bad", write(base[:3], tmp_path / "b.parquet"))
+    rc, out, err = skade("upsert", "sales.bad", write(base[:1], tmp_path / "b2.parquet"))
+    assert rc == 2, (rc, out, err)
+    assert err.strip().count("\n") == 0 and "skade.write.upsert.equality-deletes" in err and "'yes'" in err, err
