@@ -22,6 +22,13 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Iceberg 1.10 and Jetty 11 need Java 11 or newer.
+java_major=$(java -XshowSettings:properties -version 2>&1 | awk -F' = ' '/java.specification.version/ { print $2 }')
+if [ -z "$java_major" ] || [ "${java_major%%.*}" -lt 11 ] 2>/dev/null; then
+  echo "setup: java on PATH is version ${java_major:-unknown}; the RCK needs Java 11 or newer" >&2
+  exit 1
+fi
+
 POM=tests/rck/pom.xml
 LIB=.deps/rck/lib
 STAMP=.deps/rck/.skade-pom
@@ -32,7 +39,7 @@ echo "setup: resolving the Iceberg REST compatibility kit's jars into $LIB"
 rm -rf "$LIB.tmp"
 mkdir -p "$LIB.tmp"
 copy_deps() {
-  mvn -B -q "$@" -f "$POM" \
+  mvn -B -q -Dstyle.color=never "$@" -f "$POM" \
     org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
     -DincludeScope=runtime -DoutputDirectory="$PWD/$LIB.tmp"
 }
