@@ -48,3 +48,6 @@ if ! cmp -s "$WEB_LOCK" "$WEB_STAMP" 2>/dev/null; then
   cp "$WEB_LOCK" "$WEB_STAMP"
 fi
 (cd web && npm run --silent build >/dev/null)
+
+# The Iceberg REST compatibility kit and reference server (tests/rck/): JDK, Maven, jars in .deps/rck/lib.
+scripts/setup_java.sh
