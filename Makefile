@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: setup build test unit-test interop-test server-test bifrost-test web-test demo bench clean
+.PHONY: setup build test unit-test interop-test server-test rck-test bifrost-test web-test demo bench clean
 
 setup:
 	@scripts/setup.sh
@@ -23,6 +23,10 @@ interop-test: build
 server-test: build
 	SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade .venv/bin/python -m pytest -q tests/server
 
+# Apache Iceberg's REST compatibility kit (catalog tests) against skade serve; one JVM.
+rck-test: build
+	SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade .venv/bin/python -m pytest -q tests/rck
+
 # Bifröst against real graph servers (valkey-server + FalkorDB) that the tests start.
 bifrost-test: build
 	SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade BIFROST_BIN=$(abspath $(BUILD_DIR))/bin/bifrost \
@@ -32,7 +36,7 @@ bifrost-test: build
 web-test: setup
 	cd web && npm test
 
-test: unit-test interop-test server-test bifrost-test web-test
+test: unit-test interop-test server-test rck-test bifrost-test web-test
 
 demo: build
 	$(BUILD_DIR)/bin/skade --warehouse demo-warehouse demo

@@ -49,5 +49,13 @@ if ! cmp -s "$WEB_LOCK" "$WEB_STAMP" 2>/dev/null; then
 fi
 (cd web && npm run --silent build >/dev/null)
 
+# iceberg-js, the JavaScript REST client the server tests run against.
+JS_DIR=tests/server/iceberg_js
+if ! cmp -s "$JS_DIR/package-lock.json" "$JS_DIR/node_modules/.skade-package-lock" 2>/dev/null; then
+  echo "setup: installing iceberg-js for the server tests"
+  (cd "$JS_DIR" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$JS_DIR/package-lock.json" "$JS_DIR/node_modules/.skade-package-lock"
+fi
+
 # The Iceberg REST compatibility kit and reference server (tests/rck/): JDK, Maven, jars in .deps/rck/lib.
 scripts/setup_java.sh

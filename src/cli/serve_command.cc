@@ -16,6 +16,7 @@ struct Args {
   std::string listen = "127.0.0.1:8181";
   std::string token_file;
   std::vector<std::string> allow_origins;
+  std::vector<std::string> allow_locations;
   int64_t max_body_bytes = 64 << 20;
   std::string web_root;
 };
@@ -27,6 +28,12 @@ Status CmdServe(Context& ctx, const Args& a) {
   o.port = hp.second;
   o.token_file = a.token_file;
   o.allow_origins = a.allow_origins;
+  for (const auto& dir : a.allow_locations) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+      return InvalidArgument("--allow-location " + dir + " is not a folder");
+    o.allow_locations.push_back(std::filesystem::canonical(dir, ec).string());
+  }
   o.max_body_bytes = static_cast<size_t>(a.max_body_bytes);
   o.web_root = a.web_root;
   std::error_code ec;
@@ -68,6 +75,8 @@ void AddServeCommand(CLI::App& app, Context& ctx, CommandAction& action) {
                     "file of 'NAME TOKEN' lines; writes then need a bearer token");
   serve->add_option("--allow-origin", a.allow_origins,
                     "an origin browsers may call from (repeatable)");
+  serve->add_option("--allow-location", a.allow_locations,
+                    "a folder outside the warehouse where clients may place tables (repeatable)");
   AddInteger(serve, "--max-body-bytes", a.max_body_bytes, 1,
              "largest request body (default 64 MiB)");
   serve->add_option("--web-root", a.web_root,

@@ -128,6 +128,22 @@ Json LoadResult(const LoadedTable& t) {
               {"config", Json::object()}};
 }
 
+// The catalog's errors in the wording Iceberg's clients check for.
+Error IcebergWording(Error e) {
+  static const std::regex kTableExists(R"(^table (\S+) already exists)");
+  static const std::regex kTableMissing(R"(^table (\S+) does not exist)");
+  static const std::regex kNsExists(R"(^namespace '([^']*)' already exists)");
+  static const std::regex kNsMissing(R"(^namespace '([^']*)' does not exist.*)");
+  static const std::regex kNsNotEmpty(R"(^namespace '([^']*)' is not empty.*)");
+  std::smatch m;
+  if (std::regex_search(e.message, m, kTableExists)) e.message = "Table already exists: " + m[1].str();
+  else if (std::regex_search(e.message, m, kTableMissing)) e.message = "Table does not exist: " + m[1].str();
+  else if (std::regex_search(e.message, m, kNsExists)) e.message = "Namespace already exists: " + m[1].str();
+  else if (std::regex_search(e.message, m, kNsMissing)) e.message = "Namespace does not exist: " + m[1].str();
+  else if (std::regex_search(e.message, m, kNsNotEmpty)) e.message = "Namespace " + m[1].str() + " is not empty";
+  return e;
+}
+
 class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
  public:
   explicit RestCatalog(ServerContext& ctx) : ctx_(ctx), catalog_(ctx.catalog) {}
@@ -190,18 +206,18 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
     ScopedProvenanceSource scope(&caller);
     client_engine = ClientEngine(req);
     Status st = (this->*h)(req, res);
-    if (!st) SendError(ctx_, res, st.error());
+    if (!st) SendError(ctx_, res, IcebergWording(st.error()));
   }
 
-  // A table route's 404 says which of namespace and table is missing.
+  // 404s in the words Iceberg's clients and its compatibility kit expect. A table
+  // route answers NoSuchTable even when the namespace is missing (clients fall back
+  // to metadata tables on it); creating in a missing namespace is NoSuchNamespace.
   Status TableNotFound(httplib::Response& res, const TableIdent& ident) {
-    SKADE_ASSIGN_OR_RETURN(bool ns, catalog_.NamespaceExists(ident.ns));
-    if (!ns)
-      SendError(ctx_, res, 404, "NoSuchNamespaceException",
-                "namespace '" + ident.ns + "' does not exist");
-    else
-      SendError(ctx_, res, 404, "NoSuchTableException",
-                "table " + ident.ToString() + " does not exist");
+    SendError(ctx_, res, 404, "NoSuchTableException", "Table does not exist: " + ident.ToString());
+    return {};
+  }
+  Status NamespaceNotFound(httplib::Response& res, const std::string& ns) {
+    SendError(ctx_, res, 404, "NoSuchNamespaceException", "Namespace does not exist: " + ns);
     return {};
   }
 
@@ -221,17 +237,19 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
     return TableIdent{ns, name};
   }
 
-  // Locations a client may give: under the warehouse, nowhere else.
+  // Locations a client may give: under the warehouse (or a folder the operator
+  // allowed with --allow-location), nowhere else.
   Status CheckLocation(const std::string& location) {
     if (location.find("://") != std::string::npos && !location.starts_with("file:"))
-      return InvalidArgument("location '" + location +
-                             "': only file locations inside the warehouse are served");
-    if (LocalPath(location).find("/../") != std::string::npos ||
-        LocalPath(location).ends_with("/.."))
+      return InvalidArgument("location '" + location + "': only file locations inside the warehouse are served");
+    std::string path = LocalPath(location);
+    if (path.find("/../") != std::string::npos || path.ends_with("/..") || path.starts_with("../"))
       return InvalidArgument("location '" + location + "' holds '..'");
-    if (!IsInside(LocalPath(location), catalog_.warehouse()))
-      return InvalidArgument("location '" + location + "' lies outside the warehouse");
-    return {};
+    if (path.empty() || path[0] != '/') return InvalidArgument("location '" + location + "' is not an absolute path");
+    if (IsInside(path, catalog_.warehouse())) return {};
+    for (const auto& allowed : ctx_.options.allow_locations)
+      if (IsInside(path, allowed)) return {};
+    return InvalidArgument("location '" + location + "' lies outside the warehouse");
   }
 
   void Config(const httplib::Request&, httplib::Response& res) {
@@ -264,9 +282,7 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
         SKADE_ASSIGN_OR_RETURN(parent, NamespaceFromPath(req.get_param_value("parent")));
         SKADE_ASSIGN_OR_RETURN(bool exists, catalog_.NamespaceExists(*parent));
         if (!exists) {
-          SendError(ctx_, res, 404, "NoSuchNamespaceException",
-                    "namespace '" + *parent + "' does not exist");
-          return {};
+          return NamespaceNotFound(res, *parent);
         }
       }
       SKADE_ASSIGN_OR_RETURN(auto all, catalog_.ListNamespaces());
@@ -309,8 +325,7 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
     SKADE_ASSIGN_OR_RETURN(std::string ns, NamespaceFromPath(req.matches[1]));
     auto props = catalog_.NamespaceProperties(ns);
     if (!props && props.error().kind == ErrorKind::kNotFound) {
-      SendError(ctx_, res, 404, "NoSuchNamespaceException", props.error().message);
-      return {};
+      return NamespaceNotFound(res, ns);
     }
     if (!props) return std::unexpected(props.error());
     if (req.method == "HEAD")
@@ -326,13 +341,12 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
     for (const auto& other : all)
       if (other.starts_with(ns + ".")) {
         SendError(ctx_, res, 409, "NamespaceNotEmptyException",
-                  "namespace '" + ns + "' holds namespace '" + other + "'");
+                  "Namespace " + ns + " is not empty: it holds namespace " + other);
         return {};
       }
     Status st = catalog_.DropNamespace(ns);
     if (!st && st.error().kind == ErrorKind::kNotFound) {
-      SendError(ctx_, res, 404, "NoSuchNamespaceException", st.error().message);
-      return {};
+      return NamespaceNotFound(res, ns);
     }
     SKADE_RETURN_IF_ERROR(st);
     res.status = 204;
@@ -356,8 +370,7 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
       }
     auto missing = catalog_.UpdateNamespaceProperties(ns, removals, updates);
     if (!missing && missing.error().kind == ErrorKind::kNotFound) {
-      SendError(ctx_, res, 404, "NoSuchNamespaceException", missing.error().message);
-      return {};
+      return NamespaceNotFound(res, ns);
     }
     if (!missing && missing.error().kind == ErrorKind::kInvalidArgument) {
       SendError(ctx_, res, 422, "UnprocessableEntityException", missing.error().message);
@@ -376,9 +389,7 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
     SKADE_ASSIGN_OR_RETURN(std::string ns, NamespaceFromPath(req.matches[1]));
     SKADE_ASSIGN_OR_RETURN(bool exists, catalog_.NamespaceExists(ns));
     if (!exists) {
-      SendError(ctx_, res, 404, "NoSuchNamespaceException",
-                "namespace '" + ns + "' does not exist");
-      return {};
+      return NamespaceNotFound(res, ns);
     }
     SKADE_ASSIGN_OR_RETURN(auto tables, catalog_.ListTables(std::string_view(ns)));
     SendJson(res, 200, Page<TableIdent>(tables, req, "identifiers", [](const TableIdent& t) {
@@ -397,9 +408,7 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
     SKADE_RETURN_IF_ERROR(ValidateTableName(ident.name));
     SKADE_ASSIGN_OR_RETURN(bool ns_exists, catalog_.NamespaceExists(ns));
     if (!ns_exists) {
-      SendError(ctx_, res, 404, "NoSuchNamespaceException",
-                "namespace '" + ns + "' does not exist");
-      return {};
+      return NamespaceNotFound(res, ns);
     }
     std::string location;
     if (body->contains("location") && (*body)["location"].is_string() &&
@@ -439,9 +448,7 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
     SKADE_RETURN_IF_ERROR(CheckLocation(meta));
     SKADE_ASSIGN_OR_RETURN(bool ns_exists, catalog_.NamespaceExists(ns));
     if (!ns_exists) {
-      SendError(ctx_, res, 404, "NoSuchNamespaceException",
-                "namespace '" + ns + "' does not exist");
-      return {};
+      return NamespaceNotFound(res, ns);
     }
     SKADE_ASSIGN_OR_RETURN(auto t, catalog_.RegisterTable(ident, meta));
     SKADE_RETURN_IF_ERROR(CheckLocation(t.metadata->location));
@@ -616,9 +623,7 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
     SKADE_ASSIGN_OR_RETURN(TableIdent to, IdentFromJson(body->value("destination", Json())));
     SKADE_ASSIGN_OR_RETURN(bool to_ns, catalog_.NamespaceExists(to.ns));
     if (!to_ns) {
-      SendError(ctx_, res, 404, "NoSuchNamespaceException",
-                "namespace '" + to.ns + "' does not exist");
-      return {};
+      return NamespaceNotFound(res, to.ns);
     }
     Status st = catalog_.RenameTable(from, to);
     if (!st && st.error().kind == ErrorKind::kNotFound) return TableNotFound(res, from);

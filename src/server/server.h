@@ -24,6 +24,9 @@ struct ServeOptions {
   std::string token_file;
   /// Origins allowed to call from a browser (CORS); none by default.
   std::vector<std::string> allow_origins;
+  /// Folders outside the warehouse where clients may place tables (an operator's
+  /// choice, e.g. a shared data folder); by default only the warehouse.
+  std::vector<std::string> allow_locations;
   /// Largest request body accepted (413 beyond).
   size_t max_body_bytes = 64 << 20;
   /// Folder of the web viewer's bundle served at `/` (empty: none).

@@ -11,8 +11,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 std::unexpected<Error> Bad(const std::string& what) { return InvalidArgument(what); }
+// Iceberg's clients (and its compatibility kit) read these words.
 std::unexpected<Error> Conflict(const std::string& what) {
-  return MakeError(ErrorKind::kCommitConflict, "requirement failed: " + what);
+  return MakeError(ErrorKind::kCommitConflict, "Requirement failed: " + what);
 }
 
 Result<const Json*> Member(const Json& j, const char* key, const std::string& where) {
@@ -107,26 +108,27 @@ Json Skeleton(const std::string& location) {
               {"metadata-log", Json::array()}};
 }
 
+// Each failed requirement is worded as Iceberg's clients (and its compatibility kit) expect.
 Status CheckRequirement(const Json* doc, const Json& r) {
   if (!r.is_object()) return Bad("a requirement must be an object");
   SKADE_ASSIGN_OR_RETURN(std::string type, StringMember(r, "type", "requirement"));
   if (type == "assert-create") {
-    if (doc) return Conflict("the table already exists");
+    if (doc) return Conflict("table already exists");
     return {};
   }
-  if (!doc) return Conflict("the table does not exist (" + type + ")");
-  auto equal_int = [&](const char* field, const char* meta_key) -> Status {
+  if (!doc) return Conflict("table does not exist (" + type + ")");
+  auto equal_int = [&](const char* field, const char* meta_key, const char* what) -> Status {
     SKADE_ASSIGN_OR_RETURN(int64_t want, IntMember(r, field, type));
     int64_t have = (*doc).value(meta_key, int64_t{-1});
     if (want != have)
-      return Conflict(type + ": expected " + std::to_string(want) + ", the table has " +
+      return Conflict(std::string(what) + " changed: expected id " + std::to_string(want) + " != " +
                       std::to_string(have));
     return {};
   };
   if (type == "assert-table-uuid") {
     SKADE_ASSIGN_OR_RETURN(std::string uuid, StringMember(r, "uuid", type));
-    if (uuid != (*doc)["table-uuid"].get<std::string>())
-      return Conflict("table uuid is not " + uuid);
+    std::string have = (*doc)["table-uuid"].get<std::string>();
+    if (uuid != have) return Conflict("UUID does not match: expected " + have + " != " + uuid);
     return {};
   }
   if (type == "assert-ref-snapshot-id") {
@@ -135,24 +137,25 @@ Status CheckRequirement(const Json* doc, const Json& r) {
     bool has = refs.contains(ref);
     auto want = r.find("snapshot-id");
     if (want == r.end() || want->is_null()) {
-      if (has) return Conflict("branch or tag '" + ref + "' was created by another commit");
+      if (has) return Conflict(ref + " was created concurrently");
       return {};
     }
-    if (!has) return Conflict("branch or tag '" + ref + "' no longer exists");
+    if (!has) return Conflict("branch or tag " + ref + " is missing, expected " + want->dump());
     if (refs[ref]["snapshot-id"] != *want)
-      return Conflict("'" + ref + "' moved to snapshot " + refs[ref]["snapshot-id"].dump() +
-                      " (expected " + want->dump() + ")");
+      return Conflict("branch or tag " + ref + " has changed: expected id " + want->dump() + " != " +
+                      refs[ref]["snapshot-id"].dump());
     return {};
   }
   if (type == "assert-last-assigned-field-id")
-    return equal_int("last-assigned-field-id", "last-column-id");
+    return equal_int("last-assigned-field-id", "last-column-id", "last assigned field id");
   if (type == "assert-current-schema-id")
-    return equal_int("current-schema-id", "current-schema-id");
+    return equal_int("current-schema-id", "current-schema-id", "current schema");
   if (type == "assert-last-assigned-partition-id")
-    return equal_int("last-assigned-partition-id", "last-partition-id");
-  if (type == "assert-default-spec-id") return equal_int("default-spec-id", "default-spec-id");
+    return equal_int("last-assigned-partition-id", "last-partition-id", "last assigned partition id");
+  if (type == "assert-default-spec-id")
+    return equal_int("default-spec-id", "default-spec-id", "default partition spec");
   if (type == "assert-default-sort-order-id")
-    return equal_int("default-sort-order-id", "default-sort-order-id");
+    return equal_int("default-sort-order-id", "default-sort-order-id", "default sort order");
   return Bad("unknown requirement type '" + type + "'");
 }
 

@@ -4,8 +4,9 @@ Starts `skade serve --listen 127.0.0.1:PORT` on a fresh `skade init` warehouse, 
 tests/rck/run_rck.sh against it (one JVM, RESTCompatibilityKitCatalogTests) and asserts that
 every test in reference_passes.txt (the tests Iceberg's reference server passes) passed.
 
-Not collected yet (the file name does not match test_*.py): rename it to test_rck.py once
-`skade serve` exists. A missing skade binary or missing RCK jars is a failure, never a skip.
+Tests listed in expected_failures.txt, each with its reason (a deliberate difference of
+skade's, e.g. names with '/' are refused everywhere), are not required. A missing skade binary
+or missing RCK jars is a failure, never a skip.
 Environment: SKADE_BIN (the skade binary), RCK_TIMEOUT (seconds for the RCK run, default 1200),
 RCK_REPORT_DIR (keep the JUnit XML reports and console.log there; default: a temp folder removed
 after the test).
@@ -74,7 +75,9 @@ def server(workdir):
     log = workdir / "serve.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [SKADE_BIN, "--warehouse", str(wh), "serve", "--listen", f"127.0.0.1:{port}"],
+            # The kit places some tables under file:/tmp/<namespace>/, outside the warehouse:
+            # the operator's --allow-location opt-in admits them.
+            [SKADE_BIN, "--warehouse", str(wh), "serve", "--listen", f"127.0.0.1:{port}", "--allow-location", "/tmp"],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
         assert ready(uri, timeout=60, pid=proc.pid), (
@@ -107,6 +110,8 @@ def test_rck_catalog_tests_pass_like_the_reference_server(server, workdir):
     assert results.total > 0, f"the RCK reports hold no test\n{output}"
     required = read_name_list(HERE / "reference_passes.txt")
     assert required, "reference_passes.txt is empty"
+    deviations = set(read_name_list(HERE / "expected_failures.txt"))
+    required = [name for name in required if name not in deviations]
     missing = [name for name in required if name not in results.passed]
     details = "\n".join(
         f"  {name}: {results.failed.get(name, 'skipped' if name in results.skipped else 'did not run')}"
