@@ -1,5 +1,6 @@
 // bifrost: keeps a FalkorDB property graph in step with skade tables.
-// Exit codes as skade's: 0 ok, 1 usage, 2 data or runtime error (one line on stderr).
+// Exit codes as skade's: 0 ok, 1 usage, 2 data or runtime error (one line on stderr);
+// 128 + the signal (130 SIGINT, 143 SIGTERM) when a signal stopped the command.
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <charconv>
@@ -12,6 +13,7 @@
 #include "bifrost/mapping/infer.h"
 #include "bifrost/sync/metrics.h"
 #include "bifrost/sync/round.h"
+#include "interrupt.h"
 #include "session.h"
 #include "skade/cdc/commit_watcher.h"
 
@@ -20,8 +22,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop = true; }
+bool Stopping() { return StopSignal() != 0; }
 
 // One printable line, whatever a dependency put in the message.
 std::string OneLine(const std::string& text) {
@@ -152,6 +153,7 @@ Status CmdBuild(Session& s, std::chrono::milliseconds lease, bool rebuild) {
   auto attempt = [&]() -> Result<RoundReport> {
     SKADE_RETURN_IF_ERROR(s.Connect());
     Syncer syncer(*tables, *source, s.sink(), s.ledger(), lease);
+    syncer.SetStop(Stopping);
     return rebuild ? syncer.Rebuild() : syncer.SyncOnce();
   };
   auto io_failed = [](const RoundReport& r) {
@@ -165,7 +167,7 @@ Status CmdBuild(Session& s, std::chrono::milliseconds lease, bool rebuild) {
   // attached to; reconnecting starts our own), and a round lease a running instance holds
   // (a dead holder's lease expires). Tables a retry finds unchanged keep what they did.
   auto deadline = std::chrono::steady_clock::now() + 2 * lease;
-  for (int io_retries = 0;;) {
+  for (int io_retries = 0; !Stopping();) {
     bool retry_io = io_failed(r) && io_retries++ < 3;
     bool busy =
         r.Count(TableRound::Outcome::kBusy) > 0 && std::chrono::steady_clock::now() < deadline;
@@ -180,6 +182,7 @@ Status CmdBuild(Session& s, std::chrono::milliseconds lease, bool rebuild) {
     next.seconds += r.seconds;
     r = std::move(next);
   }
+  if (Stopping()) return {};  // Main reports the stop; the cursors are where they were
   if (r.Count(TableRound::Outcome::kBusy) > 0)
     return skade::MakeError(skade::ErrorKind::kCommitConflict,
                             "another instance kept the round lease of " + s.ledger().Describe() +
@@ -217,6 +220,7 @@ struct RunArgs {
   std::string metrics_addr;
   std::string lease = "60s";
   int64_t max_rounds = 0;  // 0: until stopped
+  bool stopped_between_rounds = false;  // set by CmdRun: a signal found it waiting
 };
 
 // The newest commit_seq in the catalog's durable commit log (0 when empty).
@@ -230,8 +234,8 @@ int64_t NewestCommit(skade::Catalog& catalog, int64_t after) {
 void WaitForWork(skade::Catalog& catalog, skade::cdc::CommitWatcher* watcher, int64_t seen,
                  std::chrono::milliseconds wait, bool plain_sleep) {
   auto deadline = std::chrono::steady_clock::now() + wait;
-  auto arrived = [&]() -> Result<bool> { return g_stop || NewestCommit(catalog, seen) > seen; };
-  while (!g_stop) {
+  auto arrived = [&]() -> Result<bool> { return Stopping() || NewestCommit(catalog, seen) > seen; };
+  while (!Stopping()) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left <= 0ms) return;
@@ -245,7 +249,7 @@ void WaitForWork(skade::Catalog& catalog, skade::cdc::CommitWatcher* watcher, in
   }
 }
 
-Status CmdRun(Session& s, const RunArgs& args) {
+Status CmdRun(Session& s, RunArgs& args) {
   SKADE_ASSIGN_OR_RETURN(auto interval, ParseDuration(args.interval));
   auto max_wait = interval * 10;
   if (!args.max_wait.empty()) {
@@ -263,12 +267,17 @@ Status CmdRun(Session& s, const RunArgs& args) {
   if (!watcher)
     std::fprintf(stderr, "bifrost: warning: %s; polling every interval\n",
                  OneLine(watcher.error().message).c_str());
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
   SKADE_ASSIGN_OR_RETURN(TableSource * source, s.Source());
   Backoff backoff(interval, max_wait);
   int64_t seen = 0;
-  for (int64_t round = 1; !g_stop && (args.max_rounds == 0 || round <= args.max_rounds); ++round) {
+  int64_t round = 1;
+  for (; args.max_rounds == 0 || round <= args.max_rounds; ++round) {
+    if (Stopping()) {  // it came while waiting for work: the way to end a run
+      args.stopped_between_rounds = true;
+      std::printf("stopped after %lld round(s)\n", static_cast<long long>(round - 1));
+      std::fflush(stdout);
+      break;
+    }
     seen =
         NewestCommit(*catalog, seen);  // before fetching: a commit during the round brings another
     RoundReport r;
@@ -282,8 +291,11 @@ Status CmdRun(Session& s, const RunArgs& args) {
       r.tables.push_back(failed);
     } else {
       Syncer syncer(*tables, *source, s.sink(), s.ledger(), lease);
+      syncer.SetStop(Stopping);
       r = syncer.SyncOnce();
     }
+    // A round the signal cut short: reported by Main as interrupted, its cursors unmoved.
+    if (Stopping() && r.AnyFailed()) return {};
     for (const auto& t : r.tables)
       if (t.outcome == TableRound::Outcome::kFailed && t.error_kind == skade::ErrorKind::kIoError)
         s.Disconnect();
@@ -322,6 +334,11 @@ int Main(int argc, char** argv) {
   CLI::App app{"bifrost: keeps a FalkorDB graph in step with skade tables", "bifrost"};
   app.require_subcommand(1);
   app.failure_message(UsageLine);
+  app.footer(
+      "Exit status: 0 ok, 1 usage error, 2 data or runtime error. SIGINT (Ctrl-C) or SIGTERM\n"
+      "stops any command within about a second: one line 'bifrost: interrupted by SIGINT',\n"
+      "exit 130 (143 for SIGTERM); a round cut short keeps its cursors and is replayed.\n"
+      "`run` stopped while waiting between rounds ends cleanly with exit 0.");
   Options opts;
   const char* env = std::getenv("SKADE_WAREHOUSE");
   opts.warehouse = env && *env ? env : "./warehouse";
@@ -414,8 +431,17 @@ int Main(int argc, char** argv) {
   }
   if (!action) return 1;
   opts.timeout = *ParseDuration(timeout);  // checked while parsing
+  // Well inside "about a second": commands give up kStopGrace after the signal.
+  InstallStopHandlers(std::chrono::milliseconds(900));
+  opts.stop_fd = StopFd();
   Session session(opts);
-  return Report(action(session));
+  Status st = action(session);
+  if (int sig = StopSignal(); sig != 0 && !run_args.stopped_between_rounds) {
+    std::fprintf(stderr, "%s\n", StopLine(sig).c_str());
+    MarkStopReported();
+    return 128 + sig;
+  }
+  return Report(st);
 }
 
 }  // namespace

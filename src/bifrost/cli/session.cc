@@ -1,5 +1,6 @@
 #include "session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -113,6 +114,7 @@ Status Session::Connect() {
   }
   if (!connection) return std::unexpected(std::move(connection).error());
   connection_ = std::move(*connection);
+  Limit(*connection_);
   sink_ = std::make_unique<FalkorDbSink>(*connection_, graph);
   if (options_.state.empty()) {
     // Same server, same append-only log, written after the graph: never ahead of it.
@@ -125,9 +127,18 @@ Status Session::Connect() {
       return skade::InvalidArgument("--state " + options_.state +
                                     " needs a key: redis://HOST:PORT/KEY");
     SKADE_ASSIGN_OR_RETURN(ledger_connection_, RedisConnection::Connect(ledger_address, 2000ms));
+    Limit(*ledger_connection_);
     ledger_ = std::make_unique<RedisLedger>(*ledger_connection_, ledger_address.path);
   }
   return {};
+}
+
+void Session::Limit(RedisConnection& connection) const {
+  // The server enforces the timeout itself; the client waits a little longer, so the
+  // server's own report (which leaves the connection usable) can come first.
+  connection.SetTimeout(options_.timeout, std::clamp<std::chrono::milliseconds>(
+                                              options_.timeout / 4, 200ms, 5000ms));
+  connection.SetStopFd(options_.stop_fd);
 }
 
 void Session::Disconnect() {

@@ -26,6 +26,7 @@ struct Options {
   std::string graph_name;  // empty: the mapping's `graph`
   std::string state;       // empty: a hash in the graph's server
   std::chrono::milliseconds timeout{30000};  // of each graph query
+  int stop_fd = -1;  // readable once the command should stop (see interrupt.h)
 };
 
 class Session {
@@ -52,7 +53,8 @@ class Session {
   std::string GraphAddress() const;
 
  private:
-  Status StartServer();
+  /// Bounds `connection`'s commands by the query timeout and the stop.
+  void Limit(RedisConnection& connection) const;
   Options options_;
   std::unique_ptr<skade::Catalog> catalog_;
   std::optional<MappingSpec> spec_;

@@ -21,6 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
+constexpr std::chrono::milliseconds kTimeoutMax = 24h;
+
 std::string FindOnPath(const std::string& name) {
   const char* path = std::getenv("PATH");
   std::string dirs = path ? path : "/usr/bin:/bin";
@@ -108,7 +110,10 @@ Result<std::unique_ptr<EmbeddedServer>> EmbeddedServer::Start(const std::string&
                                    "yes",
                                    // Durable before the state ledger may advance past it.
                                    "--appendfsync", "always", "--save", "", "--daemonize", "no",
-                                   "--logfile", log, "--loadmodule", module};
+                                   "--logfile", log, "--loadmodule", module,
+                                   // Lets writes honour each query's timeout, as reads do
+                                   // (FalkorDB applies it to writes only under a cap).
+                                   "TIMEOUT_MAX", std::to_string(kTimeoutMax.count())};
   pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bifrost/sink/bulk_graph.h"
+#include "bifrost/sink/compact_values_internal.h"
 #include "bifrost/sink/graph_sink.h"
 #include "bifrost/sink/property_values.h"
 #include "skade/format/value.h"
@@ -173,47 +174,41 @@ Result<SinkReport> ParseStatistics(const Reply& reply) {
   return r;
 }
 
-// Compact value encoding: [type, value] (see FalkorDB's client spec).
-nlohmann::json DecodeCell(const Reply& cell);
-nlohmann::json DecodeValue(int64_t type, const Reply& v) {
-  switch (type) {
-    case 1:
-      return nullptr;
-    case 2:
-      return v.text;
-    case 3:
-      return v.integer;
-    case 4:
-      return v.text == "true";
-    case 5:
-      return std::strtod(v.text.c_str(), nullptr);
-    case 6: {
-      auto arr = nlohmann::json::array();
-      for (const auto& e : v.elements) arr.push_back(DecodeCell(e));
-      return arr;
-    }
-    case 10: {
-      auto obj = nlohmann::json::object();
-      for (size_t i = 0; i + 1 < v.elements.size(); i += 2)
-        obj[v.elements[i].text] = DecodeCell(v.elements[i + 1]);
-      return obj;
-    }
-    default:
-      if (v.kind == Reply::Kind::kInteger) return v.integer;
-      if (v.kind == Reply::Kind::kString) return v.text;
-      return "<value of type " + std::to_string(type) + ">";
-  }
-}
-nlohmann::json DecodeCell(const Reply& cell) {
-  if (cell.elements.size() != 2) return nullptr;
-  return DecodeValue(cell.elements[0].integer, cell.elements[1]);
-}
-
 }  // namespace
 
+Result<std::string> FalkorDbSink::TimeoutArg() {
+  if (!timeout_arg_.empty()) return timeout_arg_;
+  int64_t ms = connection_.timeout().count();
+  // The server refuses a per-query timeout above its TIMEOUT_MAX; that cap rules then.
+  auto max = connection_.Command({"GRAPH.CONFIG", "GET", "TIMEOUT_MAX"});
+  if (!max && max.error().kind == skade::ErrorKind::kIoError)
+    return std::unexpected(std::move(max).error());
+  if (max && max->elements.size() == 2 && max->elements[1].integer > 0)
+    ms = std::min(ms, max->elements[1].integer);
+  timeout_arg_ = std::to_string(ms);
+  return timeout_arg_;
+}
+
+Result<Reply> FalkorDbSink::Query(const char* command, const std::string& text) {
+  SKADE_ASSIGN_OR_RETURN(std::string timeout, TimeoutArg());
+  auto reply = connection_.Command({command, graph_, text, "timeout", timeout, "--compact"});
+  // The server's own timeout: an error reply, or a run-time error as the last element.
+  const std::string* error =
+      !reply ? (reply.error().kind == skade::ErrorKind::kInvalidArgument ? &reply.error().message
+                                                                          : nullptr)
+      : reply->kind == Reply::Kind::kArray && !reply->elements.empty() &&
+              reply->elements.back().kind == Reply::Kind::kError
+          ? &reply->elements.back().text
+          : nullptr;
+  if (error && error->find("timed out") != std::string::npos)
+    return skade::IoError("graph query timed out after " +
+                          FormatDuration(connection_.timeout()) +
+                          " (stopped by the server; see --timeout)");
+  return reply;
+}
+
 Result<SinkReport> FalkorDbSink::Run(const std::string& params, const std::string& body) {
-  auto reply =
-      connection_.Command({"GRAPH.QUERY", graph_, "CYPHER " + params + " " + body, "--compact"});
+  auto reply = Query("GRAPH.QUERY", "CYPHER " + params + " " + body);
   if (!reply) {
     auto e = std::move(reply).error();
     return std::unexpected(e.WithContext("graph '" + graph_ + "'"));
@@ -226,9 +221,8 @@ Status FalkorDbSink::AwaitIndexes() {
   // planner ignores it and every MERGE scans the whole label.
   auto wait = std::chrono::milliseconds(5);
   for (;;) {
-    auto reply = connection_.Command(
-        {"GRAPH.RO_QUERY", graph_, "CALL db.indexes() YIELD label, status RETURN label, status",
-         "--compact"});
+    auto reply =
+        Query("GRAPH.RO_QUERY", "CALL db.indexes() YIELD label, status RETURN label, status");
     if (!reply) return std::unexpected(std::move(reply).error().WithContext("reading indexes"));
     std::string building;
     if (reply->kind == Reply::Kind::kArray && reply->elements.size() == 3) {
@@ -257,8 +251,7 @@ Status FalkorDbSink::EnsureIndexes(const LabelKeys& wanted, SinkReport& report) 
       on += (on.empty() ? "n." : ", n.") + k;
     }
     if (indexed_.contains(id) || created.contains(id)) continue;
-    auto reply = connection_.Command(
-        {"GRAPH.QUERY", graph_, "CREATE INDEX FOR (n:" + label + ") ON (" + on + ")", "--compact"});
+    auto reply = Query("GRAPH.QUERY", "CREATE INDEX FOR (n:" + label + ") ON (" + on + ")");
     if (!reply && reply.error().message.find("already indexed") == std::string::npos)
       return std::unexpected(reply.error().WithContext("creating index on :" + label));
     ++report.queries;
@@ -481,8 +474,24 @@ Result<SinkReport> FalkorDbSink::Apply(const GraphMutation& m) {
   return report;
 }
 
+Result<GraphNames> FalkorDbSink::Names() {
+  GraphNames names;
+  for (auto [procedure, into] : {std::pair{"db.labels()", &names.labels},
+                                 std::pair{"db.relationshipTypes()", &names.types},
+                                 std::pair{"db.propertyKeys()", &names.keys}}) {
+    SKADE_ASSIGN_OR_RETURN(auto reply, Query("GRAPH.RO_QUERY", std::string("CALL ") + procedure));
+    if (reply.kind != Reply::Kind::kArray || reply.elements.size() != 3)
+      return skade::Internal(std::string("unexpected reply shape from CALL ") + procedure);
+    for (const auto& row : reply.elements[1].elements) {
+      auto name = row.elements.empty() ? nullptr : DecodeCell(row.elements[0]);
+      into->push_back(name.is_string() ? name.get<std::string>() : name.dump());
+    }
+  }
+  return names;
+}
+
 Result<std::string> FalkorDbSink::QueryJsonLines(const std::string& cypher) {
-  auto reply = connection_.Command({"GRAPH.RO_QUERY", graph_, cypher, "--compact"});
+  auto reply = Query("GRAPH.RO_QUERY", cypher);
   if (!reply && reply.error().message.find("empty key") != std::string::npos)
     return skade::NotFound("graph '" + graph_ + "' does not exist on " +
                            connection_.address().ToString() + " (nothing has been built into it)");
@@ -497,12 +506,19 @@ Result<std::string> FalkorDbSink::QueryJsonLines(const std::string& cypher) {
   std::vector<std::string> columns;
   for (const auto& h : reply->elements[0].elements)
     columns.push_back(h.elements.size() == 2 ? h.elements[1].text : "?");
+  const Reply& rows = reply->elements[1];
+  GraphNames names;
+  if (HoldsEntities(rows)) {
+    // Read after the query, so they cover every id it returned.
+    SKADE_ASSIGN_OR_RETURN(names, Names());
+  }
   std::string out;
-  for (const auto& row : reply->elements[1].elements) {
+  for (const auto& row : rows.elements) {
     nlohmann::ordered_json obj = nlohmann::ordered_json::object();
     for (size_t c = 0; c < row.elements.size() && c < columns.size(); ++c)
-      obj[columns[c]] = DecodeCell(row.elements[c]);
-    out += obj.dump() + "\n";
+      obj[columns[c]] = DecodeCell(row.elements[c], names);
+    // Bytes that are not UTF-8 (the server does not check) become U+FFFD.
+    out += obj.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   }
   return out;
 }

@@ -18,6 +18,7 @@
 namespace bifrost {
 
 class BulkGraph;
+struct GraphNames;
 
 /// Labels with the properties that key them.
 using LabelKeys = std::vector<std::pair<std::string, std::vector<std::string>>>;
@@ -79,10 +80,20 @@ class FalkorDbSink : public GraphSink {
   Result<std::optional<SinkReport>> Create(const BulkGraph& graph, bool replace) override;
 
   /// Runs a read-only query; returns rows of JSON values, keyed by column name, one
-  /// JSON object per line. Errors: kInvalidArgument with the server's message.
+  /// JSON object per line (nodes, edges and paths as JSON objects, see
+  /// compact_values_internal.h). Errors: kInvalidArgument with the server's message,
+  /// kNotFound for a graph that does not exist, kIoError on a timeout.
   Result<std::string> QueryJsonLines(const std::string& cypher);
 
  private:
+  /// The per-query server timeout in ms: the connection's, capped by the server's
+  /// TIMEOUT_MAX (asked once).
+  Result<std::string> TimeoutArg();
+  /// GRAPH.QUERY / GRAPH.RO_QUERY `text` with the timeout, compact; the server's
+  /// "Query timed out" becomes kIoError naming the timeout.
+  Result<Reply> Query(const char* command, const std::string& text);
+  /// The graph's label, relationship-type and property-key names.
+  Result<GraphNames> Names();
   /// Creates the indexes not made yet, then waits until they are operational.
   Status EnsureIndexes(const LabelKeys& wanted, SinkReport& report);
   Status AwaitIndexes();
@@ -101,6 +112,7 @@ class FalkorDbSink : public GraphSink {
   std::string graph_;
   int64_t batch_rows_;
   std::set<std::string> indexed_;  // "Label(k1,k2,)" already ensured
+  std::string timeout_arg_;        // TimeoutArg(), once known
 };
 
 }  // namespace bifrost

@@ -1,6 +1,14 @@
 #include "bifrost/sink/redis_connection.h"
 
+#include <fcntl.h>
 #include <hiredis/hiredis.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 namespace bifrost {
 
@@ -42,6 +50,18 @@ Result<ServerAddress> ServerAddress::Parse(const std::string& url) {
   return a;
 }
 
+std::string FormatDuration(std::chrono::milliseconds d) {
+  int64_t ms = d.count();
+  if (ms < 1000) return std::to_string(ms) + "ms";
+  if (ms % 60000 == 0) return std::to_string(ms / 60000) + "m";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ms) / 1000);
+  std::string s = buf;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s + "s";
+}
+
 RedisConnection::~RedisConnection() { redisFree(ctx_); }
 
 Result<std::unique_ptr<RedisConnection>> RedisConnection::Connect(
@@ -59,59 +79,86 @@ Result<std::unique_ptr<RedisConnection>> RedisConnection::Connect(
     redisFree(ctx);
     return skade::IoError("cannot connect to graph server " + address.ToString() + ": " + why);
   }
-  // Writes of a large graph can legitimately take long; only connecting is bounded tightly.
-  timeval command_tv{300, 0};
-  redisSetTimeout(ctx, command_tv);
+  // From here on only the descriptor is used, by Command's poll loop.
+  int flags = ::fcntl(ctx->fd, F_GETFL);
+  if (flags < 0 || ::fcntl(ctx->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+    std::string why = std::strerror(errno);
+    redisFree(ctx);
+    return skade::IoError("graph server " + address.ToString() + ": " + why);
+  }
   return std::unique_ptr<RedisConnection>(new RedisConnection(ctx, address));
 }
 
-namespace {
-Reply Copy(const redisReply& r) {
-  Reply out;
-  switch (r.type) {
-    case REDIS_REPLY_STRING:
-    case REDIS_REPLY_STATUS:
-    case REDIS_REPLY_ERROR:
-      out.kind = r.type == REDIS_REPLY_STRING   ? Reply::Kind::kString
-                 : r.type == REDIS_REPLY_STATUS ? Reply::Kind::kStatus
-                                                : Reply::Kind::kError;
-      out.text.assign(r.str, r.len);
-      break;
-    case REDIS_REPLY_INTEGER:
-      out.kind = Reply::Kind::kInteger;
-      out.integer = r.integer;
-      break;
-    case REDIS_REPLY_ARRAY:
-      out.kind = Reply::Kind::kArray;
-      for (size_t i = 0; i < r.elements; ++i) out.elements.push_back(Copy(*r.element[i]));
-      break;
-    default:
-      out.kind = Reply::Kind::kNil;
-      break;
-  }
-  return out;
+skade::Error RedisConnection::Broken(std::string why) {
+  broken_ = why;
+  ::shutdown(ctx_->fd, SHUT_RDWR);  // the server sees us go; a late reply is never read
+  return skade::Error{skade::ErrorKind::kIoError, std::move(why)};
 }
-}  // namespace
 
 Result<Reply> RedisConnection::Command(const std::vector<std::string>& argv) {
-  if (ctx_->err)
-    return skade::IoError("graph server " + address_.ToString() +
-                          ": connection lost: " + ctx_->errstr);
-  std::vector<const char*> args;
-  std::vector<size_t> lens;
+  if (!broken_.empty())
+    return skade::IoError("graph server " + address_.ToString() + ": connection lost: " + broken_);
+  size_t size = 16;
+  for (const auto& a : argv) size += a.size() + 24;
+  std::string out;
+  out.reserve(size);
+  out += "*" + std::to_string(argv.size()) + "\r\n";
   for (const auto& a : argv) {
-    args.push_back(a.data());
-    lens.push_back(a.size());
+    out += "$" + std::to_string(a.size()) + "\r\n";
+    out += a;
+    out += "\r\n";
   }
-  auto* reply = static_cast<redisReply*>(
-      redisCommandArgv(ctx_, static_cast<int>(args.size()), args.data(), lens.data()));
-  if (!reply)
-    return skade::IoError("graph server " + address_.ToString() + ": " +
-                          (ctx_->err ? ctx_->errstr : "no reply"));
-  std::unique_ptr<redisReply, void (*)(void*)> owned(reply, freeReplyObject);
-  if (reply->type == REDIS_REPLY_ERROR)
-    return skade::InvalidArgument(std::string(reply->str, reply->len));
-  return Copy(*reply);
+  using Clock = std::chrono::steady_clock;
+  auto deadline = Clock::now() + timeout_ + slack_;
+  bool stopping = false;
+  size_t written = 0;
+  std::vector<char> buf(64 << 10);
+  for (;;) {
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0)
+      return std::unexpected(
+          stopping ? Broken("interrupted while waiting for graph server " + address_.ToString())
+                   : Broken("graph query timed out after " + FormatDuration(timeout_) +
+                            " (graph server " + address_.ToString() + "; see --timeout)"));
+    bool writing = written < out.size();
+    pollfd fds[2] = {{ctx_->fd, static_cast<short>(writing ? POLLOUT : POLLIN), 0},
+                     {stop_fd_, POLLIN, 0}};
+    int nfds = stop_fd_ >= 0 && !stopping ? 2 : 1;
+    int ready = ::poll(fds, nfds, static_cast<int>(std::min<int64_t>(left.count(), 1 << 30)));
+    if (ready < 0 && errno != EINTR)
+      return std::unexpected(Broken("graph server " + address_.ToString() + ": poll: " +
+                                    std::strerror(errno)));
+    if (ready <= 0) continue;
+    if (nfds == 2 && fds[1].revents != 0) {
+      stopping = true;
+      deadline = std::min(deadline, Clock::now() + kStopGrace);
+    }
+    if (fds[0].revents == 0) continue;
+    if (writing) {
+      ssize_t n = ::send(ctx_->fd, out.data() + written, out.size() - written, MSG_NOSIGNAL);
+      if (n < 0 && errno != EAGAIN && errno != EINTR)
+        return std::unexpected(
+            Broken("graph server " + address_.ToString() + ": " + std::strerror(errno)));
+      if (n > 0) written += static_cast<size_t>(n);
+      continue;
+    }
+    ssize_t n = ::recv(ctx_->fd, buf.data(), buf.size(), 0);
+    if (n == 0)
+      return std::unexpected(
+          Broken("graph server " + address_.ToString() + ": the server closed the connection"));
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EINTR) continue;
+      return std::unexpected(
+          Broken("graph server " + address_.ToString() + ": " + std::strerror(errno)));
+    }
+    reader_.Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
+    auto reply = reader_.Next();
+    if (!reply) return std::unexpected(Broken(std::move(reply).error().message));
+    if (!*reply) continue;
+    if ((*reply)->kind == Reply::Kind::kError)
+      return skade::InvalidArgument(std::move((*reply)->text));
+    return std::move(**reply);
+  }
 }
 
 }  // namespace bifrost

@@ -62,7 +62,16 @@ std::chrono::milliseconds Backoff::Next(const RoundReport& round) {
 Syncer::Syncer(const std::vector<CompiledTable>& tables, TableSource& source, GraphSink& sink,
                StateLedger& ledger, std::chrono::milliseconds lease)
     : tables_(tables), source_(source), sink_(sink), ledger_(ledger), lease_(lease) {
-  sink_.SetHeartbeat([this] { return KeepLease(false); });
+  sink_.SetHeartbeat([this]() -> Status {
+    SKADE_RETURN_IF_ERROR(CheckStop());
+    return KeepLease(false);
+  });
+}
+
+Status Syncer::CheckStop() const {
+  if (stop_ && stop_())
+    return skade::IoError("interrupted: stopped before finishing; the round will be replayed");
+  return {};
 }
 
 Syncer::~Syncer() { sink_.SetHeartbeat(nullptr); }
@@ -84,10 +93,14 @@ Status Syncer::KeepLease(bool now) {
 }
 
 Syncer::Pending Syncer::Prepare(const CompiledTable& table, bool from_scratch) {
-  auto p = Fetch(table, from_scratch);
-  if (p) return std::move(*p);
   Pending failed;
   failed.round.table = table.ident.ToString();
+  if (auto stop = CheckStop(); !stop) {
+    failed.round.Fail(stop.error());
+    return failed;
+  }
+  auto p = Fetch(table, from_scratch);
+  if (p) return std::move(*p);
   failed.round.Fail(p.error());
   return failed;
 }
@@ -127,6 +140,7 @@ Result<Syncer::Pending> Syncer::Fetch(const CompiledTable& table, bool from_scra
 }
 
 Status Syncer::Finish(Pending& p) {
+  SKADE_RETURN_IF_ERROR(CheckStop());
   SKADE_RETURN_IF_ERROR(KeepLease(true));  // the fetch may have outlasted it
   SKADE_ASSIGN_OR_RETURN(p.round.sink, sink_.Apply(p.mutation));
   // Only now: a crash before this line replays the round.
@@ -163,6 +177,7 @@ void Syncer::CreateGraph(std::vector<Pending*>& pending, bool replace) {
       if (!r) return finish_each();  // Apply reports what is wrong, table by table
       added.push_back(*r);
     }
+    if (auto stop = CheckStop(); !stop) return fail_all(stop.error());
     if (auto held = KeepLease(true); !held) return fail_all(held.error());
     auto created = sink_.Create(graph, replace);
     if (!created) return fail_all(created.error());

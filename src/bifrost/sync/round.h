@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -82,8 +83,15 @@ class Syncer {
   /// graph that then replaces the graph whole, and resets every cursor: the way back
   /// after a cursor's snapshot expired. If any table fails, nothing is replaced.
   RoundReport Rebuild();
+  /// `stop` is asked between tables and between the sink's queries: once it says
+  /// true, the round writes nothing more and the tables it did not finish fail
+  /// (kIoError "interrupted"), their cursors where they were, so the next round
+  /// replays them.
+  void SetStop(std::function<bool()> stop) { stop_ = std::move(stop); }
 
  private:
+  /// kIoError once `stop_` says so.
+  Status CheckStop() const;
   /// Takes or extends the round lease.
   Result<bool> HoldLease();
   /// Extends the lease (`now`, or once a third of it has passed); kCommitConflict when
@@ -118,6 +126,7 @@ class Syncer {
   StateLedger& ledger_;
   std::chrono::milliseconds lease_;
   std::chrono::steady_clock::time_point leased_at_;
+  std::function<bool()> stop_;
 };
 
 }  // namespace bifrost
