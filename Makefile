@@ -41,10 +41,12 @@ test: unit-test interop-test server-test rck-test bifrost-test web-test
 demo: build
 	$(BUILD_DIR)/bin/skade --warehouse demo-warehouse demo
 	scripts/bifrost_demo.sh $(BUILD_DIR) demo-warehouse
+	scripts/serve_demo.sh $(BUILD_DIR) demo-warehouse
 
 bench: build
 	scripts/bench.sh $(BUILD_DIR)
 	.venv/bin/python bench/bifrost_bench.py --build-dir $(BUILD_DIR)
+	.venv/bin/python bench/server_bench.py --build-dir $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)

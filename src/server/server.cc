@@ -275,19 +275,26 @@ Result<std::unique_ptr<Server>> Server::Make(Catalog& catalog, ServeOptions opti
 int Server::port() const { return impl_->port; }
 
 Status Server::Run() {
-  std::thread delivery;
-  if (impl_->ctx.options.deliver_lineage)
-    delivery = std::thread([this] {
-      while (!impl_->ctx.stopping) {
-        impl_->ctx.options.deliver_lineage();
-        for (int i = 0; i < 10 && !impl_->ctx.stopping; ++i)
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ServerContext& ctx = impl_->ctx;
+  std::atomic<bool> finished{false};
+  // One helper thread delivers waiting lineage every second and carries out a
+  // Stop that came before the listener was running (httplib ignores it then).
+  std::thread helper([&] {
+    auto next_delivery = std::chrono::steady_clock::now();
+    while (!finished) {
+      if (ctx.stopping && impl_->http.is_running()) impl_->http.stop();
+      if (!ctx.stopping && ctx.options.deliver_lineage && std::chrono::steady_clock::now() >= next_delivery) {
+        ctx.options.deliver_lineage();
+        next_delivery = std::chrono::steady_clock::now() + std::chrono::seconds(1);
       }
-    });
-  bool served = impl_->http.listen_after_bind();
-  impl_->ctx.stopping = true;
-  if (delivery.joinable()) delivery.join();
-  if (!served && !impl_->ctx.stopping) return IoError("the server stopped unexpectedly");
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  bool served = ctx.stopping ? true : impl_->http.listen_after_bind();
+  bool asked_to_stop = ctx.stopping.exchange(true);
+  finished = true;
+  helper.join();
+  if (!served && !asked_to_stop) return IoError("the server stopped unexpectedly");
   return {};
 }
 

@@ -148,7 +148,9 @@ def test_cors_only_for_allowed_origins(warehouse):
 
 def test_errors_name_the_problem_without_server_paths(served, warehouse):
     u = served.url
-    error(call(f"{u}/v1/namespaces/nope/tables/t"), 404, "NoSuchNamespaceException")
+    # a table route says NoSuchTable even when the namespace is missing (as Iceberg's clients expect)
+    error(call(f"{u}/v1/namespaces/nope/tables/t"), 404, "NoSuchTableException")
+    error(call(f"{u}/v1/namespaces/nope/tables"), 404, "NoSuchNamespaceException")
     call(f"{u}/v1/namespaces", "POST", {"namespace": ["db"]})
     msg = error(call(f"{u}/v1/namespaces/db/tables/t"), 404, "NoSuchTableException")
     assert "db.t" in msg
