@@ -183,6 +183,8 @@ Result<std::unique_ptr<Server>> Server::Make(Catalog& catalog, ServeOptions opti
   // SSE clients each hold a worker; idle ones must not starve the API.
   http.new_task_queue = [] { return new httplib::ThreadPool(256); };
   http.set_payload_max_length(ctx.options.max_body_bytes);
+  // Small answers go out at once instead of waiting on the client's delayed ACK (Nagle).
+  http.set_tcp_nodelay(true);
   // Short: a stop waits for idle keep-alive connections to time out.
   http.set_keep_alive_timeout(2);
 

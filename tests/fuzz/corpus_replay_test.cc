@@ -27,6 +27,8 @@ constexpr Corpus kCorpora[] = {
     {"metadata_json", FuzzMetadataJson},
     {"manifest_list", FuzzManifestList},
     {"mapping_file", FuzzMappingFile},
+    {"rest_commit", FuzzRestCommit},
+    {"openlineage_event", FuzzOpenLineageEvent},
 };
 
 class CorpusReplayTest : public ::testing::TestWithParam<Corpus> {};

@@ -15,6 +15,9 @@
 #include "skade/format/partition_spec.h"
 #include "skade/format/manifest.h"
 #include "skade/format/table_metadata.h"
+#include "server/table_updates.h"
+#include "skade/common/nesting.h"
+#include "skade/lineage/openlineage.h"
 
 namespace skade::fuzz {
 namespace {
@@ -207,6 +210,73 @@ int FuzzMappingFile(const uint8_t* data, size_t size) {
   if (!compiled && compiled.error().kind != ErrorKind::kInvalidArgument &&
       compiled.error().kind != ErrorKind::kNotFound)
     Fail("compile", compiled.error().ToString());
+  return 0;
+}
+
+}  // namespace skade::fuzz
+
+namespace skade::fuzz {
+namespace {
+
+[[noreturn]] void Broken(const char* what, const Error& e) {
+  std::fprintf(stderr, "%s returned %s\n", what, e.ToString().c_str());
+  std::abort();
+}
+
+void CheckRoundTrip(const TableMetadata& m) {
+  std::string once = TableMetadataToJson(m);
+  auto again = ParseTableMetadata(once);
+  if (!again || TableMetadataToJson(*again) != once) {
+    std::fprintf(stderr, "metadata from a REST commit does not round-trip\n");
+    std::abort();
+  }
+}
+
+}  // namespace
+
+int FuzzRestCommit(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (!CheckJsonNesting(text, "body")) return 0;  // the server refuses these before parsing
+  auto body = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) return 0;
+  static const TableMetadata base = [] {
+    auto m = server::MetadataForCreate(
+        nlohmann::ordered_json::parse(R"({"name":"t","schema":{"type":"struct","fields":[
+          {"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"s","required":false,"type":"string"}]},
+          "partition-spec":{"fields":[{"source-id":1,"transform":"bucket[4]","name":"b"}]}})"),
+        "/tmp/fuzz-wh/db.db/t");
+    if (!m) Broken("the fixed create", m.error());
+    return *m;
+  }();
+  auto allowed = [](const Error& e) {
+    return e.kind == ErrorKind::kInvalidArgument || e.kind == ErrorKind::kCommitConflict ||
+           e.kind == ErrorKind::kUnsupported;
+  };
+  const auto& reqs = body.contains("requirements") ? body["requirements"] : nlohmann::ordered_json::array();
+  const auto& updates = body.contains("updates") ? body["updates"] : nlohmann::ordered_json::array();
+  for (const TableMetadata* b : {&base, static_cast<const TableMetadata*>(nullptr)}) {
+    auto next = server::ApplyCommit(b, reqs, updates, "/tmp/fuzz-wh/db.db/new");
+    if (!next && !allowed(next.error())) Broken("ApplyCommit", next.error());
+    if (next) CheckRoundTrip(*next);
+  }
+  if (body.contains("schema")) {
+    auto created = server::MetadataForCreate(body, "/tmp/fuzz-wh/db.db/c");
+    if (!created && !allowed(created.error())) Broken("MetadataForCreate", created.error());
+    if (created) CheckRoundTrip(*created);
+  }
+  return 0;
+}
+
+int FuzzOpenLineageEvent(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  lineage::RunEventMapper mapper("/tmp/fuzz-wh", nullptr);
+  auto e = mapper.FromRunEvent(text);
+  if (!e) {
+    if (e.error().kind != ErrorKind::kInvalidArgument) Broken("FromRunEvent", e.error());
+    return 0;
+  }
+  auto again = mapper.FromRunEvent(mapper.ToRunEvent(*e));
+  if (!again) Broken("FromRunEvent of ToRunEvent", again.error());
   return 0;
 }
 

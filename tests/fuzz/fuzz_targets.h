@@ -30,4 +30,14 @@ int FuzzManifestList(const uint8_t* data, size_t size);
 /// are allowed; an exception escaping is a crash.
 int FuzzMappingFile(const uint8_t* data, size_t size);
 
+/// Applies a REST commit body (`requirements`, `updates`) to a fixed table and to no
+/// table (a create by commit), and a create request to nothing; what applies must
+/// serialize to metadata that parses back the same. Only kInvalidArgument,
+/// kCommitConflict and kUnsupported errors are allowed.
+int FuzzRestCommit(const uint8_t* data, size_t size);
+
+/// Maps an OpenLineage event body to a lineage event; if it maps, the RunEvent made
+/// from it maps again. Only kInvalidArgument errors are allowed.
+int FuzzOpenLineageEvent(const uint8_t* data, size_t size);
+
 }  // namespace skade::fuzz

@@ -542,6 +542,11 @@ Result<LoadedTable> Catalog::InsertTable(const TableIdent& ident, const std::str
   return LoadedTable{ident, location, m};
 }
 
+Result<std::optional<std::string>> Catalog::MetadataLocation(const TableIdent& ident) {
+  std::lock_guard lock(mu_);
+  return CurrentLocation(ident);
+}
+
 Result<LoadedTable> Catalog::LoadTable(const TableIdent& ident) {
   std::optional<std::string> loc;
   {

@@ -209,6 +209,8 @@ class Catalog {
   Result<std::vector<TableIdent>> ListTables(std::optional<std::string_view> ns = std::nullopt);
   /// Errors: kNotFound; kCorrupt / kIoError naming the metadata file.
   Result<LoadedTable> LoadTable(const TableIdent& ident);
+  /// The table's current metadata file, without reading it (nullopt: no such table).
+  Result<std::optional<std::string>> MetadataLocation(const TableIdent& ident);
   Status DropTable(const TableIdent& ident, const CommitProvenance& provenance = {});
   Status RenameTable(const TableIdent& from, const TableIdent& to,
                      const CommitProvenance& provenance = {});

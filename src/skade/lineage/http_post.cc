@@ -1,93 +1,52 @@
-#include <netdb.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
+// The OpenLineage sink's HTTP client: libcurl, so https:// and proxies work as
+// curl users expect; curl's errors become skade errors here.
+#include <curl/curl.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <memory>
-#include <cstring>
+#include <mutex>
 
 #include "skade/lineage/http_post_internal.h"
 
 namespace skade::lineage {
 namespace {
 
-class Socket {
- public:
-  explicit Socket(int fd) : fd_(fd) {}
-  ~Socket() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Socket(const Socket&) = delete;
-  Socket& operator=(const Socket&) = delete;
-  int fd() const { return fd_; }
+size_t Discard(char*, size_t size, size_t n, void*) { return size * n; }
 
- private:
-  int fd_;
-};
+void GlobalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
 
 }  // namespace
 
 Result<int> HttpPost(const std::string& url, const std::string& body,
                      const std::vector<std::pair<std::string, std::string>>& headers, int timeout_ms) {
-  constexpr std::string_view kScheme = "http://";
-  if (url.starts_with("https://")) return Unsupported("https is not supported yet for " + url + " (use http)");
-  if (!url.starts_with(kScheme)) return InvalidArgument("URL '" + url + "' must start with http://");
-  std::string rest = url.substr(kScheme.size());
-  auto slash = rest.find('/');
-  std::string authority = rest.substr(0, slash), path = slash == std::string::npos ? "/" : rest.substr(slash);
-  std::string host = authority, port = "80";
-  if (auto colon = authority.rfind(':'); colon != std::string::npos) {
-    host = authority.substr(0, colon);
-    port = authority.substr(colon + 1);
-  }
-  if (host.empty() || port.empty()) return InvalidArgument("URL '" + url + "' has no host");
-  std::string where = host + ":" + port;
-
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0)
-    return IoError("cannot resolve " + where + ": " + ::gai_strerror(rc));
-  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addresses(found, ::freeaddrinfo);
-  std::string last_error = "no address";
-  for (addrinfo* a = found; a; a = a->ai_next) {
-    Socket s(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol));
-    if (s.fd() < 0) continue;
-    timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
-    ::setsockopt(s.fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    ::setsockopt(s.fd(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    if (::connect(s.fd(), a->ai_addr, a->ai_addrlen) != 0) {
-      last_error = std::strerror(errno);
-      continue;
-    }
-    std::string request = "POST " + path + " HTTP/1.1\r\nHost: " + authority +
-                          "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-                          "\r\nConnection: close\r\n";
-    for (const auto& [name, value] : headers) request += name + ": " + value + "\r\n";
-    request += "\r\n" + body;
-    for (size_t sent = 0; sent < request.size();) {
-      ssize_t n = ::send(s.fd(), request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0) return IoError("sending to " + where + ": " + std::strerror(errno));
-      sent += static_cast<size_t>(n);
-    }
-    // Only the status line matters; read until it is complete.
-    std::string response;
-    char buf[1024];
-    while (response.find("\r\n") == std::string::npos) {
-      ssize_t n = ::recv(s.fd(), buf, sizeof buf, 0);
-      if (n < 0) return IoError("reading the response of " + where + ": " + std::strerror(errno));
-      if (n == 0) break;
-      response.append(buf, static_cast<size_t>(n));
-    }
-    int status = 0;
-    if (std::sscanf(response.c_str(), "HTTP/%*d.%*d %d", &status) != 1 || status < 100)
-      return IoError(where + " did not answer with an HTTP status line");
-    return status;
-  }
-  return IoError("cannot connect to " + where + ": " + last_error);
+  if (!url.starts_with("http://") && !url.starts_with("https://"))
+    return InvalidArgument("lineage endpoint '" + url + "' is not an http:// or https:// URL");
+  GlobalInit();
+  CURL* curl = curl_easy_init();
+  if (!curl) return IoError("cannot start an HTTP client");
+  struct curl_slist* list = curl_slist_append(nullptr, "Content-Type: application/json");
+  for (const auto& [k, v] : headers) list = curl_slist_append(list, (k + ": " + v).c_str());
+  char error[CURL_ERROR_SIZE] = "";
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, Discard);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  CURLcode rc = curl_easy_perform(curl);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_slist_free_all(list);
+  curl_easy_cleanup(curl);
+  if (rc == CURLE_URL_MALFORMAT) return InvalidArgument("lineage endpoint '" + url + "' is not a valid URL");
+  if (rc == CURLE_UNSUPPORTED_PROTOCOL) return Unsupported("lineage endpoint '" + url + "': " + error);
+  if (rc != CURLE_OK)
+    return IoError("POST " + url + ": " + (error[0] ? std::string(error) : curl_easy_strerror(rc)));
+  return static_cast<int>(status);
 }
 
 }  // namespace skade::lineage

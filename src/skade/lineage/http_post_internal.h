@@ -1,4 +1,4 @@
-// A minimal HTTP/1.1 POST over a plain socket (no TLS) for the OpenLineage sink.
+// An HTTP(S) POST for the OpenLineage sink (libcurl).
 #pragma once
 
 #include <string>
@@ -9,9 +9,9 @@
 
 namespace skade::lineage {
 
-/// POSTs `body` to `url` (`http://host[:port]/path`) and returns the status code.
-/// Errors: kUnsupported for https or another scheme; kInvalidArgument for a malformed
-/// URL; kIoError (naming host and port) when the connection fails or times out.
+/// POSTs `body` as JSON to `url` (`http://` or `https://`) and returns the status code.
+/// Errors: kInvalidArgument for another scheme or a malformed URL; kIoError (curl's
+/// reason, naming the host) when the connection fails or times out.
 Result<int> HttpPost(const std::string& url, const std::string& body,
                      const std::vector<std::pair<std::string, std::string>>& headers, int timeout_ms);
 
