@@ -36,6 +36,9 @@ CREATE TABLE IF NOT EXISTS iceberg_namespace_properties (
   property_key VARCHAR(255) NOT NULL,
   property_value VARCHAR(1000),
   PRIMARY KEY (catalog_name, namespace, property_key));
+CREATE TABLE IF NOT EXISTS skade_lineage_inbox (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  event TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS skade_commit_log (
   commit_seq INTEGER PRIMARY KEY AUTOINCREMENT,
   catalog_name TEXT NOT NULL,
@@ -767,6 +770,41 @@ Result<std::vector<CommitLogEntry>> Catalog::CommitsSince(int64_t after_seq,
     }
   }
   return out;
+}
+
+Result<int64_t> Catalog::AddToLineageInbox(const std::vector<std::string>& events) {
+  std::lock_guard lock(mu_);
+  CatalogWriteTxn txn(*this);
+  SKADE_RETURN_IF_ERROR(txn.Begin());
+  for (const auto& e : events) {
+    SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, "INSERT INTO skade_lineage_inbox (event) VALUES (?1)"));
+    s.Bind(1, e);
+    SKADE_RETURN_IF_ERROR(s.Step());
+  }
+  int64_t last = sqlite3_last_insert_rowid(db_);
+  SKADE_RETURN_IF_ERROR(txn.Commit());
+  return last;
+}
+
+Result<std::vector<std::pair<int64_t, std::string>>> Catalog::LineageInboxSince(int64_t after_seq) {
+  std::lock_guard lock(mu_);
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, "SELECT seq, event FROM skade_lineage_inbox WHERE seq > ?1 ORDER BY seq"));
+  s.Bind(1, after_seq);
+  std::vector<std::pair<int64_t, std::string>> out;
+  while (true) {
+    SKADE_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.emplace_back(s.Int(0), s.Text(1));
+  }
+  return out;
+}
+
+Status Catalog::TrimLineageInbox(int64_t through_seq) {
+  std::lock_guard lock(mu_);
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, "DELETE FROM skade_lineage_inbox WHERE seq <= ?1"));
+  s.Bind(1, through_seq);
+  SKADE_RETURN_IF_ERROR(s.Step());
+  return {};
 }
 
 void Catalog::AddListener(CommitListener* listener) {

@@ -231,6 +231,15 @@ class Catalog {
   /// oldest first; rows without one are skipped (cheaper than CommitsSince).
   Result<std::vector<std::pair<int64_t, std::string>>> AnnotationsSince(int64_t after_seq);
 
+  /// The lineage inbox: events received from other systems, made durable here in one
+  /// small transaction and moved to the lineage events table in batches later.
+  /// Returns the inbox sequence of the last one added.
+  Result<int64_t> AddToLineageInbox(const std::vector<std::string>& events);
+  /// Inbox entries with sequence > `after_seq`, oldest first, as (seq, event).
+  Result<std::vector<std::pair<int64_t, std::string>>> LineageInboxSince(int64_t after_seq);
+  /// Drops delivered entries (sequence <= `through_seq`).
+  Status TrimLineageInbox(int64_t through_seq);
+
   /// Post-commit hook registration (not owned).
   void AddListener(CommitListener* listener);
   void RemoveListener(CommitListener* listener);

@@ -44,8 +44,9 @@ Result<int> HttpPost(const std::string& url, const std::string& body,
   curl_easy_cleanup(curl);
   if (rc == CURLE_URL_MALFORMAT) return InvalidArgument("lineage endpoint '" + url + "' is not a valid URL");
   if (rc == CURLE_UNSUPPORTED_PROTOCOL) return Unsupported("lineage endpoint '" + url + "': " + error);
-  if (rc != CURLE_OK)
-    return IoError("POST " + url + ": " + (error[0] ? std::string(error) : curl_easy_strerror(rc)));
+  std::string why = error[0] ? std::string(error) : curl_easy_strerror(rc);
+  if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST) return IoError("cannot connect (" + why + ")");
+  if (rc != CURLE_OK) return IoError(why);
   return static_cast<int>(status);
 }
 

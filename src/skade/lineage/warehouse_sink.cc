@@ -18,6 +18,7 @@ namespace {
 
 // The snapshot-summary entry recording the last commit_seq whose event the table holds.
 constexpr const char* kDeliveredSeqKey = "skade.lineage.commit-seq";
+constexpr const char* kDeliveredInboxKey = "skade.lineage.inbox-seq";
 constexpr const char* kSchemaSpec =
     "event_id:string!, event_time:timestamptz!, operation:string!, actor:string, commit_seq:long, "
     "run_id:string, job_namespace:string, job_name:string, inputs:string, outputs:string, event:string!";
@@ -38,12 +39,12 @@ Result<std::unique_ptr<Table>> LoadOrCreateEventsTable(Catalog& catalog) {
   return Table::Load(catalog, ident);
 }
 
-// The delivered commit_seq: the newest snapshot that records one (appends by other
-// engines do not carry it).
-int64_t DeliveredSeq(const TableMetadata& m) {
+// A delivered position (commit_seq, or inbox seq): the newest snapshot that records
+// one (appends by other engines do not carry it).
+int64_t DeliveredSeq(const TableMetadata& m, const char* key = kDeliveredSeqKey) {
   for (const Snapshot* s = m.CurrentSnapshot(); s;
        s = s->parent_snapshot_id ? m.SnapshotById(*s->parent_snapshot_id) : nullptr) {
-    auto it = s->summary.find(kDeliveredSeqKey);
+    auto it = s->summary.find(key);
     int64_t seq = 0;
     if (it != s->summary.end() &&
         std::from_chars(it->second.data(), it->second.data() + it->second.size(), seq).ec == std::errc())
@@ -172,8 +173,9 @@ Result<std::optional<int64_t>> WarehouseSink::DeliveredThrough() {
 Result<size_t> WarehouseSink::Pending() {
   SKADE_ASSIGN_OR_RETURN(std::optional<int64_t> delivered, DeliveredThrough());
   SKADE_ASSIGN_OR_RETURN(auto logged, catalog_.AnnotationsSince(delivered.value_or(0)));
+  SKADE_ASSIGN_OR_RETURN(auto inbox, catalog_.LineageInboxSince(0));
   std::lock_guard lock(mu_);
-  return logged.size() + ingested_.size();
+  return logged.size() + ingested_.size() + inbox.size();
 }
 
 Status WarehouseSink::Flush() {
@@ -189,7 +191,10 @@ Status WarehouseSink::FlushOnce(bool& conflicted) {
   SKADE_ASSIGN_OR_RETURN(std::optional<int64_t> already, DeliveredThrough());
   int64_t delivered = already.value_or(0);
   SKADE_ASSIGN_OR_RETURN(std::vector<LineageEvent> batch, EventsFromLog(catalog_, delivered));
-  if (batch.empty() && ingested_.empty()) return {};
+  // The inbox holds received events already durable; rows a flush delivered but did
+  // not get to trim (a crash) are behind the table's inbox watermark and are skipped.
+  SKADE_ASSIGN_OR_RETURN(auto inbox, catalog_.LineageInboxSince(0));
+  if (batch.empty() && ingested_.empty() && inbox.empty()) return {};
   SKADE_ASSIGN_OR_RETURN(auto table, LoadOrCreateEventsTable(catalog_));
   const TableMetadata& m = *table->metadata();
   if (DeliveredSeq(m) != delivered) {
@@ -197,16 +202,26 @@ Status WarehouseSink::FlushOnce(bool& conflicted) {
     return MakeError(ErrorKind::kCommitConflict, "lineage events were delivered concurrently");
   }
   int64_t through = batch.empty() ? delivered : *batch.back().commit_seq;
-  if (!ingested_.empty()) {
+  int64_t inbox_delivered = DeliveredSeq(m, kDeliveredInboxKey), inbox_through = inbox_delivered;
+  std::vector<LineageEvent> received = ingested_;
+  for (const auto& [seq, text] : inbox) {
+    inbox_through = std::max(inbox_through, seq);
+    if (seq <= inbox_delivered) continue;
+    auto e = LineageEventFromJson(text);
+    if (!e) return std::unexpected(e.error().WithContext("lineage inbox entry " + std::to_string(seq)));
+    received.push_back(std::move(*e));
+  }
+  if (!received.empty()) {
     SKADE_ASSIGN_OR_RETURN(auto stored_ids, ReadColumn(*table, "event_id"));
     std::set<std::string> known;
     for (auto& id : stored_ids)
       if (id) known.insert(std::move(*id));
-    for (const auto& e : ingested_)
+    for (const auto& e : received)
       if (known.insert(e.event_id).second) batch.push_back(e);
   }
   if (batch.empty()) {
     ingested_.clear();
+    if (inbox_through > 0) SKADE_RETURN_IF_ERROR(catalog_.TrimLineageInbox(inbox_through));
     return {};
   }
   SKADE_ASSIGN_OR_RETURN(auto data, ToArrow(batch));
@@ -215,6 +230,7 @@ Status WarehouseSink::FlushOnce(bool& conflicted) {
   change.operation = "append";
   change.added = staged.files;
   change.properties[kDeliveredSeqKey] = std::to_string(through);
+  if (inbox_through > 0) change.properties[kDeliveredInboxKey] = std::to_string(inbox_through);
   // Another process delivering the same log rows must not land twice.
   change.validate_no_new_data_since = m.current_snapshot_id.value_or(0);
   std::vector<std::pair<LoadedTable, FileChange>> changes;
@@ -227,6 +243,7 @@ Status WarehouseSink::FlushOnce(bool& conflicted) {
     return std::unexpected(produced.error());
   }
   ingested_.clear();
+  if (inbox_through > 0) SKADE_RETURN_IF_ERROR(catalog_.TrimLineageInbox(inbox_through));
   return {};
 }
 
