@@ -14,6 +14,9 @@
 
 namespace skade::server {
 
+/// A client's value as error messages echo it: cut short when long.
+std::string ShownValue(const std::string& value);
+
 /// Milliseconds since the epoch or RFC 3339; nullopt when absent.
 /// Errors: kInvalidArgument naming the parameter and value.
 Result<std::optional<int64_t>> TimeParam(const httplib::Request& req, const std::string& name);

@@ -180,7 +180,7 @@ void AddEventRoutes(httplib::Server& http, ServerContext& ctx) {
           if (!ref || ref->snapshot_id)
             return SendError(ctx, res, 400, "BadRequestException",
                              "table must be ns.table or a dataset key, got '" +
-                                 req.get_param_value("table").substr(0, 80) + "'");
+                                 ShownValue(req.get_param_value("table")) + "'");
           state->key = ref->Key();
         }
         if (req.has_param("kind")) {
@@ -189,7 +189,7 @@ void AddEventRoutes(httplib::Server& http, ServerContext& ctx) {
             if (kind != "commit" && kind != "lineage")
               return SendError(ctx, res, 400, "BadRequestException",
                                "kind must be a comma-separated list of commit and lineage, got '" +
-                                   req.get_param_value("kind").substr(0, 80) + "'");
+                                   ShownValue(req.get_param_value("kind")) + "'");
             (kind == "commit" ? state->commits : state->lineage) = true;
           }
           if (!state->commits && !state->lineage)

@@ -109,6 +109,9 @@ Json ErrorJson(const ServerContext& ctx, int code, const std::string& type, cons
   const std::string& wh = ctx.catalog.warehouse();
   for (size_t at; (at = msg.find(wh)) != std::string::npos;)
     msg.replace(at, wh.size(), "<warehouse>");
+  // One line, of a length a client can show, whatever it echoes.
+  std::replace(msg.begin(), msg.end(), '\n', ' ');
+  if (msg.size() > 500) msg = msg.substr(0, 500) + "...";
   return Json{{"error", {{"message", msg}, {"type", type}, {"code", code}}}};
 }
 

@@ -132,7 +132,7 @@ std::unique_ptr<Table> PathTable(ServerContext& ctx, const httplib::Request& req
   auto table = Table::Load(ctx.catalog, ident);
   if (table) return std::move(*table);
   if (table.error().kind == ErrorKind::kNotFound)
-    SendError(ctx, res, 404, "NoSuchTableException", "table " + ident.ToString() + " does not exist");
+    SendError(ctx, res, 404, "NoSuchTableException", "table " + ShownValue(ident.ToString()) + " does not exist");
   else
     SendError(ctx, res, 500, "ServerError", table.error().message);
   return nullptr;

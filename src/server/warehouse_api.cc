@@ -34,7 +34,7 @@ void SendFailure(const ServerContext& ctx, httplib::Response& res, const Error& 
 }
 
 void NoSuchNode(const ServerContext& ctx, httplib::Response& res, const std::string& key) {
-  SendError(ctx, res, 404, "NoSuchNodeException", "dataset " + key + " is not in the lineage graph");
+  SendError(ctx, res, 404, "NoSuchNodeException", "dataset " + ShownValue(key) + " is not in the lineage graph");
 }
 
 // The filter shared by /graph and /impact: since, until, systems.
@@ -270,7 +270,7 @@ void Impact(ServerContext& ctx, const httplib::Request& req, httplib::Response& 
   std::string direction = req.has_param("direction") ? req.get_param_value("direction") : "downstream";
   if (direction != "downstream" && direction != "upstream")
     return SendError(ctx, res, 400, "BadRequestException",
-                     "direction must be downstream or upstream, got '" + direction.substr(0, 80) + "'");
+                     "direction must be downstream or upstream, got '" + ShownValue(direction) + "'");
   auto depth = IntParam(req, "depth", 0, 0, kMaxInt);
   if (!depth) return SendFailure(ctx, res, depth.error());
   bool csv = false;
@@ -278,7 +278,7 @@ void Impact(ServerContext& ctx, const httplib::Request& req, httplib::Response& 
     std::string format = req.get_param_value("format");
     if (format != "json" && format != "csv")
       return SendError(ctx, res, 406, "NotAcceptableException",
-                       "format must be json or csv, got '" + format.substr(0, 80) + "'");
+                       "format must be json or csv, got '" + ShownValue(format) + "'");
     csv = format == "csv";
   } else if (std::string accept = req.get_header_value("Accept"); !accept.empty()) {
     bool json_ok = accept.find("application/json") != std::string::npos ||
@@ -286,7 +286,7 @@ void Impact(ServerContext& ctx, const httplib::Request& req, httplib::Response& 
     bool csv_ok = accept.find("text/csv") != std::string::npos || accept.find("text/*") != std::string::npos;
     if (!json_ok && !csv_ok)
       return SendError(ctx, res, 406, "NotAcceptableException",
-                       "this route answers application/json or text/csv, not '" + accept.substr(0, 80) + "'");
+                       "this route answers application/json or text/csv, not '" + ShownValue(accept) + "'");
     csv = csv_ok && accept.find("application/json") == std::string::npos;
   }
   auto filter = WindowParams(req);
