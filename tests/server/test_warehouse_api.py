@@ -562,3 +562,21 @@ def test_hostile_parameters_never_crash_the_server(wh):
             msg = json.loads(body)["error"]["message"]
             assert len(msg) < 600 and str(wh["warehouse"]) not in msg, (path[:120], msg)
     assert api.json("/graph")["nodes"]  # still serving
+
+
+def test_rename_ends_the_old_name_and_derives_the_new(served, skade, tmp_path):
+    api = Api(served)
+    skade.ok("create-namespace", "r")
+    skade.ok("create", "r.old", "--schema", "id:long")
+    skade.ok("append", "r.old", csv_file(tmp_path / "r.csv", "id\n1\n"), "--actor", "loader")
+    skade.ok("rename", "r.old", "r.new", "--actor", "ana")
+    g = api.json("/graph")
+    nodes = {n["key"]: n for n in g["nodes"]}
+    assert nodes["r.old"]["dropped_ms"] is not None and nodes["r.new"]["dropped_ms"] is None
+    assert [(e["from"], e["to"], e["actor"]) for e in g["edges"]] == [("r.old", "r.new", "ana")]
+    assert api.json("/node", key="r.old")["table"] is None
+    # the rename's event names no snapshot (as `skade lineage graph` shows); the table still has its own
+    assert nodes["r.new"]["latest_snapshot"] is None and nodes["r.old"]["latest_snapshot"] is not None
+    assert api.json("/node", key="r.new")["table"]["current_snapshot_id"] == nodes["r.old"]["latest_snapshot"]
+    commits = api.json("/commits", table="r.new")["commits"]
+    assert [(c["action"], c["actor"]) for c in commits] == [("rename", "ana")]
