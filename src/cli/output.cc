@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "skade/common/csv.h"
 #include "skade/format/value.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
@@ -116,16 +117,6 @@ std::string CellText(const arrow::Array& a, int64_t i, const Type& type) {
   return v ? FormatValue(type, *v) : "?";
 }
 
-std::string CsvQuote(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 const NestedField* FieldFor(const arrow::Field& f, const Schema& schema) {
   int id = FieldIdOf(f);
   if (id >= 0)
@@ -148,10 +139,10 @@ Result<Format> ParseFormat(const std::string& name, bool data) {
 void PrintListing(const Listing& l, Format format, std::FILE* out) {
   if (format == Format::kCsv) {
     for (size_t c = 0; c < l.headers.size(); ++c)
-      std::fprintf(out, "%s%s", c ? "," : "", CsvQuote(l.headers[c]).c_str());
+      std::fprintf(out, "%s%s", c ? "," : "", CsvField(l.headers[c]).c_str());
     std::fputc('\n', out);
     for (const auto& row : l.rows) {
-      for (size_t c = 0; c < row.size(); ++c) std::fprintf(out, "%s%s", c ? "," : "", CsvQuote(row[c]).c_str());
+      for (size_t c = 0; c < row.size(); ++c) std::fprintf(out, "%s%s", c ? "," : "", CsvField(row[c]).c_str());
       std::fputc('\n', out);
     }
     return;
@@ -225,7 +216,7 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
   // A CSV has its header even when no row follows.
   if (format == Format::kCsv) {
     for (size_t c = 0; c < table_out.headers.size(); ++c)
-      std::fprintf(out, "%s%s", c ? "," : "", CsvQuote(table_out.headers[c]).c_str());
+      std::fprintf(out, "%s%s", c ? "," : "", CsvField(table_out.headers[c]).c_str());
     std::fputc('\n', out);
   }
   while (true) {
@@ -254,7 +245,7 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
           }
           if (format == Format::kCsv) {
             for (size_t c = 0; c < cells.size(); ++c)
-              std::fprintf(out, "%s%s", c ? "," : "", CsvQuote(cells[c]).c_str());
+              std::fprintf(out, "%s%s", c ? "," : "", CsvField(cells[c]).c_str());
             std::fputc('\n', out);
           } else {
             table_out.rows.push_back(std::move(cells));

@@ -6,8 +6,18 @@
 #include <condition_variable>
 #include <thread>
 
+#include <arrow/api.h>
+
+#include <algorithm>
+
+#include "server/api_params.h"
+#include "server/lineage_view.h"
 #include "server/server_internal.h"
+#include "skade/cdc/changelog.h"
 #include "skade/cdc/commit_watcher.h"
+#include "skade/lineage/lineage_recorder.h"
+#include "skade/lineage/warehouse_sink.h"
+#include "skade/table/table.h"
 
 namespace skade::server {
 namespace {
@@ -88,17 +98,6 @@ class CommitFeed final : public CommitListener {
   std::thread thread_;
 };
 
-Json CommitJson(const CommitLogEntry& e) {
-  Json j{{"commit_seq", e.commit_seq},
-         {"table", e.table.ToString()},
-         {"action", e.action},
-         {"snapshot_id", e.snapshot_id ? Json(std::to_string(*e.snapshot_id)) : Json(nullptr)},
-         {"operation", e.operation},
-         {"engine", e.engine},
-         {"committed_at_ms", e.committed_at_ms}};
-  return j;
-}
-
 std::string SseEvent(int64_t id, const std::string& kind, const Json& data) {
   return "id: " + std::to_string(id) + "\nevent: " + kind +
          "\ndata: " + data.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n\n";
@@ -106,10 +105,48 @@ std::string SseEvent(int64_t id, const std::string& kind, const Json& data) {
 
 struct StreamState {
   int64_t cursor = 0;
-  std::optional<TableIdent> table;
+  std::optional<std::string> key;  // `ns.table` or a dataset key
   bool commits = true, lineage = true;
+  bool retry_sent = false;
   std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
 };
+
+bool Names(const lineage::LineageEvent& e, const std::string& key) {
+  auto named = [&](const lineage::DatasetRef& r) { return r.Key() == key; };
+  return std::any_of(e.inputs.begin(), e.inputs.end(), named) ||
+         std::any_of(e.outputs.begin(), e.outputs.end(), named);
+}
+
+// The OpenLineage events one append to `_skade.lineage_events` stored (skade's own
+// events it delivered went out with their commits), each carrying the append's seq.
+std::vector<lineage::LineageEvent> IngestedBy(Catalog& catalog, const CommitLogEntry& append) {
+  std::vector<lineage::LineageEvent> out;
+  if (append.table != lineage::LineageEventsTable() || !append.snapshot_id) return out;
+  auto table = Table::Load(catalog, append.table);
+  if (!table) return out;
+  const Snapshot* snap = (*table)->metadata()->SnapshotById(*append.snapshot_id);
+  if (!snap) return out;  // expired since
+  cdc::ChangelogOptions options;
+  options.columns = {"event"};
+  auto rows = cdc::ReadChangelog(**table, snap->parent_snapshot_id, snap->snapshot_id, options);
+  if (!rows) return out;
+  auto events = (*rows)->GetColumnByName("event");
+  auto kinds = (*rows)->GetColumnByName("_change_type");
+  if (!events || !kinds) return out;
+  for (int c = 0; c < events->num_chunks(); ++c) {
+    auto text = std::dynamic_pointer_cast<arrow::StringArray>(events->chunk(c));
+    auto kind = std::dynamic_pointer_cast<arrow::StringArray>(kinds->chunk(c));
+    if (!text || !kind) continue;
+    for (int64_t i = 0; i < text->length(); ++i) {
+      if (text->IsNull(i) || kind->GetView(i) != "INSERT") continue;
+      auto e = lineage::LineageEventFromJson(text->GetView(i));
+      if (!e || e->commit_seq) continue;
+      e->commit_seq = append.commit_seq;
+      out.push_back(std::move(*e));
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -139,17 +176,25 @@ void AddEventRoutes(httplib::Server& http, ServerContext& ctx) {
           state->cursor = feed->latest();
         }
         if (req.has_param("table")) {
-          auto ident = TableIdent::Parse(req.get_param_value("table"));
-          if (!ident) return SendError(ctx, res, ident.error());
-          state->table = *ident;
+          auto ref = lineage::ParseDatasetRef(req.get_param_value("table"));
+          if (!ref || ref->snapshot_id)
+            return SendError(ctx, res, 400, "BadRequestException",
+                             "table must be ns.table or a dataset key, got '" +
+                                 ShownValue(req.get_param_value("table")) + "'");
+          state->key = ref->Key();
         }
         if (req.has_param("kind")) {
-          std::string kind = req.get_param_value("kind");
-          if (kind != "commit" && kind != "lineage")
+          state->commits = state->lineage = false;
+          for (const auto& kind : ListParam(req, "kind")) {
+            if (kind != "commit" && kind != "lineage")
+              return SendError(ctx, res, 400, "BadRequestException",
+                               "kind must be a comma-separated list of commit and lineage, got '" +
+                                   ShownValue(req.get_param_value("kind")) + "'");
+            (kind == "commit" ? state->commits : state->lineage) = true;
+          }
+          if (!state->commits && !state->lineage)
             return SendError(ctx, res, 400, "BadRequestException",
-                             "kind must be commit or lineage, got '" + kind + "'");
-          state->commits = kind == "commit";
-          state->lineage = kind == "lineage";
+                             "kind must name commit, lineage or both, got ''");
         }
         ctx.metrics.SseClientOpened();
         res.set_header("Cache-Control", "no-store");
@@ -158,22 +203,30 @@ void AddEventRoutes(httplib::Server& http, ServerContext& ctx) {
             "text/event-stream",
             [&ctx, feed, state](size_t, httplib::DataSink& sink) {
               if (ctx.stopping) return false;
-              auto rows = ctx.catalog.CommitsSince(state->cursor, state->table, 500);
-              if (!rows) return false;
               std::string out;
+              if (!state->retry_sent) {
+                state->retry_sent = true;
+                out = "retry: 2000\n\n";
+              }
+              auto rows = ctx.catalog.CommitsSince(state->cursor, std::nullopt, 500);
+              if (!rows) return false;
+              lineage::RunEventMapper mapper(ctx.catalog.warehouse(), nullptr);
+              auto send_lineage = [&](const lineage::LineageEvent& event, int64_t seq) {
+                if (state->key && !Names(event, *state->key)) return;
+                Json data = LineageEventJson(event, ReadEventFacts(event, mapper), ctx.catalog);
+                out += SseEvent(seq, "lineage", data);
+              };
               for (const auto& e : *rows) {
                 state->cursor = e.commit_seq;
-                bool internal = e.table.ns == "_skade";
-                if (state->commits && !internal)
+                bool internal = e.table.ns == lineage::kLineageNamespace;
+                if (state->commits && !internal && (!state->key || *state->key == e.table.ToString()))
                   out += SseEvent(e.commit_seq, "commit", CommitJson(e));
                 if (!state->lineage) continue;
                 if (!e.lineage_event.empty()) {
-                  Json data = Json::parse(e.lineage_event, nullptr, false);
-                  if (!data.is_discarded()) out += SseEvent(e.commit_seq, "lineage", data);
+                  if (auto event = lineage::LineageEventFromJson(e.lineage_event))
+                    send_lineage(*event, e.commit_seq);
                 } else if (internal && e.action == "commit") {
-                  // Events ingested from other systems were appended here: the graph changed.
-                  out += SseEvent(e.commit_seq, "lineage",
-                                  Json{{"commit_seq", e.commit_seq}, {"source", "ingest"}});
+                  for (const auto& event : IngestedBy(ctx.catalog, e)) send_lineage(event, e.commit_seq);
                 }
               }
               if (!out.empty()) {

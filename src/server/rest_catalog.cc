@@ -49,7 +49,8 @@ Result<std::string> NamespaceFromLevels(const Json& levels) {
   return ns;
 }
 
-// A path segment: levels separated by the unit separator (%1F).
+}  // namespace
+
 Result<std::string> NamespaceFromPath(const std::string& segment) {
   Json levels = Json::array();
   size_t start = 0;
@@ -62,6 +63,8 @@ Result<std::string> NamespaceFromPath(const std::string& segment) {
   }
   return NamespaceFromLevels(levels);
 }
+
+namespace {
 
 Json Levels(const std::string& ns) {
   Json out = Json::array();

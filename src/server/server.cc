@@ -103,14 +103,21 @@ void SendJson(httplib::Response& res, int code, const Json& body) {
   res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
 }
 
-void SendError(const ServerContext& ctx, httplib::Response& res, int code, const std::string& type,
-               const std::string& message) {
+Json ErrorJson(const ServerContext& ctx, int code, const std::string& type, const std::string& message) {
   // Paths of the server's own files are not the client's business.
   std::string msg = message;
   const std::string& wh = ctx.catalog.warehouse();
   for (size_t at; (at = msg.find(wh)) != std::string::npos;)
     msg.replace(at, wh.size(), "<warehouse>");
-  SendJson(res, code, Json{{"error", {{"message", msg}, {"type", type}, {"code", code}}}});
+  // One line, of a length a client can show, whatever it echoes.
+  std::replace(msg.begin(), msg.end(), '\n', ' ');
+  if (msg.size() > 500) msg = msg.substr(0, 500) + "...";
+  return Json{{"error", {{"message", msg}, {"type", type}, {"code", code}}}};
+}
+
+void SendError(const ServerContext& ctx, httplib::Response& res, int code, const std::string& type,
+               const std::string& message) {
+  SendJson(res, code, ErrorJson(ctx, code, type, message));
 }
 
 void SendError(const ServerContext& ctx, httplib::Response& res, const Error& e) {
@@ -259,6 +266,8 @@ Result<std::unique_ptr<Server>> Server::Make(Catalog& catalog, ServeOptions opti
   AddRestCatalogRoutes(http, ctx);
   AddOpenLineageRoutes(http, ctx);
   AddEventRoutes(http, ctx);
+  AddWarehouseApiRoutes(http, ctx);
+  AddTableRowRoutes(http, ctx);
   if (!ctx.options.web_root.empty() && !http.set_mount_point("/", ctx.options.web_root))
     return InvalidArgument("web viewer folder " + ctx.options.web_root + " does not exist");
 

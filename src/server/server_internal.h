@@ -26,6 +26,8 @@ struct ServerContext {
   std::atomic<bool> stopping{false};
 };
 
+/// `{"error":{"message","type","code"}}`, the warehouse prefix cut out of the message.
+Json ErrorJson(const ServerContext& ctx, int code, const std::string& type, const std::string& message);
 /// Answers with `{"error":{"message","type","code"}}`. Messages never carry the
 /// server's file paths (the warehouse prefix is cut out).
 void SendError(const ServerContext& ctx, httplib::Response& res, int code, const std::string& type,
@@ -39,8 +41,17 @@ std::optional<Json> ParseBody(const ServerContext& ctx, const httplib::Request& 
 /// The client's name: the token's name, else its User-Agent, else "anonymous".
 std::string Caller(const ServerContext& ctx, const httplib::Request& req);
 
+/// A `/commits` entry: the commit-log row plus the actor of its lineage event.
+Json CommitJson(const CommitLogEntry& entry);
+
+/// A namespace path segment (levels joined by %1F, as the REST catalog spells it) as
+/// skade's dotted namespace. Errors: kInvalidArgument naming the bad level.
+Result<std::string> NamespaceFromPath(const std::string& segment);
+
 void AddRestCatalogRoutes(httplib::Server& http, ServerContext& ctx);
 void AddOpenLineageRoutes(httplib::Server& http, ServerContext& ctx);
 void AddEventRoutes(httplib::Server& http, ServerContext& ctx);
+void AddWarehouseApiRoutes(httplib::Server& http, ServerContext& ctx);
+void AddTableRowRoutes(httplib::Server& http, ServerContext& ctx);
 
 }  // namespace skade::server

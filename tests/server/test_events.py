@@ -42,6 +42,7 @@ class SseClient:
         self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{extra}\r\n".encode())
         self.events: list[tuple[int, str, dict]] = []
         self.headers = b""
+        self.raw = b""  # the body as received (chunk framing included)
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
@@ -55,6 +56,9 @@ class SseClient:
                 buf += chunk
                 if not self.headers and b"\r\n\r\n" in buf:
                     self.headers, buf = buf.split(b"\r\n\r\n", 1)
+                    self.raw = buf
+                elif self.headers:
+                    self.raw += chunk
                 while b"\n\n" in buf:
                     block, buf = buf.split(b"\n\n", 1)
                     fields = {}
@@ -127,18 +131,55 @@ def test_filters_and_lineage_events(served, skade, tmp_path):
     skade.ok("append", "f.b", src, "--actor", "loader", "--input", "f.a")
     assert only_b.wait_for(lambda ev: len(ev) >= 2)
     time.sleep(0.3)
-    kinds = [(e[1], e[2].get("table") or e[2]["outputs"][0]["table"]) for e in only_b.events]
+    kinds = [(e[1], e[2].get("table") or e[2]["outputs"][0]["key"]) for e in only_b.events]
     assert kinds == [("commit", "f.b"), ("lineage", "f.b")]
-    lineage = only_b.events[1][2]
-    assert lineage["actor"] == "loader" and lineage["inputs"][0]["table"] == "f.a"
+    commit, lineage = only_b.events[0][2], only_b.events[1][2]
+    assert commit["actor"] == "loader" and isinstance(commit["snapshot_id"], str)
+    assert lineage["actor"] == "loader" and lineage["run_state"] == "COMPLETE"
+    assert lineage["inputs"] == [{"key": "f.a", "system": "skade", "name": "f.a", "namespace": "f",
+                                  "snapshot_id": lineage["inputs"][0]["snapshot_id"]}]
+    out = lineage["outputs"][0]
+    assert out["snapshot_id"] == commit["snapshot_id"] and out["row_count"] == 1
+    assert out["columns"] == [{"name": "id", "type": "long"}] and lineage["column_lineage"] == []
+    assert lineage["ts_ms"] > 0 and lineage["commit_seq"] == only_b.events[0][0]
     assert only_b.events[0][0] == only_b.events[1][0]  # one commit_seq for both
+    assert only_b.raw.startswith(b"retry: 2000\n\n") or b"\r\nretry: 2000\n\n" in only_b.raw[:64]
     only_b.close()
+
+
+def test_kind_list_and_ingested_lineage(served, skade, tmp_path):
+    """`kind=commit,lineage` sends both; OpenLineage events POSTed to the receiver arrive
+    as lineage events carrying the commit_seq of the append that stored them."""
+    import urllib.request
+    skade.ok("create-namespace", "k")
+    skade.ok("create", "k.a", "--schema", "id:long")
+    client = SseClient(served.url, "/api/skade/v1/events?kind=commit,lineage&table=kafka:clicks")
+    time.sleep(0.3)
+    event = {"eventType": "COMPLETE", "eventTime": "2026-12-01T10:00:00Z", "producer": "test",
+             "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+             "run": {"runId": "0190aaaa-0000-7000-8000-000000000001"},
+             "job": {"namespace": "flink", "name": "clicks_job"},
+             "inputs": [{"namespace": "kafka://broker:9092", "name": "clicks"}],
+             "outputs": [{"namespace": "s3://bucket", "name": "clicks_raw"}]}
+    req = urllib.request.Request(served.url + "/api/v1/lineage", data=json.dumps(event).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    assert urllib.request.urlopen(req, timeout=30).status == 201
+    assert client.wait_for(lambda ev: any(e[1] == "lineage" for e in ev), timeout=30), client.events
+    seq, kind, data = next(e for e in client.events if e[1] == "lineage")
+    log = skade.log()
+    append = [e for e in log if e["table"] == "_skade.lineage_events" and e["commit_seq"] == seq]
+    assert append, (seq, log)
+    assert data["commit_seq"] == seq and data["run_state"] == "COMPLETE" and data["job"]["name"] == "clicks_job"
+    assert data["inputs"][0]["key"] == "kafka:clicks" and data["inputs"][0]["namespace"] == "kafka://broker:9092"
+    assert data["outputs"][0]["key"] == "s3:clicks_raw"
+    client.close()
 
 
 def test_bad_resume_ids_and_kinds(served):
     import urllib.error
     import urllib.request
-    for q, h in (("", {"Last-Event-ID": "abc"}), ("?kind=nope", {}), ("?table=nodot", {})):
+    for q, h in (("", {"Last-Event-ID": "abc"}), ("?kind=nope", {}), ("?kind=commit,nope", {}), ("?kind=", {}),
+                 ("?table=nodot", {})):
         req = urllib.request.Request(served.url + "/api/skade/v1/events" + q, headers=h)
         try:
             urllib.request.urlopen(req, timeout=10)

@@ -1,0 +1,374 @@
+// The viewer's warehouse API (docs/api.md): the lineage graph with focus, one node's
+// detail, impact and provenance lists, and the commit log. Rows of tables are in
+// table_rows.cc, the live stream in events.cc.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <limits>
+
+#include "server/api_params.h"
+#include "server/lineage_view.h"
+#include "server/server_internal.h"
+#include "skade/common/csv.h"
+#include "skade/lineage/warehouse_sink.h"
+
+namespace skade::server {
+namespace {
+
+using lineage::LineageEvent;
+
+constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A malformed parameter is the client's 400; anything else the server's.
+void SendFailure(const ServerContext& ctx, httplib::Response& res, const Error& e) {
+  if (e.kind == ErrorKind::kInvalidArgument)
+    return SendError(ctx, res, 400, "BadRequestException", e.message);
+  SendError(ctx, res, 500, "ServerError", e.message);
+}
+
+void NoSuchNode(const ServerContext& ctx, httplib::Response& res, const std::string& key) {
+  SendError(ctx, res, 404, "NoSuchNodeException", "dataset " + ShownValue(key) + " is not in the lineage graph");
+}
+
+// The filter shared by /graph and /impact: since, until, systems.
+Result<ViewFilter> WindowParams(const httplib::Request& req) {
+  ViewFilter f;
+  SKADE_ASSIGN_OR_RETURN(f.since_ms, TimeParam(req, "since"));
+  SKADE_ASSIGN_OR_RETURN(f.until_ms, TimeParam(req, "until"));
+  for (auto& s : ListParam(req, "systems")) f.systems.insert(std::move(s));
+  return f;
+}
+
+// The view of every stored event in the window, after delivering those still
+// waiting in the commit log.
+Result<LineageView> LoadView(ServerContext& ctx, const ViewFilter& filter) {
+  if (ctx.options.deliver_lineage) ctx.options.deliver_lineage();
+  SKADE_ASSIGN_OR_RETURN(auto events, lineage::ReadStoredEvents(ctx.catalog));
+  return LineageView::Build(std::move(events), filter, ctx.catalog);
+}
+
+Json FocusJson(const LineageView& view, const std::string& key, int64_t up, int64_t down,
+               std::set<std::string>& shown) {
+  shown.insert(key);
+  auto cap = [](int64_t hops) { return static_cast<int>(std::min<int64_t>(hops, 1 << 30)); };
+  if (up > 0)
+    for (const auto& r : view.Reach(key, false, cap(up))) shown.insert(r.key);
+  if (down > 0)
+    for (const auto& r : view.Reach(key, true, cap(down))) shown.insert(r.key);
+  Json hidden = Json::object();
+  for (const auto& k : shown) {
+    auto outside = [&](bool downstream) {
+      const auto& next = view.Neighbours(k, downstream);
+      return std::count_if(next.begin(), next.end(), [&](const std::string& n) { return !shown.contains(n); });
+    };
+    int64_t hidden_up = outside(false), hidden_down = outside(true);
+    if (hidden_up || hidden_down) hidden[k] = Json{{"up", hidden_up}, {"down", hidden_down}};
+  }
+  return Json{{"key", key},
+              {"up", up},
+              {"down", down},
+              {"shown", shown.size()},
+              {"total", view.nodes().size()},
+              {"hidden", std::move(hidden)}};
+}
+
+void Graph(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
+  auto filter = WindowParams(req);
+  if (!filter) return SendFailure(ctx, res, filter.error());
+  auto up = IntParam(req, "up", 1, 0, kMaxInt);
+  if (!up) return SendFailure(ctx, res, up.error());
+  auto down = IntParam(req, "down", 1, 0, kMaxInt);
+  if (!down) return SendFailure(ctx, res, down.error());
+  auto columns = BoolParam(req, "columns", true);
+  if (!columns) return SendFailure(ctx, res, columns.error());
+  auto view = LoadView(ctx, *filter);
+  if (!view) return SendFailure(ctx, res, view.error());
+
+  std::set<std::string> shown;
+  Json focus = nullptr;
+  if (req.has_param("focus")) {
+    std::string key = req.get_param_value("focus");
+    if (!view->nodes().contains(key)) return NoSuchNode(ctx, res, key);
+    focus = FocusJson(*view, key, *up, *down, shown);
+  } else {
+    for (const auto& [key, n] : view->nodes()) shown.insert(key);
+  }
+  std::map<std::string, int64_t> shown_per_system;
+  Json nodes = Json::array(), edges = Json::array(), column_lineage = Json::array();
+  for (const auto& key : shown) {
+    const ViewNode& n = view->nodes().at(key);
+    ++shown_per_system[n.system];
+    nodes.push_back(NodeJson(n, *columns));
+  }
+  for (const auto& e : view->edges())
+    if (shown.contains(e.from) && shown.contains(e.to)) edges.push_back(EdgeJson(e));
+  if (*columns)
+    for (const auto& c : view->column_lineage())
+      if (shown.contains(c.to)) column_lineage.push_back(ColumnLineageJson(c));
+  Json systems = Json::array();
+  for (const auto& [system, total] : view->system_totals())
+    systems.push_back(Json{{"system", system}, {"total", total}, {"shown", shown_per_system[system]}});
+  SendJson(res, 200,
+           Json{{"window",
+                 {{"since_ms", OptionalJson(filter->since_ms)},
+                  {"until_ms", OptionalJson(filter->until_ms)},
+                  {"generated_ms", NowMs()}}},
+                {"systems", std::move(systems)},
+                {"nodes", std::move(nodes)},
+                {"edges", std::move(edges)},
+                {"column_lineage", std::move(column_lineage)},
+                {"focus", std::move(focus)}});
+}
+
+Json WriterJson(const LineageEvent& e, const EventFacts* facts) {
+  return Json{{"actor", e.actor},
+              {"job", e.job ? e.job->name : e.actor},
+              {"operation", e.operation},
+              {"run_id", e.run_id ? Json(*e.run_id) : Json(nullptr)},
+              {"event_id", e.event_id},
+              {"commit_seq", OptionalJson(e.commit_seq)},
+              {"ts_ms", e.ts_ms},
+              {"run_state", facts ? facts->run_state : "COMPLETE"}};
+}
+
+// docs/api.md, "Freshness rule".
+Json FreshnessJson(const ViewNode& n, int64_t now_ms) {
+  Json unknown{{"state", "unknown"},
+               {"last_write_ms", OptionalJson(n.last_write_ms())},
+               {"median_interval_ms", nullptr},
+               {"stale_after_ms", nullptr}};
+  if (n.dropped_ms || n.write_times_ms.size() < 3) return unknown;
+  std::vector<int64_t> intervals;
+  for (size_t i = 1; i < n.write_times_ms.size(); ++i)
+    intervals.push_back(n.write_times_ms[i] - n.write_times_ms[i - 1]);
+  std::sort(intervals.begin(), intervals.end());
+  size_t mid = intervals.size() / 2;
+  // As the viewer computes it: the mean of the middle two for an even count.
+  double median = intervals.size() % 2 ? static_cast<double>(intervals[mid])
+                                       : (static_cast<double>(intervals[mid - 1]) + intervals[mid]) / 2;
+  int64_t last = n.write_times_ms.back();
+  double stale_after = static_cast<double>(last) + 3 * median;
+  auto number = [](double v) { return v == std::floor(v) ? Json(static_cast<int64_t>(v)) : Json(v); };
+  return Json{{"state", static_cast<double>(now_ms) > stale_after ? "stale" : "fresh"},
+              {"last_write_ms", last},
+              {"median_interval_ms", number(median)},
+              {"stale_after_ms", number(stale_after)}};
+}
+
+std::optional<int64_t> SummaryNumber(const Snapshot& s, const char* key) {
+  auto it = s.summary.find(key);
+  if (it == s.summary.end()) return std::nullopt;
+  char* end = nullptr;
+  long long v = std::strtoll(it->second.c_str(), &end, 10);
+  if (it->second.empty() || *end != '\0') return std::nullopt;
+  return v;
+}
+
+Json TableJson(const TableMetadata& m) {
+  const Schema& schema = *m.schema();
+  Json fields = Json::array();
+  for (const auto& f : schema.fields())
+    fields.push_back(Json{{"id", f.id},
+                          {"name", f.name},
+                          {"type", f.type->ToString()},
+                          {"required", f.required},
+                          {"doc", f.doc.empty() ? Json(nullptr) : Json(f.doc)}});
+  Json spec_fields = Json::array();
+  for (const auto& f : m.spec().fields())
+    spec_fields.push_back(Json{{"field_id", f.field_id},
+                               {"source_id", f.source_id},
+                               {"name", f.name},
+                               {"transform", f.transform.ToString()}});
+  std::vector<const Snapshot*> snapshots;
+  for (const auto& s : m.snapshots) snapshots.push_back(&s);
+  std::stable_sort(snapshots.begin(), snapshots.end(),
+                   [](const Snapshot* a, const Snapshot* b) { return a->sequence_number < b->sequence_number; });
+  Json snaps = Json::array();
+  for (const Snapshot* s : snapshots) {
+    Json summary = Json::object();
+    for (const auto& [k, v] : s->summary)
+      if (k != "operation") summary[k] = v;
+    snaps.push_back(Json{{"snapshot_id", std::to_string(s->snapshot_id)},
+                         {"parent_snapshot_id", SnapshotIdJson(s->parent_snapshot_id)},
+                         {"sequence_number", s->sequence_number},
+                         {"timestamp_ms", s->timestamp_ms},
+                         {"operation", s->operation()},
+                         {"summary", std::move(summary)},
+                         {"added_records", OptionalJson(SummaryNumber(*s, "added-records"))},
+                         {"total_records", OptionalJson(SummaryNumber(*s, "total-records"))},
+                         {"schema_id", s->schema_id ? Json(*s->schema_id) : Json(nullptr)}});
+  }
+  Json refs = Json::object();
+  for (const auto& [name, ref] : m.refs)
+    refs[name] = Json{{"snapshot_id", std::to_string(ref.snapshot_id)}, {"type", ref.type}};
+  return Json{{"format_version", m.format_version},
+              {"location", m.location},
+              {"current_snapshot_id", SnapshotIdJson(m.current_snapshot_id)},
+              {"schema",
+               {{"schema_id", schema.schema_id()},
+                {"identifier_field_ids", schema.identifier_field_ids()},
+                {"fields", std::move(fields)}}},
+              {"partition_spec", {{"spec_id", m.spec().spec_id()}, {"fields", std::move(spec_fields)}}},
+              {"properties", m.properties},
+              {"snapshots", std::move(snaps)},
+              {"refs", std::move(refs)}};
+}
+
+void Node(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
+  if (!req.has_param("key") || req.get_param_value("key").empty())
+    return SendError(ctx, res, 400, "BadRequestException", "key is required (a dataset key)");
+  std::string key = req.get_param_value("key");
+  auto view = LoadView(ctx, {});
+  if (!view) return SendFailure(ctx, res, view.error());
+  auto it = view->nodes().find(key);
+  if (it == view->nodes().end()) return NoSuchNode(ctx, res, key);
+  const ViewNode& n = it->second;
+  Json table = nullptr;
+  if (n.is_table && !n.dropped_ms)
+    if (auto ident = TableIdent::Parse(n.name)) {
+      auto loaded = ctx.catalog.LoadTable(*ident);
+      if (loaded) table = TableJson(*loaded->metadata);
+      else if (loaded.error().kind != ErrorKind::kNotFound) return SendFailure(ctx, res, loaded.error());
+    }
+  SendJson(res, 200,
+           Json{{"node", NodeJson(n, true)},
+                {"latest_writer", n.last_write ? WriterJson(*n.last_write, view->FactsOf(n.last_write))
+                                               : Json(nullptr)},
+                {"freshness", FreshnessJson(n, NowMs())},
+                {"table", std::move(table)}});
+}
+
+// RFC 3339 UTC with milliseconds, as the CSV's last_write column wants it.
+std::string Rfc3339Ms(int64_t ms) {
+  std::time_t secs = static_cast<std::time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof buf - n, ".%03dZ", static_cast<int>(((ms % 1000) + 1000) % 1000));
+  return buf;
+}
+
+// RFC 4180 lines.
+std::string CsvLine(const std::vector<std::string>& cells) {
+  std::string line;
+  for (size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + CsvField(cells[i]);
+  return line + "\r\n";
+}
+
+void Impact(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
+  if (!req.has_param("key") || req.get_param_value("key").empty())
+    return SendError(ctx, res, 400, "BadRequestException", "key is required (a dataset key)");
+  std::string key = req.get_param_value("key");
+  std::string direction = req.has_param("direction") ? req.get_param_value("direction") : "downstream";
+  if (direction != "downstream" && direction != "upstream")
+    return SendError(ctx, res, 400, "BadRequestException",
+                     "direction must be downstream or upstream, got '" + ShownValue(direction) + "'");
+  auto depth = IntParam(req, "depth", 0, 0, kMaxInt);
+  if (!depth) return SendFailure(ctx, res, depth.error());
+  bool csv = false;
+  if (req.has_param("format")) {
+    std::string format = req.get_param_value("format");
+    if (format != "json" && format != "csv")
+      return SendError(ctx, res, 406, "NotAcceptableException",
+                       "format must be json or csv, got '" + ShownValue(format) + "'");
+    csv = format == "csv";
+  } else if (std::string accept = req.get_header_value("Accept"); !accept.empty()) {
+    bool json_ok = accept.find("application/json") != std::string::npos ||
+                   accept.find("*/*") != std::string::npos || accept.find("application/*") != std::string::npos;
+    bool csv_ok = accept.find("text/csv") != std::string::npos || accept.find("text/*") != std::string::npos;
+    if (!json_ok && !csv_ok)
+      return SendError(ctx, res, 406, "NotAcceptableException",
+                       "this route answers application/json or text/csv, not '" + ShownValue(accept) + "'");
+    csv = csv_ok && accept.find("application/json") == std::string::npos;
+  }
+  auto filter = WindowParams(req);
+  if (!filter) return SendFailure(ctx, res, filter.error());
+  auto view = LoadView(ctx, *filter);
+  if (!view) return SendFailure(ctx, res, view.error());
+  if (!view->nodes().contains(key)) return NoSuchNode(ctx, res, key);
+  auto reached = view->Reach(key, direction == "downstream",
+                             static_cast<int>(std::min<int64_t>(*depth, 1 << 30)));
+  if (csv) {
+    std::string out = CsvLine({"key", "system", "name", "depth", "last_writer", "last_write"});
+    for (const auto& r : reached) {
+      const ViewNode& n = view->nodes().at(r.key);
+      auto last = n.last_write_ms();
+      out += CsvLine({r.key, n.system, n.name, std::to_string(r.depth), n.last_writer,
+                      last ? Rfc3339Ms(*last) : ""});
+    }
+    res.status = 200;
+    res.set_content(out, "text/csv");
+    return;
+  }
+  Json entries = Json::array();
+  for (const auto& r : reached) {
+    const ViewNode& n = view->nodes().at(r.key);
+    entries.push_back(Json{{"key", r.key},
+                           {"system", n.system},
+                           {"name", n.name},
+                           {"depth", r.depth},
+                           {"last_writer", n.last_writer},
+                           {"last_write_ms", OptionalJson(n.last_write_ms())}});
+  }
+  SendJson(res, 200, Json{{"key", key}, {"direction", direction}, {"depth", *depth}, {"entries", std::move(entries)}});
+}
+
+void Commits(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
+  auto from = IntParam(req, "from_seq", 1, 1, kMaxInt);
+  if (!from) return SendFailure(ctx, res, from.error());
+  auto limit = IntParam(req, "limit", 500, 0, 10000);
+  if (!limit) return SendFailure(ctx, res, limit.error());
+  std::optional<TableIdent> table;
+  if (req.has_param("table")) {
+    auto ident = TableIdent::Parse(req.get_param_value("table"));
+    if (!ident) return SendFailure(ctx, res, ident.error());
+    table = *ident;
+  }
+  Json commits = Json::array();
+  int64_t next = *from;
+  if (*limit > 0) {
+    auto rows = ctx.catalog.CommitsSince(*from - 1, table, *limit);
+    if (!rows) return SendFailure(ctx, res, rows.error());
+    for (const auto& e : *rows) {
+      commits.push_back(CommitJson(e));
+      next = e.commit_seq + 1;
+    }
+  }
+  SendJson(res, 200, Json{{"commits", std::move(commits)}, {"next_seq", next}});
+}
+
+}  // namespace
+
+Json CommitJson(const CommitLogEntry& e) {
+  std::string actor;
+  if (!e.lineage_event.empty())
+    if (auto event = lineage::LineageEventFromJson(e.lineage_event)) actor = event->actor;
+  return Json{{"commit_seq", e.commit_seq},
+              {"table", e.table.ToString()},
+              {"action", e.action},
+              {"snapshot_id", SnapshotIdJson(e.snapshot_id)},
+              {"operation", e.operation},
+              {"engine", e.engine},
+              {"committed_at_ms", e.committed_at_ms},
+              {"actor", actor}};
+}
+
+void AddWarehouseApiRoutes(httplib::Server& http, ServerContext& ctx) {
+  auto route = [&](const char* path, void (*handler)(ServerContext&, const httplib::Request&, httplib::Response&)) {
+    http.Get(path, [&ctx, handler](const httplib::Request& req, httplib::Response& res) { handler(ctx, req, res); });
+  };
+  route("/api/skade/v1/graph", Graph);
+  route("/api/skade/v1/node", Node);
+  route("/api/skade/v1/impact", Impact);
+  route("/api/skade/v1/commits", Commits);
+}
+
+}  // namespace skade::server
