@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "skade/avro/avro.h"
 #include "skade/format/types.h"
 #include "testing/matchers.h"
 
@@ -42,6 +43,17 @@ TEST(NestingTest, SchemaTextDepth) {
   std::string very_deep;
   for (int i = 0; i < 20000; ++i) very_deep += "struct<x:";
   EXPECT_THAT(ParseSchemaSpec("a:" + very_deep), IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST(NestingTest, AvroSchemaDepth) {
+  auto nested = [](int depth) {
+    std::string s = "\"int\"";
+    for (int i = 0; i < depth; ++i) s = "{\"type\":\"array\",\"items\":" + s + "}";
+    return s;
+  };
+  EXPECT_THAT(avro::ParseSchema(nested(40)), IsOk());
+  EXPECT_THAT(avro::ParseSchema(nested(5000)), IsError(ErrorKind::kCorrupt));
+  EXPECT_THAT(avro::ParseSchema(std::string(100000, '[')), IsError(ErrorKind::kCorrupt));
 }
 
 }  // namespace

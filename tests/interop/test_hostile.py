@@ -426,3 +426,53 @@ def test_cells_larger_than_a_read_block(skade, tmp_path, outside):
     skade.ok("append", "db.wide", csv)
     skade.ok("append", "db.wide", jsonl)
     assert "3 rows" in skade.ok("scan", "db.wide", "--format", "none")
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 4 MiB tmpfs: a disk that fills up (mounting needs root, which CI and the set-up have)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)], check=True)
+    yield mnt
+    subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+def test_full_disk_names_the_reason_and_loses_nothing(small_disk, tmp_path):
+    s = Skade(small_disk / "wh")
+    s.ok("init")
+    s.ok("create-namespace", "db")
+    s.ok("create", "db.t", "--schema", "id:long, s:string")
+    first = tmp_path / "scratch-first.csv"
+    first.write_text("id,s\n1,a\n2,b\n")
+    s.ok("append", "db.t", first)
+    # fill the disk, leaving a little room
+    filler = small_disk / "filler"
+    with open(filler, "wb") as f:
+        try:
+            while True:
+                f.write(b"\0" * 65536)
+                f.flush()
+        except OSError:
+            pass
+    filler.write_bytes(filler.read_bytes()[:-200_000])
+    big = tmp_path / "scratch-big.csv"
+    big.write_text("id,s\n" + "".join(f"{i},{os.urandom(60).hex()}\n" for i in range(20000)))  # incompressible
+    rc, _, err = s("append", "db.t", big)
+    assert rc == 2 and "No space left on device" in err and len(err.strip().splitlines()) == 1, err
+    out = small_disk / "out.csv"
+    filler.unlink()
+    s.ok("append", "db.t", big)  # room again
+    with open(small_disk / "filler", "wb") as f:
+        try:
+            while True:
+                f.write(b"\0" * 65536)
+                f.flush()
+        except OSError:
+            pass
+    rc, _, err = s("scan", "db.t", "--format", "csv", "--output", out)
+    assert rc == 2 and "No space left on device" in err, err
+    (small_disk / "filler").unlink()
+    assert "20002 rows" in s.ok("scan", "db.t", "--format", "none")

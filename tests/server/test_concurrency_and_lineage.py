@@ -98,3 +98,26 @@ def test_sigterm_stops_cleanly(warehouse):
     s = Served(warehouse)
     assert s.stop() == 0
     assert "stopped" in s.proc.stdout.read()
+
+
+def test_gzip_bodies_and_batches(served, skade):
+    import gzip
+    import urllib.request
+    event = {"eventType": "COMPLETE", "eventTime": "2026-11-30T11:00:00Z", "producer": "https://example.invalid/t",
+             "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+             "run": {"runId": str(uuid.uuid4())}, "job": {"namespace": "airflow", "name": "zipped"},
+             "inputs": [{"namespace": "kafka://b:9092", "name": "in"}],
+             "outputs": [{"namespace": "kafka://b:9092", "name": "out"}]}
+    req = urllib.request.Request(f"{served.url}/api/v1/lineage", data=gzip.compress(json.dumps(event).encode()),
+                                 method="POST", headers={"Content-Type": "application/json",
+                                                         "Content-Encoding": "gzip"})
+    assert urllib.request.urlopen(req).status == 201
+    batch = [dict(event, run={"runId": str(uuid.uuid4())}, job={"namespace": "airflow", "name": f"b{i}"})
+             for i in range(3)]
+    req = urllib.request.Request(f"{served.url}/api/v1/lineage/batch", data=json.dumps(batch).encode(),
+                                 method="POST", headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req) as r:
+        assert r.status == 201 and json.load(r)["accepted"] == 3
+    jobs = {json.loads(r)["job"]["name"] for r in skade.ok("lineage", "events", "--format", "jsonl").splitlines()
+            if json.loads(r).get("job")}
+    assert {"zipped", "b0", "b1", "b2"} <= jobs
