@@ -73,9 +73,10 @@ void AddLineageCommands(CLI::App& app, Context& ctx, CommandAction& action);
 /// The lineage part of the demo: a raw → clean → aggregate pipeline plus an ingested
 /// Spark event, then the lineage graph and a downstream impact list.
 Status RunLineageDemo(Context& ctx);
-/// Delivers the lineage events waiting in the commit log (a long-running process
-/// calls this now and then); failures are left for the next call.
-void DeliverLineage(Context& ctx);
+/// Delivers the lineage events waiting in the commit log (all, or only when a sink
+/// has a full batch); a long-running process calls this now and then. Failures are
+/// left for the next call.
+void DeliverLineage(Context& ctx, bool all);
 /// Records lineage of every commit this process makes (unless `lineage.enabled` is
 /// false) and first delivers events earlier processes left in the commit log.
 Status StartLineage(Context& ctx);

@@ -162,8 +162,10 @@ class LineageSession {
 
 bool IsInternalNamespace(const std::string& ns) { return ns == kLineageNamespace; }
 
-void DeliverLineage(Context& ctx) {
-  if (ctx.lineage) (void)ctx.lineage->DeliverAll(/*warn=*/false);
+void DeliverLineage(Context& ctx, bool all) {
+  if (!ctx.lineage) return;
+  if (all) (void)ctx.lineage->DeliverAll(/*warn=*/false);
+  else ctx.lineage->DeliverFullBatch();
 }
 
 Status StartLineage(Context& ctx) {

@@ -39,7 +39,7 @@ Status CmdServe(Context& ctx, const Args& a) {
   std::error_code ec;
   if (o.web_root.empty() && std::filesystem::is_directory(SKADE_WEB_DIST, ec))
     o.web_root = SKADE_WEB_DIST;
-  o.deliver_lineage = [&ctx] { DeliverLineage(ctx); };
+  o.deliver_lineage = [&ctx](bool all) { DeliverLineage(ctx, all); };
   // Signals are taken by one thread with sigwait, so the handler may stop the server.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);

@@ -120,7 +120,7 @@ class Receiver : public std::enable_shared_from_this<Receiver> {
   }
 
   Result<LineageGraph> Graph() {
-    if (ctx_.options.deliver_lineage) ctx_.options.deliver_lineage();
+    if (ctx_.options.deliver_lineage) ctx_.options.deliver_lineage(true);
     std::lock_guard lock(mu_);
     // The inbox goes in even when this process records no lineage of its own.
     SKADE_RETURN_IF_ERROR(sink_.Flush());

@@ -291,12 +291,16 @@ Status Server::Run() {
   // One helper thread delivers waiting lineage every second and carries out a
   // Stop that came before the listener was running (httplib ignores it then).
   std::thread helper([&] {
-    auto next_delivery = std::chrono::steady_clock::now();
+    auto now = std::chrono::steady_clock::now();
+    auto next_batch = now, next_all = now + std::chrono::seconds(30);
     while (!finished) {
       if (ctx.stopping && impl_->http.is_running()) impl_->http.stop();
-      if (!ctx.stopping && ctx.options.deliver_lineage && std::chrono::steady_clock::now() >= next_delivery) {
-        ctx.options.deliver_lineage();
-        next_delivery = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      now = std::chrono::steady_clock::now();
+      if (!ctx.stopping && ctx.options.deliver_lineage && now >= next_batch) {
+        bool all = now >= next_all;
+        ctx.options.deliver_lineage(all);
+        next_batch = now + std::chrono::seconds(1);
+        if (all) next_all = now + std::chrono::seconds(30);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }

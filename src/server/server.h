@@ -31,9 +31,11 @@ struct ServeOptions {
   size_t max_body_bytes = 64 << 20;
   /// Folder of the web viewer's bundle served at `/` (empty: none).
   std::string web_root;
-  /// Delivers lineage events waiting in the commit log to the warehouse's event
-  /// table; run before lineage is read and every second (null: nothing to do).
-  std::function<void()> deliver_lineage;
+  /// Delivers lineage events waiting in the commit log (and the inbox) to the
+  /// warehouse's event table: all of them before lineage is read (`all`), and in
+  /// the background only full batches, so deliveries do not stall commits (null:
+  /// nothing to do).
+  std::function<void(bool all)> deliver_lineage;
 };
 
 /// Parses `HOST:PORT` (IPv4 or `[v6]`). Errors: kInvalidArgument naming the text.
@@ -47,8 +49,8 @@ class Server {
   static Result<std::unique_ptr<Server>> Make(Catalog& catalog, ServeOptions options);
   /// The port bound (the one asked for, or the one chosen for port 0).
   int port() const;
-  /// Serves until Stop(); in-flight requests finish first. Lineage waiting in the
-  /// commit log is delivered every second meanwhile.
+  /// Serves until Stop(); in-flight requests finish first. Full batches of waiting
+  /// lineage are delivered meanwhile, and all of it every 30 s.
   Status Run();
   /// Thread- and signal-safe to call from another thread.
   void Stop();

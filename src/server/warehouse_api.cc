@@ -49,7 +49,7 @@ Result<ViewFilter> WindowParams(const httplib::Request& req) {
 // The view of every stored event in the window, after delivering those still
 // waiting in the commit log.
 Result<LineageView> LoadView(ServerContext& ctx, const ViewFilter& filter) {
-  if (ctx.options.deliver_lineage) ctx.options.deliver_lineage();
+  if (ctx.options.deliver_lineage) ctx.options.deliver_lineage(true);
   SKADE_ASSIGN_OR_RETURN(auto events, lineage::ReadStoredEvents(ctx.catalog));
   return LineageView::Build(std::move(events), filter, ctx.catalog);
 }
