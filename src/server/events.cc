@@ -4,6 +4,8 @@
 // sees nothing twice. One feed follows the catalog for all clients: commits of this
 // process through the post-commit hook, other processes' through CommitWatcher.
 #include <condition_variable>
+#include <functional>
+#include <map>
 #include <thread>
 
 #include <arrow/api.h>
@@ -51,6 +53,26 @@ class CommitFeed final : public CommitListener {
     return latest_;
   }
 
+  /// What one commit-log row sends: its commit event (none for skade's own tables)
+  /// and its lineage events, each with the event for filtering. Made once per row
+  /// and shared by every client (a row is immutable once logged).
+  struct Rendered {
+    std::string commit;
+    std::vector<std::pair<lineage::LineageEvent, std::string>> lineage;
+  };
+  std::shared_ptr<const Rendered> Render(const CommitLogEntry& e,
+                                         const std::function<std::shared_ptr<const Rendered>()>& make) {
+    {
+      std::lock_guard lock(render_mu_);
+      if (auto it = rendered_.find(e.commit_seq); it != rendered_.end()) return it->second;
+    }
+    auto r = make();
+    std::lock_guard lock(render_mu_);
+    if (rendered_.size() >= 4096) rendered_.erase(rendered_.begin());
+    rendered_.emplace(e.commit_seq, r);
+    return r;
+  }
+
   /// Waits until a commit after `seq` is known, the server stops, or `timeout`.
   bool WaitBeyond(int64_t seq, std::chrono::milliseconds timeout) {
     std::unique_lock lock(mu_);
@@ -91,6 +113,8 @@ class CommitFeed final : public CommitListener {
 
   ServerContext& ctx_;
   std::unique_ptr<cdc::CommitWatcher> watcher_;
+  std::mutex render_mu_;
+  std::map<int64_t, std::shared_ptr<const Rendered>> rendered_;
   std::mutex mu_;
   std::condition_variable cv_;
   int64_t latest_ = 0;
@@ -210,24 +234,29 @@ void AddEventRoutes(httplib::Server& http, ServerContext& ctx) {
               }
               auto rows = ctx.catalog.CommitsSince(state->cursor, std::nullopt, 500);
               if (!rows) return false;
-              lineage::RunEventMapper mapper(ctx.catalog.warehouse(), nullptr);
-              auto send_lineage = [&](const lineage::LineageEvent& event, int64_t seq) {
-                if (state->key && !Names(event, *state->key)) return;
-                Json data = LineageEventJson(event, ReadEventFacts(event, mapper), ctx.catalog);
-                out += SseEvent(seq, "lineage", data);
-              };
               for (const auto& e : *rows) {
                 state->cursor = e.commit_seq;
-                bool internal = e.table.ns == lineage::kLineageNamespace;
-                if (state->commits && !internal && (!state->key || *state->key == e.table.ToString()))
-                  out += SseEvent(e.commit_seq, "commit", CommitJson(e));
-                if (!state->lineage) continue;
-                if (!e.lineage_event.empty()) {
-                  if (auto event = lineage::LineageEventFromJson(e.lineage_event))
-                    send_lineage(*event, e.commit_seq);
-                } else if (internal && e.action == "commit") {
-                  for (const auto& event : IngestedBy(ctx.catalog, e)) send_lineage(event, e.commit_seq);
-                }
+                auto r = feed->Render(e, [&] {
+                  auto made = std::make_shared<CommitFeed::Rendered>();
+                  bool internal = e.table.ns == lineage::kLineageNamespace;
+                  if (!internal) made->commit = SseEvent(e.commit_seq, "commit", CommitJson(e));
+                  lineage::RunEventMapper mapper(ctx.catalog.warehouse(), nullptr);
+                  auto add = [&](const lineage::LineageEvent& event) {
+                    Json data = LineageEventJson(event, ReadEventFacts(event, mapper), ctx.catalog);
+                    made->lineage.emplace_back(event, SseEvent(e.commit_seq, "lineage", data));
+                  };
+                  if (!e.lineage_event.empty()) {
+                    if (auto event = lineage::LineageEventFromJson(e.lineage_event)) add(*event);
+                  } else if (internal && e.action == "commit") {
+                    for (const auto& event : IngestedBy(ctx.catalog, e)) add(event);
+                  }
+                  return std::shared_ptr<const CommitFeed::Rendered>(made);
+                });
+                if (state->commits && !r->commit.empty() && (!state->key || *state->key == e.table.ToString()))
+                  out += r->commit;
+                if (state->lineage)
+                  for (const auto& [event, text] : r->lineage)
+                    if (!state->key || Names(event, *state->key)) out += text;
               }
               if (!out.empty()) {
                 state->last_write = std::chrono::steady_clock::now();

@@ -1,7 +1,9 @@
 // The OpenLineage receiver (`POST /api/v1/lineage`, `/api/v1/lineage/batch`) and
 // Marquez-shaped reads of the lineage it holds, so tools made for Marquez work.
 // Events go through the same ingest path as `skade lineage ingest`.
+#include <condition_variable>
 #include <functional>
+#include <thread>
 
 #include "server/server_internal.h"
 #include "skade/lineage/lineage_graph.h"
@@ -49,7 +51,33 @@ Json AsRunEvent(const Json& event) {
 class Receiver : public std::enable_shared_from_this<Receiver> {
  public:
   explicit Receiver(ServerContext& ctx)
-      : ctx_(ctx), mapper_(ctx.catalog.warehouse(), &ctx.catalog), sink_(ctx.catalog) {}
+      : ctx_(ctx), mapper_(ctx.catalog.warehouse(), &ctx.catalog), sink_(ctx.catalog) {
+    // Received events reach the events table (and the live stream) within about a
+    // second: one append for everything that arrived meanwhile.
+    flusher_ = std::thread([this] {
+      std::unique_lock lock(flush_mu_);
+      while (!done_) {
+        flush_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return done_ || dirty_; });
+        if (!dirty_ || done_) continue;
+        dirty_ = false;
+        lock.unlock();
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let a burst gather
+        {
+          std::lock_guard sink_lock(mu_);
+          (void)sink_.Flush();  // a failure leaves the events in the inbox for the next try
+        }
+        lock.lock();
+      }
+    });
+  }
+  ~Receiver() {
+    {
+      std::lock_guard lock(flush_mu_);
+      done_ = true;
+    }
+    flush_cv_.notify_all();
+    flusher_.join();
+  }
 
   void Register(httplib::Server& http) {
     auto self = shared_from_this();
@@ -105,6 +133,11 @@ class Receiver : public std::enable_shared_from_this<Receiver> {
       return SendError(ctx_, res, st.error());
     }
     ctx_.metrics.CountLineage(static_cast<int64_t>(mapped.size()), 0);
+    {
+      std::lock_guard lock(flush_mu_);
+      dirty_ = true;
+    }
+    flush_cv_.notify_one();
     if (batch)
       SendJson(res, 201, Json{{"accepted", mapped.size()}});
     else
@@ -245,7 +278,11 @@ class Receiver : public std::enable_shared_from_this<Receiver> {
   ServerContext& ctx_;
   lineage::RunEventMapper mapper_;
   lineage::WarehouseSink sink_;
-  std::mutex mu_;
+  std::mutex mu_;  // the sink
+  std::mutex flush_mu_;
+  std::condition_variable flush_cv_;
+  bool dirty_ = false, done_ = false;
+  std::thread flusher_;
 };
 
 }  // namespace
