@@ -17,6 +17,22 @@ interface NodeAttrs {
   color: string;
 }
 
+/** A drawn node as the page shows it: client coordinates (CSS pixels) and its look. */
+export interface DrawnNode {
+  id: string;
+  label: string;
+  x: number;
+  y: number;
+  look: Look;
+}
+
+/** A lane band as the page shows it: its client y range. */
+export interface DrawnLane {
+  system: string;
+  top: number;
+  bottom: number;
+}
+
 export class MapView {
   private readonly graph = new Graph<NodeAttrs>({ type: "directed", multi: false });
   private readonly sigma: Sigma<NodeAttrs>;
@@ -24,7 +40,10 @@ export class MapView {
   private layout: Layout | null = null;
   private looks: Looks | null = null;
 
-  constructor(container: HTMLElement, onSelect: (id: string | null) => void) {
+  constructor(
+    private readonly container: HTMLElement,
+    onSelect: (id: string | null, extend: boolean) => void,
+  ) {
     this.lanes = document.createElement("canvas");
     this.lanes.className = "lanes";
     container.append(this.lanes);
@@ -38,8 +57,8 @@ export class MapView {
         return { ...attrs, color: color(hot ? "edge-hot" : "edge"), size: hot ? 2.5 : 1 };
       },
     });
-    this.sigma.on("clickNode", ({ node }) => onSelect(node));
-    this.sigma.on("clickStage", () => onSelect(null));
+    this.sigma.on("clickNode", ({ node, event }) => onSelect(node, event.original.shiftKey));
+    this.sigma.on("clickStage", () => onSelect(null, false));
     this.sigma.on("afterRender", () => this.drawLanes());
   }
 
@@ -73,6 +92,39 @@ export class MapView {
   repaint(looks: Looks): void {
     this.looks = looks;
     this.sigma.refresh();
+  }
+
+  /** The drawn nodes where the page shows them (the test hook, and tools). */
+  drawnNodes(): DrawnNode[] {
+    const box = this.container.getBoundingClientRect();
+    return this.graph.mapNodes((id, attrs) => {
+      const p = this.sigma.graphToViewport({ x: attrs.x, y: attrs.y });
+      return {
+        id,
+        label: attrs.label,
+        x: box.left + p.x,
+        y: box.top + p.y,
+        look: this.looks?.nodes.get(id) ?? "normal",
+      };
+    });
+  }
+
+  drawnEdges(): { id: string; from: string; to: string; hot: boolean }[] {
+    return this.graph.mapEdges((id, _attrs, from, to) => ({
+      id,
+      from,
+      to,
+      hot: this.looks?.hotEdges.has(id) ?? false,
+    }));
+  }
+
+  drawnLanes(): DrawnLane[] {
+    const box = this.container.getBoundingClientRect();
+    return (this.layout?.lanes ?? []).map((lane) => {
+      const a = this.sigma.graphToViewport({ x: 0, y: -lane.top }).y;
+      const b = this.sigma.graphToViewport({ x: 0, y: -lane.bottom }).y;
+      return { system: lane.system, top: box.top + Math.min(a, b), bottom: box.top + Math.max(a, b) };
+    });
   }
 
   /** Moves the camera to a node. */
