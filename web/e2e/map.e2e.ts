@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import type { ApiGraph, ApiNodeDetail, Cell } from "../src/api/types.js";
+import type { ApiGraph, ApiImpact, ApiNodeDetail, Cell } from "../src/api/types.js";
 import {
   buildPipeline,
   clickNode,
@@ -14,8 +14,10 @@ import {
   screenshot,
   Server,
   sleep,
+  waitDrawn,
   type Warehouse,
 } from "./harness.js";
+import type { MapProbe } from "../src/components/probe.js";
 
 const sorted = (xs: Iterable<string>): string[] => [...xs].sort();
 const edgeSet = (edges: { from: string; to: string }[]): string[] =>
@@ -124,6 +126,220 @@ describe("the system map on a warehouse with a pipeline and a Spark run", () => 
     await page.locator(".panel .rows-area").first().scrollIntoViewIfNeeded();
     await screenshot(page, "e2e-2-drilldown");
     assert.deepEqual(await pageErrors(page), []);
+    await page.close();
+  });
+  test("the impact trace lights exactly the downstream set /impact returns", async () => {
+    const key = "raw.orders";
+    const impact = await server.json<ApiImpact>("/impact", { key, direction: "downstream" });
+    const downstream = sorted(impact.entries.map((e) => e.key));
+    assert.ok(downstream.length >= 4, JSON.stringify(downstream));
+    const page = await openMap(browser, server);
+    await clickNode(page, key);
+    await page.locator(".panel button.trace[data-trace='down']").click();
+    await page.waitForFunction(() => location.hash.includes("trace=down"));
+    const shown = await probe(page);
+    assert.equal(shown.state.trace, "down");
+    const look = (l: string): string[] => sorted(shown.nodes.filter((n) => n.look === l).map((n) => n.id));
+    assert.deepEqual(look("highlight"), downstream);
+    assert.deepEqual(look("selected"), [key]);
+    assert.deepEqual(
+      look("dim"),
+      sorted(graph.nodes.map((n) => n.key).filter((k) => k !== key && !downstream.includes(k))),
+    );
+    // the lit edges are those among the traced set, and none leads into it from outside
+    const traced = new Set([key, ...downstream]);
+    const hot = shown.edges.filter((e) => e.hot);
+    assert.deepEqual(edgeSet(hot), edgeSet(shown.edges.filter((e) => traced.has(e.from) && traced.has(e.to))));
+    assert.ok(!hot.some((e) => e.from === "kafka:orders"));
+    // the side panel's impact list is the same set
+    const listed = await page
+      .locator(".panel section")
+      .first()
+      .locator("li[data-key]")
+      .evaluateAll((lis) => lis.map((li) => li.getAttribute("data-key") ?? ""));
+    assert.deepEqual(sorted(listed), downstream);
+    await screenshot(page, "e2e-3-impact");
+    assert.deepEqual(await pageErrors(page), []);
+    await page.close();
+  });
+
+  test("the path between two selected nodes is lit, across lanes", async () => {
+    const gold = graph.nodes.find((n) => n.key.endsWith("/shop/gold_rest"));
+    assert.ok(gold);
+    const chain = ["kafka:orders", "raw.orders", "clean.orders", "shop.orders", gold.key];
+    const page = await openMap(browser, server);
+    await clickNode(page, chain[0]);
+    await clickNode(page, gold.key, ["Shift"]);
+    await page.waitForFunction(() => location.hash.includes("to="));
+    const shown = await probe(page);
+    assert.deepEqual(shown.state.path, [chain[0], gold.key]);
+    const lit = sorted(shown.nodes.filter((n) => n.look === "highlight" || n.look === "selected").map((n) => n.id));
+    assert.deepEqual(lit, sorted(chain));
+    const pathEdges = chain.slice(1).map((to, i) => ({ from: chain[i], to }));
+    assert.deepEqual(edgeSet(shown.edges.filter((e) => e.hot)), edgeSet(pathEdges));
+    assert.ok(shown.nodes.filter((n) => !chain.includes(n.id)).every((n) => n.look === "dim"));
+    await screenshot(page, "e2e-4-path");
+    // Escape clears the path and the selection
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => !location.hash.includes("to="));
+    assert.ok((await probe(page)).edges.every((e) => !e.hot));
+    assert.deepEqual(await pageErrors(page), []);
+    await page.close();
+  });
+
+  test("a deep link (selection, focus, depth, time) survives a reload", async () => {
+    const later = graph.edges.find((e) => e.from === "clean.orders" && e.to === "shop.orders");
+    assert.ok(later);
+    const t = later.first_ms - 1;
+    const hash = `#sel=clean.orders&focus=clean.orders&up=1&down=2&t=${new Date(t).toISOString()}`;
+    // the server's answer for the same view: the graph as of t, focused
+    const focused = await server.json<ApiGraph>("/graph", { focus: "clean.orders", up: 1, down: 2, until: t + 1 });
+    const expected = sorted(focused.nodes.map((n) => n.key));
+    assert.ok(expected.includes("mart.daily") && !expected.includes("shop.orders"), JSON.stringify(expected));
+    const page = await openMap(browser, server, hash);
+    const first = await probe(page);
+    assert.deepEqual(first.state, {
+      selected: "clean.orders",
+      focus: "clean.orders",
+      up: 1,
+      down: 2,
+      time: t,
+      path: null,
+      trace: null,
+      systems: [],
+    });
+    assert.deepEqual(sorted(first.nodes.map((n) => n.id)), expected);
+    assert.deepEqual(edgeSet(first.edges), edgeSet(focused.edges));
+    const counts = await page.locator("header .counts").textContent();
+    await page.locator(".panel h2", { hasText: "clean.orders" }).waitFor();
+    await page.reload();
+    await waitDrawn(page);
+    const again = await probe(page);
+    assert.equal(page.url().slice(page.url().indexOf("#")), hash);
+    assert.deepEqual(again.state, first.state);
+    assert.deepEqual(
+      again.nodes.map((n) => [n.id, n.look, Math.round(n.x), Math.round(n.y)]),
+      first.nodes.map((n) => [n.id, n.look, Math.round(n.x), Math.round(n.y)]),
+    );
+    assert.equal(await page.locator("header .counts").textContent(), counts);
+    assert.equal(await page.locator(".panel h2").textContent(), "clean.orders");
+    assert.equal(
+      await page.locator("header .slider .muted").textContent(),
+      new Date(t)
+        .toISOString()
+        .replace("T", " ")
+        .replace(/\.\d+Z$/, "Z"),
+    );
+    await screenshot(page, "e2e-6-deep-link");
+    assert.deepEqual(await pageErrors(page), []);
+    await page.close();
+  });
+
+  test("the time slider set before an edge was drawn hides that edge", async () => {
+    const newest = [...graph.edges].sort((a, b) => b.first_ms - a.first_ms)[0];
+    const page = await openMap(browser, server);
+    const slider = page.getByLabel("graph as of");
+    await slider.focus();
+    let time: number | null = null;
+    for (let i = 0; i < 100 && (time === null || time >= newest.first_ms); i++) {
+      await page.keyboard.press("ArrowLeft");
+      time = await page.evaluate(() => (window as unknown as { __skadeMap: MapProbe }).__skadeMap.state().time);
+    }
+    assert.ok(time !== null && time < newest.first_ms);
+    await waitDrawn(page, 2);
+    const shown = await probe(page);
+    assert.ok(
+      !shown.edges.some((e) => e.from === newest.from && e.to === newest.to),
+      `${newest.from} -> ${newest.to} drawn`,
+    );
+    const then = await server.json<ApiGraph>("/graph", { until: time + 1 });
+    assert.deepEqual(edgeSet(shown.edges), edgeSet(then.edges));
+    assert.deepEqual(sorted(shown.nodes.map((n) => n.id)), sorted(then.nodes.map((n) => n.key)));
+    await screenshot(page, "e2e-7-time-slider");
+    // back to now: the edge is drawn again
+    await page.keyboard.press("End");
+    await page.waitForFunction(
+      ([from, to]) =>
+        (window as unknown as { __skadeMap: MapProbe }).__skadeMap.edges().some((e) => e.from === from && e.to === to),
+      [newest.from, newest.to],
+    );
+    assert.equal((await probe(page)).state.time, null);
+    assert.deepEqual(await pageErrors(page), []);
+    await page.close();
+  });
+});
+
+describe("the system map follows commits made by another process", () => {
+  let warehouse: Warehouse;
+  let server: Server;
+  let browser: Browser;
+
+  before(async () => {
+    warehouse = buildPipeline();
+    server = await Server.start(warehouse);
+    browser = await launch();
+  });
+
+  after(async () => {
+    await browser?.close();
+    const code = await server?.stop();
+    assert.equal(code, 0, server?.log());
+    warehouse?.remove();
+  });
+
+  const within = (page: Page, ms: number, check: string): Promise<unknown> =>
+    page.waitForFunction(check, undefined, { timeout: ms, polling: 20 });
+
+  test("a CLI commit pulses its node, a new table appears with its edge, each within 1 s", async () => {
+    const page = await openMap(browser, server);
+    await page.waitForFunction(() => document.querySelector("header .status")?.textContent === "open");
+    const before = await probe(page);
+    assert.ok(before.nodes.every((n) => n.look !== "pulse"));
+    const hook = "window.__skadeMap";
+
+    warehouse.skade(
+      "append",
+      "mart.daily",
+      warehouse.csv("customer_id,total\n14,2\n"),
+      "--actor",
+      "rollup",
+      "--input",
+      "clean.orders",
+    );
+    let t0 = Date.now();
+    await within(page, 1000, `${hook}.nodes().some((n) => n.id === "mart.daily" && n.look === "pulse")`);
+    const pulsed = Date.now() - t0;
+    await screenshot(page, "e2e-5-live-pulse");
+
+    warehouse.skade("create", "mart.weekly", "--schema", "customer_id:long, total:double");
+    t0 = Date.now();
+    await within(page, 1000, `${hook}.nodes().some((n) => n.id === "mart.weekly")`);
+    const appeared = Date.now() - t0;
+
+    warehouse.skade(
+      "append",
+      "mart.weekly",
+      warehouse.csv("customer_id,total\n10,17\n"),
+      "--actor",
+      "weekly",
+      "--input",
+      "mart.daily",
+    );
+    t0 = Date.now();
+    await within(page, 1000, `${hook}.edges().some((e) => e.from === "mart.daily" && e.to === "mart.weekly")`);
+    const linked = Date.now() - t0;
+    await waitDrawn(page, before.drawn + 1);
+    const after = await probe(page);
+    const weekly = after.nodes.find((n) => n.id === "mart.weekly");
+    const lane = after.lanes.find((l) => l.system === "skade");
+    assert.ok(weekly && lane && weekly.y > lane.top && weekly.y < lane.bottom);
+    await screenshot(page, "e2e-5-live-new-node");
+    // the side panel of the new table shows its snapshot
+    await clickNode(page, "mart.weekly");
+    await page.locator(".panel ol.snapshots li").first().waitFor();
+    assert.equal(await page.locator(".panel ol.snapshots li").count(), 1);
+    assert.deepEqual(await pageErrors(page), []);
+    console.log(`live: pulse ${pulsed} ms, new node ${appeared} ms, new edge ${linked} ms`);
     await page.close();
   });
 });

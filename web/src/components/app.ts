@@ -26,6 +26,21 @@ import { applyTheme, initialTheme, toggleTheme } from "./theme.js";
 import { timeSlider } from "./time-slider.js";
 import { renderTimeline } from "./timeline-view.js";
 
+/**
+ * The newest `keep` commits. The log lists oldest first, so it is paged to its end: the live
+ * stream resumes after the newest one (resuming after the 500th would replay all later ones).
+ */
+async function recentCommits(api: ApiClient, keep: number): Promise<ApiCommit[]> {
+  const page = 10000;
+  let tail: ApiCommit[] = [];
+  for (let from = 1; ;) {
+    const log = await api.commits(from, undefined, page);
+    tail = [...tail, ...log.commits].slice(-keep);
+    if (log.commits.length < page) return tail;
+    from = log.next_seq;
+  }
+}
+
 export function startApp(root: HTMLElement): void {
   applyTheme(initialTheme());
   const api = new ApiClient();
@@ -156,13 +171,10 @@ export function startApp(root: HTMLElement): void {
   }
 
   function loadGraph(): void {
-    Promise.all([
-      api.graph({ systems: state.systems.length > 0 ? state.systems : undefined }),
-      api.commits(undefined, undefined, 500),
-    ])
+    Promise.all([api.graph({ systems: state.systems.length > 0 ? state.systems : undefined }), recentCommits(api, 500)])
       .then(([graph, log]) => {
         model = fromGraph(graph);
-        commits = log.commits;
+        commits = log;
         const since = commits.at(-1)?.commit_seq;
         subscribeEvents({
           sinceSeq: since,

@@ -82,7 +82,9 @@ function tableSections(api: ApiClient, key: string, t: ApiTableDetail): HTMLElem
     el("h3", {}, "Partition spec"),
     spec.length > 0 ? keyValues(spec) : el("p", { class: "muted" }, "unpartitioned"),
     el("h3", {}, "Properties"),
-    keyValues(Object.entries(t.properties)),
+    Object.keys(t.properties).length > 0
+      ? keyValues(Object.entries(t.properties))
+      : el("p", { class: "muted" }, "none"),
     el("h3", {}, "Snapshots"),
     timeline,
     el("h3", {}, "Rows"),
