@@ -84,6 +84,13 @@ describe("the system map on a warehouse with a pipeline and a Spark run", () => 
     assert.equal(await page.locator("header .counts").textContent(), `${graph.nodes.length} datasets`);
     assert.equal(await page.locator("header .status").textContent(), "open");
     await screenshot(page, "e2e-1-lanes");
+    // the other theme (key t) redraws in its colours; the labels take the theme's text colour
+    const theme = await page.evaluate(() => document.documentElement.dataset.theme);
+    await page.locator(".map").focus();
+    await page.keyboard.press("t");
+    await page.waitForFunction((t) => document.documentElement.dataset.theme !== t, theme);
+    await sleep(200);
+    await screenshot(page, "e2e-1-lanes-other-theme");
     assert.deepEqual(await pageErrors(page), []);
     await page.close();
   });

@@ -3,6 +3,7 @@
 // view model; this only paints it.
 import Graph from "graphology";
 import Sigma from "sigma";
+import { drawDiscNodeHover } from "sigma/rendering";
 import type { DisplayGraph } from "../model/display.js";
 import { NODE_WIDTH, type Layout } from "../layout/protocol.js";
 import { color } from "./theme.js";
@@ -62,6 +63,9 @@ export class MapView {
       labelGridCellSize: 60,
       labelColor: { color: color("fg") },
       stagePadding: 48,
+      // the hovered or selected node's label stands in sigma's white box: dark text in either theme
+      defaultDrawNodeHover: (ctx, data, settings) =>
+        drawDiscNodeHover(ctx, data, { ...settings, labelColor: { color: "#1f2328" } }),
       nodeReducer: (id, attrs) => this.nodeLook(id, attrs),
       edgeReducer: (id, attrs) => {
         const hot = this.looks?.hotEdges.has(id) ?? false;
