@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: setup build test unit-test interop-test server-test rck-test bifrost-test web-test demo bench clean
+.PHONY: setup build test unit-test interop-test server-test rck-test bifrost-test web-test web-e2e demo bench clean
 
 setup:
 	@scripts/setup.sh
@@ -36,7 +36,11 @@ bifrost-test: build
 web-test: setup
 	cd web && npm test
 
-test: unit-test interop-test server-test rck-test bifrost-test web-test
+# The system map in headless chromium (Debian's, driven by playwright-core) against a real skade serve.
+web-e2e: build
+	cd web && SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade npm run test:e2e
+
+test: unit-test interop-test server-test rck-test bifrost-test web-test web-e2e
 
 demo: build
 	$(BUILD_DIR)/bin/skade --warehouse demo-warehouse demo

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { adjacency, fromGraph, lanesOf } from "../src/model/map-model.js";
-import { displayGraph } from "../src/model/display.js";
+import { displayGraph, shortLabel } from "../src/model/display.js";
 import { warehouseGraph } from "./fixtures/warehouse-graph.js";
 
 test("a /graph answer becomes nodes by key, its edges, and one lane per system with skade first", () => {
@@ -50,4 +50,10 @@ test("a lane over the threshold collapses each namespace into a group, with edge
   const expanded = displayGraph(model, { threshold: 3, expanded: new Set(["group:skade:raw"]) });
   assert.ok(expanded.nodes.some((n) => n.id === "raw.orders"));
   assert.equal(displayGraph(model).nodes.length, 7);
+});
+
+test("a path name is labelled by its last two parts", () => {
+  assert.equal(shortLabel("/data/wh/shop/gold_rest"), "…/shop/gold_rest");
+  assert.equal(shortLabel("shop/gold_rest"), "shop/gold_rest");
+  assert.equal(shortLabel("clean.orders"), "clean.orders");
 });

@@ -30,3 +30,12 @@ test("a selection lights its lineage and dims the rest; a path lights only the p
   );
   assert.equal(p.hotEdges.size, 2);
 });
+
+test("an impact trace lights only what lies downstream, a provenance trace only upstream", () => {
+  const down = looks(model, display, "raw.orders", null, T0 + 10 * HOUR, "down");
+  const lit = (l: typeof down): string[] => [...l.nodes].filter(([, look]) => look === "highlight").map(([k]) => k);
+  assert.ok(lit(down).includes("clean.orders"));
+  assert.ok(!lit(down).includes("kafka:orders"));
+  const up = looks(model, display, "raw.orders", null, T0 + 10 * HOUR, "up");
+  assert.deepEqual(lit(up), ["kafka:orders"]);
+});

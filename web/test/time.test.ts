@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fromGraph } from "../src/model/map-model.js";
-import { asOf, timeRange } from "../src/model/time.js";
+import { asOf, stepAt, timeRange, timeSteps } from "../src/model/time.js";
 import { HOUR, T0, warehouseGraph } from "./fixtures/warehouse-graph.js";
 
 const model = fromGraph(warehouseGraph);
@@ -27,4 +27,19 @@ test("a node dropped later is live before its drop and dropped after it", () => 
 test("the time range spans first sight to the newest write or drop", () => {
   assert.deepEqual(timeRange(model), { min: T0, max: T0 + 9 * HOUR });
   assert.equal(timeRange(asOf(model, T0 - 1)), null);
+});
+
+test("the slider's stops are the moments the graph changed, each once", () => {
+  const steps = timeSteps(model);
+  assert.deepEqual(
+    steps,
+    [...new Set(steps)].sort((a, b) => a - b),
+  );
+  assert.equal(steps[0], T0);
+  assert.equal(steps.at(-1), T0 + 9 * HOUR);
+  for (const e of model.edges) assert.ok(steps.includes(e.first_ms));
+  assert.equal(stepAt(steps, T0 - 1), 0);
+  assert.equal(stepAt(steps, T0 + 9 * HOUR + 1), steps.length - 1);
+  const i = stepAt(steps, steps[3] + 1);
+  assert.equal(steps[i], steps[3]);
 });

@@ -10,6 +10,7 @@ test("a view state survives the round trip through the address", () => {
     down: 0,
     time: Date.parse("2026-12-01T10:30:17.029Z"),
     path: ["kafka:orders", "mart.daily"],
+    trace: "down",
     systems: ["skade", "spark"],
   };
   const hash = encodeState(state);
@@ -23,7 +24,8 @@ test("the default state is an empty hash, and an empty hash is the default state
 });
 
 test("malformed parts fall back to their defaults", () => {
-  const s = decodeState("#up=-1&down=x&t=yesterday&from=a&systems=,,");
+  const s = decodeState("#up=-1&down=x&t=yesterday&from=a&systems=,,&trace=sideways");
+  assert.equal(s.trace, null);
   assert.equal(s.up, 1);
   assert.equal(s.down, 1);
   assert.equal(s.time, null);

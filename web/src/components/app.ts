@@ -8,22 +8,38 @@ import { columnsOf } from "../model/columns.js";
 import { displayGraph, type DisplayGraph } from "../model/display.js";
 import { focusLabel, focusView } from "../model/focus.js";
 import { applyLiveEvent, foldEvents } from "../model/live.js";
-import { looks } from "../model/looks.js";
+import { looks, PULSE_MS } from "../model/looks.js";
 import { EMPTY_MODEL, fromGraph, type MapModel } from "../model/map-model.js";
 import { navigate } from "../model/navigation.js";
 import { parseRunEvents, runEventToLineage } from "../model/openlineage.js";
 import { search } from "../model/search.js";
-import { asOf, timeRange } from "../model/time.js";
+import { asOf, timeSteps } from "../model/time.js";
 import { timeline } from "../model/timeline.js";
 import { decodeState, encodeState, type ViewState } from "../model/url-state.js";
 import { el } from "./dom.js";
 import { bindKeys } from "./keyboard.js";
 import { MapView } from "./map-view.js";
+import { exposeProbe } from "./probe.js";
 import { searchBox } from "./search-box.js";
 import { renderSidePanel } from "./side-panel.js";
 import { applyTheme, initialTheme, toggleTheme } from "./theme.js";
 import { timeSlider } from "./time-slider.js";
 import { renderTimeline } from "./timeline-view.js";
+
+/**
+ * The newest `keep` commits. The log lists oldest first, so it is paged to its end: the live
+ * stream resumes after the newest one (resuming after the 500th would replay all later ones).
+ */
+async function recentCommits(api: ApiClient, keep: number): Promise<ApiCommit[]> {
+  const page = 10000;
+  let tail: ApiCommit[] = [];
+  for (let from = 1; ;) {
+    const log = await api.commits(from, undefined, page);
+    tail = [...tail, ...log.commits].slice(-keep);
+    if (log.commits.length < page) return tail;
+    from = log.next_seq;
+  }
+}
 
 export function startApp(root: HTMLElement): void {
   applyTheme(initialTheme());
@@ -34,6 +50,7 @@ export function startApp(root: HTMLElement): void {
   let state: ViewState = decodeState(location.hash);
   let display: DisplayGraph = { nodes: [], edges: [] };
   let drawnShape = "";
+  let drawnPanel = "";
   let stream: StreamState = "connecting";
   let pathStart: string | null = null;
   const expanded = new Set<string>();
@@ -60,7 +77,25 @@ export function startApp(root: HTMLElement): void {
     el("main", {}, mapHost, panel),
     el("footer", {}, timelineHost, el("label", { class: "open" }, "open OpenLineage file ", fileInput, catalogs)),
   );
-  const map = new MapView(mapHost, (id) => select(id));
+  const map = new MapView(mapHost, (id, extend) => (extend && id ? extendPath(id) : select(id)));
+  let drawn = 0;
+  let loaded = false;
+  let pulseTimer: ReturnType<typeof setTimeout> | null = null;
+  exposeProbe({
+    loaded: () => loaded,
+    drawn: () => drawn,
+    state: () => state,
+    nodes: () => map.drawnNodes(),
+    edges: () => map.drawnEdges(),
+    lanes: () => map.drawnLanes(),
+  });
+
+  /** A shift-click (or `p` on the selection) picks the other end of a path from the selection. */
+  function extendPath(key: string): void {
+    const from = state.selected;
+    if (from && from !== key) setState({ ...state, path: [from, key] });
+    else select(key);
+  }
 
   function setState(next: ViewState): void {
     state = next;
@@ -75,7 +110,7 @@ export function startApp(root: HTMLElement): void {
       render();
       return;
     }
-    setState({ ...state, selected: key });
+    setState({ ...state, selected: key, path: null, trace: key === state.selected ? state.trace : null });
     if (key) map.reveal(key);
   }
 
@@ -88,26 +123,58 @@ export function startApp(root: HTMLElement): void {
     status.textContent = stream;
     status.dataset.state = stream;
     const shape = JSON.stringify([display.nodes.map((n) => n.id), display.edges.map((e) => e.id)]);
+    const now = Date.now();
+    const paint = (): void => map.repaint(looks(view, display, state.selected, state.path, now, state.trace));
     if (shape !== drawnShape) {
       drawnShape = shape;
-      void layouts.layout(display).then((layout) => {
-        if (layout) map.show(display, layout);
-        map.repaint(looks(view, display, state.selected, state.path, Date.now()));
+      const shown = display;
+      void layouts.layout(shown).then((layout) => {
+        if (!layout) return;
+        const first = drawn === 0;
+        map.show(shown, layout);
+        paint();
+        if (first && state.selected) map.reveal(state.selected);
+        drawn++;
       });
-    } else map.repaint(looks(view, display, state.selected, state.path, Date.now()));
-    renderSidePanel(panel, api, view, state.selected, 0, state.selected ? columnsOf(view, state.selected) : []);
+    } else paint();
+    // the panel (and a preview or changes table open in it) is redrawn only when what it shows changed
+    const node = state.selected ? view.nodes.get(state.selected) : undefined;
+    const panelShape = JSON.stringify([
+      state.selected,
+      state.trace,
+      state.time,
+      node?.latest_snapshot,
+      node?.last_write_ms,
+      node?.dropped_ms,
+      view.edges.length,
+    ]);
+    if (panelShape !== drawnPanel) {
+      drawnPanel = panelShape;
+      renderSidePanel(
+        panel,
+        api,
+        view,
+        state.selected,
+        0,
+        state.selected ? columnsOf(view, state.selected) : [],
+        state.trace,
+        (trace) => setState({ ...state, trace, path: null }),
+      );
+    }
     renderTimeline(timelineHost, timeline(view, commits), (key) => select(key));
-    slider.setRange(timeRange(model), state.time);
+    slider.setSteps(timeSteps(model), state.time);
+    // a pulse fades: paint once more when the newest one is over
+    const pulses = [...view.nodes.values()].map((n) => n.pulse_ms ?? -Infinity);
+    const fade = Math.max(...pulses, -Infinity) + PULSE_MS - now;
+    if (pulseTimer) clearTimeout(pulseTimer);
+    pulseTimer = fade > 0 ? setTimeout(render, fade + 50) : null;
   }
 
   function loadGraph(): void {
-    Promise.all([
-      api.graph({ systems: state.systems.length > 0 ? state.systems : undefined }),
-      api.commits(undefined, undefined, 500),
-    ])
+    Promise.all([api.graph({ systems: state.systems.length > 0 ? state.systems : undefined }), recentCommits(api, 500)])
       .then(([graph, log]) => {
         model = fromGraph(graph);
-        commits = log.commits;
+        commits = log;
         const since = commits.at(-1)?.commit_seq;
         subscribeEvents({
           sinceSeq: since,
@@ -122,6 +189,7 @@ export function startApp(root: HTMLElement): void {
             render();
           },
         });
+        loaded = true;
         render();
       })
       .catch((e: unknown) => {
@@ -172,6 +240,9 @@ export function startApp(root: HTMLElement): void {
         setState({ ...state, path: [pathStart, state.selected] });
         pathStart = null;
       } else pathStart = state.selected;
+    },
+    trace: () => {
+      if (state.selected) setState({ ...state, trace: state.trace === "down" ? null : "down", path: null });
     },
     theme: () => {
       toggleTheme();

@@ -82,7 +82,9 @@ function tableSections(api: ApiClient, key: string, t: ApiTableDetail): HTMLElem
     el("h3", {}, "Partition spec"),
     spec.length > 0 ? keyValues(spec) : el("p", { class: "muted" }, "unpartitioned"),
     el("h3", {}, "Properties"),
-    keyValues(Object.entries(t.properties)),
+    Object.keys(t.properties).length > 0
+      ? keyValues(Object.entries(t.properties))
+      : el("p", { class: "muted" }, "none"),
     el("h3", {}, "Snapshots"),
     timeline,
     el("h3", {}, "Rows"),
@@ -94,10 +96,12 @@ function tableSections(api: ApiClient, key: string, t: ApiTableDetail): HTMLElem
   ];
 }
 
-function columnSection(columns: ColumnRow[]): HTMLElement[] {
-  if (columns.length === 0) return [];
+/** Column lineage; a table's columns without any lineage are left to its schema below. */
+function columnSection(columns: ColumnRow[], hasSchema: boolean): HTMLElement[] {
+  const lineage = columns.some((c) => c.inputs.length > 0);
+  if (columns.length === 0 || (!lineage && hasSchema)) return [];
   return [
-    el("h3", {}, "Column lineage"),
+    el("h3", {}, lineage ? "Column lineage" : "Columns"),
     el(
       "table",
       {},
@@ -132,7 +136,7 @@ export function renderDetail(host: HTMLElement, api: ApiClient, d: ApiNodeDetail
         w ? `${w.job} ${w.operation} ${w.run_state}${w.commit_seq !== null ? ` #${w.commit_seq}` : ""}` : "—",
       ],
     ]),
-    ...columnSection(columns),
+    ...columnSection(columns, d.table !== null),
     ...(d.table ? tableSections(api, d.node.key, d.table) : []),
   );
 }

@@ -1,5 +1,6 @@
 // Keyboard navigation: arrows move the selection, `/` searches, `f` toggles focus, `+`/`-`
-// change its depth, `p` marks a path end, `t` switches the theme, Escape clears.
+// change its depth, `p` marks a path end, `i` traces the
+// selection's impact, `t` switches the theme, Escape clears.
 import type { NavKey } from "../model/navigation.js";
 
 export interface KeyActions {
@@ -8,6 +9,7 @@ export interface KeyActions {
   toggleFocus(): void;
   depth(delta: number): void;
   pathEnd(): void;
+  trace(): void;
   theme(): void;
   clear(): void;
 }
@@ -23,6 +25,7 @@ export function bindKeys(actions: KeyActions): void {
     else if (e.key === "+" || e.key === "=") actions.depth(1);
     else if (e.key === "-") actions.depth(-1);
     else if (e.key === "p") actions.pathEnd();
+    else if (e.key === "i") actions.trace();
     else if (e.key === "t") actions.theme();
     else if (e.key === "Escape") actions.clear();
     else return;

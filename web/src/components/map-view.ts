@@ -3,11 +3,15 @@
 // view model; this only paints it.
 import Graph from "graphology";
 import Sigma from "sigma";
+import { drawDiscNodeHover } from "sigma/rendering";
 import type { DisplayGraph } from "../model/display.js";
-import type { Layout } from "../layout/protocol.js";
+import { NODE_WIDTH, type Layout } from "../layout/protocol.js";
 import { color } from "./theme.js";
 
 import type { Look, Looks } from "../model/looks.js";
+
+/** The width of the lane names' column left of the drawing (styles.css: .map .stage). */
+const GUTTER = 88;
 
 interface NodeAttrs {
   x: number;
@@ -17,29 +21,65 @@ interface NodeAttrs {
   color: string;
 }
 
+/** A drawn node as the page shows it: client coordinates (CSS pixels) and its look. */
+export interface DrawnNode {
+  id: string;
+  label: string;
+  x: number;
+  y: number;
+  look: Look;
+}
+
+/** A lane band as the page shows it: its client y range. */
+export interface DrawnLane {
+  system: string;
+  top: number;
+  bottom: number;
+}
+
 export class MapView {
   private readonly graph = new Graph<NodeAttrs>({ type: "directed", multi: false });
   private readonly sigma: Sigma<NodeAttrs>;
   private readonly lanes: HTMLCanvasElement;
+  private readonly stage: HTMLDivElement;
   private layout: Layout | null = null;
   private looks: Looks | null = null;
 
-  constructor(container: HTMLElement, onSelect: (id: string | null) => void) {
+  constructor(
+    private readonly container: HTMLElement,
+    onSelect: (id: string | null, extend: boolean) => void,
+  ) {
     this.lanes = document.createElement("canvas");
     this.lanes.className = "lanes";
-    container.append(this.lanes);
-    this.sigma = new Sigma(this.graph, container, {
+    // sigma draws right of a gutter where the lane names stand, so no name covers a node
+    this.stage = document.createElement("div");
+    this.stage.className = "stage";
+    container.append(this.lanes, this.stage);
+    this.sigma = new Sigma(this.graph, this.stage, {
       defaultEdgeType: "arrow",
       renderEdgeLabels: false,
-      labelRenderedSizeThreshold: 4,
+      labelRenderedSizeThreshold: 0,
+      labelDensity: 4,
+      labelGridCellSize: 60,
+      labelColor: { color: color("fg") },
+      stagePadding: 48,
+      // the hovered or selected node's label stands in sigma's white box: dark text in either theme
+      defaultDrawNodeHover: (ctx, data, settings) =>
+        drawDiscNodeHover(ctx, data, { ...settings, labelColor: { color: "#1f2328" } }),
       nodeReducer: (id, attrs) => this.nodeLook(id, attrs),
       edgeReducer: (id, attrs) => {
         const hot = this.looks?.hotEdges.has(id) ?? false;
         return { ...attrs, color: color(hot ? "edge-hot" : "edge"), size: hot ? 2.5 : 1 };
       },
     });
-    this.sigma.on("clickNode", ({ node }) => onSelect(node));
-    this.sigma.on("clickStage", () => onSelect(null));
+    this.sigma.on("clickNode", ({ node, event }) => onSelect(node, event.original.shiftKey));
+    // sigma reports a second click within its double-click time as a double click (and zooms):
+    // on a node it is one more click, so quickly picking two nodes picks both
+    this.sigma.on("doubleClickNode", ({ node, event }) => {
+      event.preventSigmaDefault();
+      onSelect(node, event.original.shiftKey);
+    });
+    this.sigma.on("clickStage", () => onSelect(null, false));
     this.sigma.on("afterRender", () => this.drawLanes());
   }
 
@@ -67,37 +107,88 @@ export class MapView {
       this.graph.addNode(n.id, { x: p.x, y: -p.y, size: n.group ? 9 : 6, label: n.label, color: color("node") });
     }
     for (const e of display.edges) this.graph.addDirectedEdgeWithKey(e.id, e.from, e.to);
+    // the frame holds the labels too: they stand right of their nodes, up to a node's width
+    const xs = display.nodes.map((n) => layout.positions[n.id]?.x ?? 0);
+    const ys = layout.lanes.flatMap((l) => [-l.top, -l.bottom]);
+    this.sigma.setCustomBBox(
+      xs.length > 0
+        ? { x: [Math.min(...xs), Math.max(...xs) + NODE_WIDTH], y: [Math.min(...ys), Math.max(...ys)] }
+        : null,
+    );
     this.sigma.refresh();
   }
 
   repaint(looks: Looks): void {
     this.looks = looks;
+    this.sigma.setSetting("labelColor", { color: color("fg") });
     this.sigma.refresh();
   }
 
-  /** Moves the camera to a node. */
+  /** The drawn nodes where the page shows them (the test hook, and tools). */
+  drawnNodes(): DrawnNode[] {
+    const box = this.stage.getBoundingClientRect();
+    return this.graph.mapNodes((id, attrs) => {
+      const p = this.sigma.graphToViewport({ x: attrs.x, y: attrs.y });
+      return {
+        id,
+        label: attrs.label,
+        x: box.left + p.x,
+        y: box.top + p.y,
+        look: this.looks?.nodes.get(id) ?? "normal",
+      };
+    });
+  }
+
+  drawnEdges(): { id: string; from: string; to: string; hot: boolean }[] {
+    return this.graph.mapEdges((id, _attrs, from, to) => ({
+      id,
+      from,
+      to,
+      hot: this.looks?.hotEdges.has(id) ?? false,
+    }));
+  }
+
+  drawnLanes(): DrawnLane[] {
+    const box = this.stage.getBoundingClientRect();
+    return (this.layout?.lanes ?? []).map((lane) => {
+      const a = this.sigma.graphToViewport({ x: 0, y: -lane.top }).y;
+      const b = this.sigma.graphToViewport({ x: 0, y: -lane.bottom }).y;
+      return { system: lane.system, top: box.top + Math.min(a, b), bottom: box.top + Math.max(a, b) };
+    });
+  }
+
+  /** Moves the camera to a node when it is not in view (a node in view stays where it is). */
   reveal(id: string): void {
     if (!this.graph.hasNode(id)) return;
     const pos = this.sigma.getNodeDisplayData(id);
-    if (pos) void this.sigma.getCamera().animate({ x: pos.x, y: pos.y }, { duration: 300 });
+    if (!pos) return;
+    const p = this.sigma.framedGraphToViewport(pos);
+    const { width, height } = this.sigma.getDimensions();
+    const margin = 40;
+    if (p.x >= margin && p.x <= width - margin && p.y >= margin && p.y <= height - margin) return;
+    void this.sigma.getCamera().animate({ x: pos.x, y: pos.y }, { duration: 300 });
   }
 
   private drawLanes(): void {
     const canvas = this.lanes;
-    const { width, height } = this.sigma.getDimensions();
+    const width = this.container.clientWidth;
+    const height = this.container.clientHeight;
+    const offset = this.stage.offsetTop;
     canvas.width = width;
     canvas.height = height;
     const ctx = canvas.getContext("2d");
     if (!ctx || !this.layout) return;
     ctx.clearRect(0, 0, width, height);
     ctx.font = "12px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
     this.layout.lanes.forEach((lane, i) => {
-      const top = this.sigma.graphToViewport({ x: 0, y: -lane.top }).y;
-      const bottom = this.sigma.graphToViewport({ x: 0, y: -lane.bottom }).y;
+      const a = offset + this.sigma.graphToViewport({ x: 0, y: -lane.top }).y;
+      const b = offset + this.sigma.graphToViewport({ x: 0, y: -lane.bottom }).y;
+      const top = Math.min(a, b);
       ctx.fillStyle = color(i % 2 === 0 ? "lane" : "lane-alt");
-      ctx.fillRect(0, Math.min(top, bottom), width, Math.abs(bottom - top));
+      ctx.fillRect(0, top, width, Math.abs(b - a));
       ctx.fillStyle = color("muted");
-      ctx.fillText(lane.system, 8, Math.min(top, bottom) + 16);
+      ctx.fillText(lane.system, 8, top + Math.abs(b - a) / 2, GUTTER - 12);
     });
   }
 }

@@ -5,6 +5,7 @@ import type { ImpactDirection } from "../api/types.js";
 import type { ColumnRow } from "../model/columns.js";
 import type { MapModel } from "../model/map-model.js";
 import { downstream, upstream } from "../model/traverse.js";
+import type { Trace } from "../model/url-state.js";
 import { renderDetail } from "./detail-view.js";
 import { clear, el, formatTime } from "./dom.js";
 
@@ -14,13 +15,23 @@ function impactList(
   key: string,
   direction: ImpactDirection,
   depth: number,
+  trace: Trace | null,
+  onTrace: (trace: Trace | null) => void,
 ): HTMLElement {
   const reached = direction === "downstream" ? downstream(model, key, depth) : upstream(model, key, depth);
   const csv = el("a", { href: api.impactCsvUrl(key, direction, depth), download: `${key}-${direction}.csv` }, "CSV");
+  const mine: Trace = direction === "downstream" ? "down" : "up";
+  const on = trace === mine;
+  const toggle = el(
+    "button",
+    { class: "trace", "data-trace": mine, "aria-pressed": String(on), title: "light only these on the map" },
+    on ? "untrace" : "trace",
+  );
+  toggle.addEventListener("click", () => onTrace(on ? null : mine));
   return el(
     "section",
     {},
-    el("h3", {}, `${direction === "downstream" ? "Impact" : "Provenance"} (${reached.length}) `, csv),
+    el("h3", {}, `${direction === "downstream" ? "Impact" : "Provenance"} (${reached.length}) `, toggle, " ", csv),
     el(
       "ol",
       { class: "impact" },
@@ -44,6 +55,8 @@ export function renderSidePanel(
   key: string | null,
   depth: number,
   columns: ColumnRow[],
+  trace: Trace | null = null,
+  onTrace: (trace: Trace | null) => void = () => undefined,
 ): void {
   clear(host);
   if (!key) {
@@ -53,8 +66,8 @@ export function renderSidePanel(
   const detail = el("div", {}, el("p", { class: "muted" }, "loading detail…"));
   host.append(
     el("h2", {}, key),
-    impactList(api, model, key, "downstream", depth),
-    impactList(api, model, key, "upstream", depth),
+    impactList(api, model, key, "downstream", depth, trace, onTrace),
+    impactList(api, model, key, "upstream", depth, trace, onTrace),
     detail,
   );
   api

@@ -27,6 +27,12 @@ export interface DisplayGraph {
 
 export const COLLAPSE_THRESHOLD = 60;
 
+/** A node's label: its name, a path name (`/data/wh/shop/gold_rest`) cut to its last two parts. */
+export function shortLabel(name: string): string {
+  const parts = name.split("/").filter((p) => p !== "");
+  return parts.length > 2 ? `…/${parts.slice(-2).join("/")}` : name;
+}
+
 export function groupId(system: string, namespace: string): string {
   return `group:${system}:${namespace}`;
 }
@@ -58,7 +64,13 @@ export function displayGraph(model: MapModel, options: DisplayOptions = {}): Dis
       } else {
         for (const k of members) {
           idOf.set(k, k);
-          nodes.push({ id: k, label: model.nodes.get(k)?.name ?? k, lane: lane.system, members: [k], group: false });
+          nodes.push({
+            id: k,
+            label: shortLabel(model.nodes.get(k)?.name ?? k),
+            lane: lane.system,
+            members: [k],
+            group: false,
+          });
         }
       }
     }

@@ -1,9 +1,11 @@
-// How each drawn node looks, from the selection, the path, freshness, run state and live pulses.
+// How each drawn node looks, from the selection (its whole lineage, or with a trace only its
+// impact or provenance), the path, freshness, run state and live pulses.
 import type { Millis } from "../api/types.js";
 import type { DisplayGraph } from "./display.js";
 import { freshness } from "./freshness.js";
 import type { MapModel } from "./map-model.js";
 import { downstream, pathBetween, upstream } from "./traverse.js";
+import type { Trace } from "./url-state.js";
 
 export type Look = "normal" | "selected" | "highlight" | "dim" | "stale" | "failed" | "dropped" | "pulse";
 
@@ -21,13 +23,14 @@ export function looks(
   selected: string | null,
   pathEnds: [string, string] | null,
   now: Millis,
+  trace: Trace | null = null,
 ): Looks {
   const lit = new Set<string>();
   if (pathEnds) pathBetween(model, pathEnds[0], pathEnds[1]).forEach((k) => lit.add(k));
   else if (selected) {
     lit.add(selected);
-    downstream(model, selected).forEach((r) => lit.add(r.key));
-    upstream(model, selected).forEach((r) => lit.add(r.key));
+    if (trace !== "up") downstream(model, selected).forEach((r) => lit.add(r.key));
+    if (trace !== "down") upstream(model, selected).forEach((r) => lit.add(r.key));
   }
   const nodes = new Map<string, Look>();
   for (const d of display.nodes) {

@@ -36,3 +36,27 @@ export function timeRange(model: MapModel): { min: Millis; max: Millis } | null 
   for (const e of model.edges) max = Math.max(max, e.last_ms);
   return Number.isFinite(min) ? { min, max } : null;
 }
+
+/**
+ * The moments the graph changed (a node first seen, written or dropped, an edge first drawn),
+ * distinct and ascending: the stops of the time slider, so that every change can be stepped
+ * to however long the history is.
+ */
+export function timeSteps(model: MapModel): Millis[] {
+  const times = new Set<Millis>();
+  for (const n of model.nodes.values()) {
+    times.add(n.first_seen_ms);
+    for (const w of n.write_times_ms) times.add(w);
+    if (n.last_write_ms !== null) times.add(n.last_write_ms);
+    if (n.dropped_ms !== null) times.add(n.dropped_ms);
+  }
+  for (const e of model.edges) times.add(e.first_ms);
+  return [...times].sort((a, b) => a - b);
+}
+
+/** The slider stop showing time `t`: the last step at or before it (0 before the first). */
+export function stepAt(steps: readonly Millis[], t: Millis): number {
+  let at = 0;
+  for (let i = 0; i < steps.length && steps[i] <= t; i++) at = i;
+  return at;
+}

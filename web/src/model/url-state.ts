@@ -1,6 +1,8 @@
 // The view's state in the address (after `#`), so a link opens the same view.
 import type { Millis } from "../api/types.js";
 
+export type Trace = "down" | "up";
+
 export interface ViewState {
   selected: string | null;
   focus: string | null;
@@ -10,6 +12,8 @@ export interface ViewState {
   time: Millis | null;
   /** The two ends of a highlighted path. */
   path: [string, string] | null;
+  /** An impact (down) or provenance (up) trace of the selection: only that side is lit. */
+  trace: Trace | null;
   systems: string[];
 }
 
@@ -20,6 +24,7 @@ export const DEFAULT_STATE: ViewState = {
   down: 1,
   time: null,
   path: null,
+  trace: null,
   systems: [],
 };
 
@@ -34,6 +39,7 @@ export function encodeState(state: ViewState): string {
     q.set("from", state.path[0]);
     q.set("to", state.path[1]);
   }
+  if (state.trace) q.set("trace", state.trace);
   if (state.systems.length > 0) q.set("systems", state.systems.join(","));
   return q.toString();
 }
@@ -50,6 +56,7 @@ export function decodeState(hash: string): ViewState {
   const time = t === null ? NaN : Date.parse(t);
   const from = q.get("from");
   const to = q.get("to");
+  const trace = q.get("trace");
   return {
     selected: q.get("sel") || null,
     focus: q.get("focus") || null,
@@ -57,6 +64,7 @@ export function decodeState(hash: string): ViewState {
     down: depth(q.get("down"), DEFAULT_STATE.down),
     time: Number.isFinite(time) ? time : null,
     path: from && to ? [from, to] : null,
+    trace: trace === "down" || trace === "up" ? trace : null,
     systems: (q.get("systems") ?? "").split(",").filter((s) => s !== ""),
   };
 }

@@ -1,0 +1,19 @@
+// A small read-only hook for end-to-end tests and tools: `window.__skadeMap` tells what the map
+// shows (drawn nodes with their looks and page positions, edges, lanes) and the view state.
+import type { ViewState } from "../model/url-state.js";
+import type { DrawnLane, DrawnNode } from "./map-view.js";
+
+export interface MapProbe {
+  /** The graph and commit log have loaded. */
+  loaded(): boolean;
+  /** How many layouts have been drawn. */
+  drawn(): number;
+  state(): ViewState;
+  nodes(): DrawnNode[];
+  edges(): { id: string; from: string; to: string; hot: boolean }[];
+  lanes(): DrawnLane[];
+}
+
+export function exposeProbe(probe: MapProbe): void {
+  (window as unknown as { __skadeMap: MapProbe }).__skadeMap = probe;
+}
