@@ -440,6 +440,19 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
+def fill(path: Path, leave: int = 0) -> None:
+    """Writes `path` until the disk is full, then gives back `leave` bytes."""
+    with open(path, "wb") as f:
+        try:
+            while True:
+                f.write(b"\0" * 65536)
+                f.flush()
+        except OSError:
+            pass
+    if leave:
+        path.write_bytes(path.read_bytes()[:-leave])
+
+
 def test_full_disk_names_the_reason_and_loses_nothing(small_disk, tmp_path):
     s = Skade(small_disk / "wh")
     s.ok("init")
@@ -448,16 +461,8 @@ def test_full_disk_names_the_reason_and_loses_nothing(small_disk, tmp_path):
     first = tmp_path / "scratch-first.csv"
     first.write_text("id,s\n1,a\n2,b\n")
     s.ok("append", "db.t", first)
-    # fill the disk, leaving a little room
     filler = small_disk / "filler"
-    with open(filler, "wb") as f:
-        try:
-            while True:
-                f.write(b"\0" * 65536)
-                f.flush()
-        except OSError:
-            pass
-    filler.write_bytes(filler.read_bytes()[:-200_000])
+    fill(filler, leave=200_000)
     big = tmp_path / "scratch-big.csv"
     big.write_text("id,s\n" + "".join(f"{i},{os.urandom(60).hex()}\n" for i in range(20000)))  # incompressible
     rc, _, err = s("append", "db.t", big)
@@ -465,14 +470,8 @@ def test_full_disk_names_the_reason_and_loses_nothing(small_disk, tmp_path):
     out = small_disk / "out.csv"
     filler.unlink()
     s.ok("append", "db.t", big)  # room again
-    with open(small_disk / "filler", "wb") as f:
-        try:
-            while True:
-                f.write(b"\0" * 65536)
-                f.flush()
-        except OSError:
-            pass
+    fill(filler)
     rc, _, err = s("scan", "db.t", "--format", "csv", "--output", out)
     assert rc == 2 and "No space left on device" in err, err
-    (small_disk / "filler").unlink()
+    filler.unlink()
     assert "20002 rows" in s.ok("scan", "db.t", "--format", "none")

@@ -101,6 +101,17 @@ Status MigrateCommitLog(sqlite3* db) {
   return {};
 }
 
+// The (integer, text) rows of a two-column query.
+Result<std::vector<std::pair<int64_t, std::string>>> IntTextRows(Stmt& s) {
+  std::vector<std::pair<int64_t, std::string>> out;
+  while (true) {
+    SKADE_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.emplace_back(s.Int(0), s.Text(1));
+  }
+  return out;
+}
+
 int ParseVersion(const std::string& location) {
   std::string file = std::filesystem::path(location).filename().string();
   int v = -1;
@@ -707,13 +718,7 @@ Result<std::vector<std::pair<int64_t, std::string>>> Catalog::AnnotationsSince(i
       "SELECT commit_seq, lineage_event FROM skade_commit_log WHERE catalog_name=?1 AND commit_seq > ?2 "
       "AND lineage_event IS NOT NULL ORDER BY commit_seq"));
   s.Bind(1, name_).Bind(2, after_seq);
-  std::vector<std::pair<int64_t, std::string>> out;
-  while (true) {
-    SKADE_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) break;
-    out.emplace_back(s.Int(0), s.Text(1));
-  }
-  return out;
+  return IntTextRows(s);
 }
 
 Result<std::vector<CommitLogEntry>> Catalog::CommitsSince(int64_t after_seq,
@@ -790,13 +795,7 @@ Result<std::vector<std::pair<int64_t, std::string>>> Catalog::LineageInboxSince(
   std::lock_guard lock(mu_);
   SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, "SELECT seq, event FROM skade_lineage_inbox WHERE seq > ?1 ORDER BY seq"));
   s.Bind(1, after_seq);
-  std::vector<std::pair<int64_t, std::string>> out;
-  while (true) {
-    SKADE_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) break;
-    out.emplace_back(s.Int(0), s.Text(1));
-  }
-  return out;
+  return IntTextRows(s);
 }
 
 Status Catalog::TrimLineageInbox(int64_t through_seq) {
