@@ -752,14 +752,26 @@ Result<std::vector<CommitLogEntry>> Catalog::CommitsSince(int64_t after_seq,
       out.push_back(std::move(e));
     }
   }
-  // Commits by other engines: the metadata file they wrote tells what they did.
+  // Commits by other engines: the metadata file they wrote tells what they did, and
+  // its snapshot's summary which engine it was (`engine-name`, as Spark writes it).
   for (auto& e : out) {
-    if (e.engine == "skade" || e.action != "commit" || e.snapshot_id) continue;
+    if (e.engine == "skade" || (e.action != "commit" && e.action != "create") || e.snapshot_id) continue;
     auto text = io_->ReadFile(e.metadata_location);
     if (!text) continue;
     auto m = ParseTableMetadata(*text);
     if (!m) continue;
     e.snapshot_id = m->current_snapshot_id;
+    const Snapshot* snap = m->CurrentSnapshot();
+    auto name_engine = [&] {
+      if (!snap) return;
+      if (auto it = snap->summary.find("engine-name"); it != snap->summary.end() && !it->second.empty())
+        e.engine = it->second;
+    };
+    if (e.action == "create") {  // a create with a first snapshot (CTAS)
+      e.operation = snap ? snap->operation() : "create";
+      name_engine();
+      continue;
+    }
     // A commit that kept the current snapshot changed metadata only (schema, spec,
     // refs, properties); one that moved it did what that snapshot says.
     std::optional<TableMetadata> prev;
@@ -770,8 +782,9 @@ Result<std::vector<CommitLogEntry>> Catalog::CommitsSince(int64_t after_seq,
       e.operation = prev->current_schema_id != m->current_schema_id ? "schema-change"
                     : prev->default_spec_id != m->default_spec_id    ? "partition-change"
                                                                      : "metadata-change";
-    } else if (const Snapshot* snap = m->CurrentSnapshot()) {
+    } else if (snap) {
       e.operation = snap->operation();
+      name_engine();
     }
   }
   return out;
