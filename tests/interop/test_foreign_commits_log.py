@@ -33,3 +33,25 @@ def test_engine_named_by_the_snapshot_and_ctas_rows_filled(skade, catalog):
     assert created[0]["action"] == "create"
     assert created[0]["snapshot_id"] == cat.load_table("f.ctas").current_snapshot().snapshot_id
     assert created[0]["operation"] == "append" and created[0]["engine"] == "spark"
+
+
+def test_lineage_finds_tables_by_location_in_any_layout(skade, catalog, warehouse, tmp_path):
+    """A table another engine placed in its own layout (Spark: `<ns>/<table>`) is the
+    same node for skade's lineage when an OpenLineage event names its location."""
+    skade.ok("create-namespace", "shop")
+    cat = catalog()
+    place = warehouse / "shop" / "orders_by_day"
+    cat.create_table("shop.orders_by_day", schema=SCHEMA, location=f"file://{place}")
+    event = {"eventType": "COMPLETE", "eventTime": "2026-11-30T12:00:00Z", "producer": "https://example.invalid/t",
+             "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+             "run": {"runId": "0190aaaa-0000-7000-8000-0000000000aa"},
+             "job": {"namespace": "spark", "name": "daily"},
+             "inputs": [{"namespace": "kafka://b:9092", "name": "orders"}],
+             "outputs": [{"namespace": "file", "name": str(place)}]}
+    f = tmp_path / "ev.jsonl"
+    f.write_text(json.dumps(event) + "\n")
+    skade.ok("lineage", "ingest", f)
+    assert "shop.orders_by_day" in skade.ok("lineage", "downstream", "kafka:orders", "--format", "csv")
+    exported = [json.loads(line) for line in skade.ok("lineage", "export").splitlines()]
+    names = {d["name"] for e in exported for d in e.get("outputs", [])}
+    assert str(place) in names  # the real location, not <ns>.db/<table>

@@ -98,6 +98,34 @@ RunEventMapper::RunEventMapper(std::string warehouse, Catalog* catalog)
   while (warehouse_.size() > 1 && warehouse_.back() == '/') warehouse_.pop_back();
 }
 
+std::string RunEventMapper::TableAt(const std::string& path) const {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  // Any layout: the folder of a table of the catalog (tables Spark or PyIceberg made
+  // live where they chose); else skade's own `<ns>.db/<table>` under the warehouse.
+  if (catalog_)
+    if (auto folders = catalog_->TableFolders())
+      for (const auto& [ident, folder] : *folders)
+        if (folder == p) return ident.ToString();
+  std::string prefix = warehouse_ + "/";
+  if (!p.starts_with(prefix)) return "";
+  std::string rest = p.substr(prefix.size());
+  auto slash = rest.find('/');
+  if (slash != std::string::npos && slash > 3 && rest.compare(slash - 3, 3, ".db") == 0 &&
+      rest.find('/', slash + 1) == std::string::npos)
+    return rest.substr(0, slash - 3) + "." + rest.substr(slash + 1);
+  return "";
+}
+
+std::string RunEventMapper::LocationOf(const std::string& table) const {
+  auto ident = TableIdent::Parse(table);
+  if (ident && catalog_)
+    if (auto folders = catalog_->TableFolders())
+      for (const auto& [other, folder] : *folders)
+        if (other == *ident) return folder;
+  return ident ? warehouse_ + "/" + ident->ns + ".db/" + ident->name : warehouse_ + "/" + table;
+}
+
 std::string RunEventMapper::ToRunEvent(const LineageEvent& e) {
   auto dataset = [&](const DatasetRef& ref, bool output) {
     json d;
@@ -105,8 +133,7 @@ std::string RunEventMapper::ToRunEvent(const LineageEvent& e) {
     if (ref.system) {
       d = {{"namespace", ref.system->instance.empty() ? ref.system->kind : ref.system->instance}, {"name", ref.table}};
     } else {
-      auto ident = TableIdent::Parse(ref.table);
-      std::string path = ident ? warehouse_ + "/" + ident->ns + ".db/" + ident->name : warehouse_ + "/" + ref.table;
+      std::string path = LocationOf(ref.table);
       d = {{"namespace", "file"}, {"name", path}};
       facets["symlinks"] = Facet("1-0-1/SymlinksDatasetFacet.json", "SymlinksDatasetFacet");
       facets["symlinks"]["identifiers"] = {{{"namespace", "file:" + warehouse_}, {"name", ref.table}, {"type", "TABLE"}}};
@@ -222,14 +249,7 @@ Result<LineageEvent> RunEventMapper::FromRunEvent(std::string_view text) const {
           if (id.is_object() && id.value("namespace", "") == "file:" + warehouse_ && id.contains("name") &&
               id["name"].is_string())
             ref.table = id["name"];
-      std::string prefix = warehouse_ + "/";
-      if (ref.table.empty() && (ns == "file" || ns == "file://") && name.starts_with(prefix)) {
-        std::string rest = name.substr(prefix.size());
-        auto slash = rest.find('/');
-        if (slash != std::string::npos && slash > 3 && rest.compare(slash - 3, 3, ".db") == 0 &&
-            rest.find('/', slash + 1) == std::string::npos)
-          ref.table = rest.substr(0, slash - 3) + "." + rest.substr(slash + 1);
-      }
+      if (ref.table.empty() && (ns == "file" || ns.starts_with("file:"))) ref.table = TableAt(LocalPath(name));
       if (ref.table.empty()) {
         ref.table = name;
         ref.system = SystemRef{SystemKindOf(ns), ns};

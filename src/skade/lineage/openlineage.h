@@ -25,7 +25,9 @@ std::string SystemKindOf(std::string_view ol_namespace);
 /// Maps in both directions for one warehouse. Not thread-safe (caches table metadata).
 class RunEventMapper {
  public:
-  /// `catalog` (may be null) supplies the schema and statistics facets of outputs.
+  /// `catalog` (may be null) supplies the schema and statistics facets of outputs,
+  /// and the folders of its tables: a dataset named by a table's location is that
+  /// table, whatever layout the engine that made it chose.
   RunEventMapper(std::string warehouse, Catalog* catalog);
 
   /// One COMPLETE RunEvent (compact JSON). Skade's own fields travel in the run facet
@@ -39,6 +41,11 @@ class RunEventMapper {
   Result<LineageEvent> FromRunEvent(std::string_view json) const;
 
  private:
+  /// The table whose folder `path` is, or "" when none.
+  std::string TableAt(const std::string& path) const;
+  /// Where `table` (CLI spelling) lives: its folder in the catalog, else skade's layout.
+  std::string LocationOf(const std::string& table) const;
+
   std::string warehouse_;  // absolute path, no trailing slash
   Catalog* catalog_;
   std::map<std::string, TableMetadataPtr> metadata_;  // by table, for facets
