@@ -74,6 +74,26 @@ std::string RouteLabel(const std::string& path) {
 
 thread_local std::chrono::steady_clock::time_point request_start;
 
+// httplib picks brotli whenever a client accepts it, and compresses at a level that
+// took 1.7 s for a 1.3 MB graph (gzip: 0.2 s), so `br` is dropped from what the
+// client accepts and answers are gzip'd. The request is the server's own object.
+void PreferGzip(const httplib::Request& req) {
+  auto& headers = const_cast<httplib::Headers&>(req.headers);
+  auto it = headers.find("Accept-Encoding");
+  if (it == headers.end()) return;
+  std::string kept;
+  size_t start = 0;
+  while (true) {
+    size_t comma = it->second.find(',', start);
+    std::string token = it->second.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    token.erase(0, token.find_first_not_of(' '));
+    if (!token.empty() && !token.starts_with("br")) kept += (kept.empty() ? "" : ", ") + token;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  it->second = kept;
+}
+
 }  // namespace
 
 Result<std::pair<std::string, int>> ParseListen(const std::string& text) {
@@ -198,6 +218,7 @@ Result<std::unique_ptr<Server>> Server::Make(Catalog& catalog, ServeOptions opti
   http.set_pre_routing_handler([&ctx, loopback](const httplib::Request& req,
                                                 httplib::Response& res) {
     request_start = std::chrono::steady_clock::now();
+    PreferGzip(req);
     std::string origin = req.get_header_value("Origin");
     bool allowed_origin = !origin.empty() && std::find(ctx.options.allow_origins.begin(),
                                                        ctx.options.allow_origins.end(),
