@@ -135,6 +135,8 @@ export function startApp(root: HTMLElement): void {
         paint();
         if (first && state.selected) map.reveal(state.selected);
         drawn++;
+        // for benchmarks and tools: when each layout has been drawn (web/bench/map.bench.ts)
+        performance.mark("skade:layout-done", { detail: { drawn, nodes: shown.nodes.length } });
       });
     } else paint();
     // the panel (and a preview or changes table open in it) is redrawn only when what it shows changed
