@@ -395,10 +395,13 @@ async function main(): Promise<void> {
         // the map did not draw in time: record how far it got (graph loaded or not) and go on
         const pages = browser.contexts().flatMap((c) => c.pages());
         const stuck = pages.at(-1);
+        // the page may be gone too (the renderer can run out of memory on 10k)
         const loaded = stuck
-          ? await stuck.evaluate(() => (window as unknown as { __skadeMap?: MapProbe }).__skadeMap?.loaded() ?? false)
+          ? await stuck
+              .evaluate(() => (window as unknown as { __skadeMap?: MapProbe }).__skadeMap?.loaded() ?? false)
+              .catch(() => false)
           : false;
-        await stuck?.close();
+        await stuck?.close().catch(() => undefined);
         results.graph_10k = {
           datasets: big.datasets.length,
           edges: big.edges.length,
