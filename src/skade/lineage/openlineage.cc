@@ -84,6 +84,52 @@ std::optional<int64_t> ParseInt(const std::string& text) {
   return v;
 }
 
+// The catalog's table folders, read at most once per mapped event, when a dataset
+// needs them (a file location, or a table to name by its location).
+class TableFolderList {
+ public:
+  explicit TableFolderList(Catalog* catalog) : catalog_(catalog) {}
+  const std::vector<std::pair<TableIdent, std::string>>& get() {
+    if (!loaded_) {
+      loaded_ = true;
+      if (catalog_)
+        if (auto folders = catalog_->TableFolders()) folders_ = std::move(*folders);
+    }
+    return folders_;
+  }
+
+ private:
+  Catalog* catalog_;
+  bool loaded_ = false;
+  std::vector<std::pair<TableIdent, std::string>> folders_;
+};
+
+// The table whose folder `path` is, or "": any layout (tables Spark or PyIceberg made
+// live where they chose), else skade's own `<ns>.db/<table>` under the warehouse.
+std::string TableAt(std::string p, const std::string& warehouse, TableFolderList& folders) {
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  for (const auto& [ident, folder] : folders.get())
+    if (folder == p) return ident.ToString();
+  std::string prefix = warehouse + "/";
+  if (!p.starts_with(prefix)) return "";
+  std::string rest = p.substr(prefix.size());
+  auto slash = rest.find('/');
+  if (slash != std::string::npos && slash > 3 && rest.compare(slash - 3, 3, ".db") == 0 &&
+      rest.find('/', slash + 1) == std::string::npos)
+    return rest.substr(0, slash - 3) + "." + rest.substr(slash + 1);
+  return "";
+}
+
+// Where `table` (CLI spelling) lives: its folder in the catalog, else skade's layout.
+std::string LocationOf(const std::string& table, const std::string& warehouse,
+                       TableFolderList& folders) {
+  auto ident = TableIdent::Parse(table);
+  if (!ident) return warehouse + "/" + table;
+  for (const auto& [other, folder] : folders.get())
+    if (other == *ident) return folder;
+  return warehouse + "/" + ident->ns + ".db/" + ident->name;
+}
+
 }  // namespace
 
 std::string SystemKindOf(std::string_view ns) {
@@ -98,42 +144,15 @@ RunEventMapper::RunEventMapper(std::string warehouse, Catalog* catalog)
   while (warehouse_.size() > 1 && warehouse_.back() == '/') warehouse_.pop_back();
 }
 
-std::string RunEventMapper::TableAt(const std::string& path) const {
-  std::string p = path;
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  // Any layout: the folder of a table of the catalog (tables Spark or PyIceberg made
-  // live where they chose); else skade's own `<ns>.db/<table>` under the warehouse.
-  if (catalog_)
-    if (auto folders = catalog_->TableFolders())
-      for (const auto& [ident, folder] : *folders)
-        if (folder == p) return ident.ToString();
-  std::string prefix = warehouse_ + "/";
-  if (!p.starts_with(prefix)) return "";
-  std::string rest = p.substr(prefix.size());
-  auto slash = rest.find('/');
-  if (slash != std::string::npos && slash > 3 && rest.compare(slash - 3, 3, ".db") == 0 &&
-      rest.find('/', slash + 1) == std::string::npos)
-    return rest.substr(0, slash - 3) + "." + rest.substr(slash + 1);
-  return "";
-}
-
-std::string RunEventMapper::LocationOf(const std::string& table) const {
-  auto ident = TableIdent::Parse(table);
-  if (ident && catalog_)
-    if (auto folders = catalog_->TableFolders())
-      for (const auto& [other, folder] : *folders)
-        if (other == *ident) return folder;
-  return ident ? warehouse_ + "/" + ident->ns + ".db/" + ident->name : warehouse_ + "/" + table;
-}
-
 std::string RunEventMapper::ToRunEvent(const LineageEvent& e) {
+  TableFolderList folders(catalog_);
   auto dataset = [&](const DatasetRef& ref, bool output) {
     json d;
     json facets = json::object();
     if (ref.system) {
       d = {{"namespace", ref.system->instance.empty() ? ref.system->kind : ref.system->instance}, {"name", ref.table}};
     } else {
-      std::string path = LocationOf(ref.table);
+      std::string path = LocationOf(ref.table, warehouse_, folders);
       d = {{"namespace", "file"}, {"name", path}};
       facets["symlinks"] = Facet("1-0-1/SymlinksDatasetFacet.json", "SymlinksDatasetFacet");
       facets["symlinks"]["identifiers"] = {{{"namespace", "file:" + warehouse_}, {"name", ref.table}, {"type", "TABLE"}}};
@@ -209,6 +228,7 @@ std::string RunEventMapper::ToRunEvent(const LineageEvent& e) {
 
 Result<LineageEvent> RunEventMapper::FromRunEvent(std::string_view text) const {
   SKADE_RETURN_IF_ERROR(CheckJsonNesting(text, "the event"));
+  TableFolderList folders(catalog_);
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return InvalidArgument("not valid JSON");
   if (!j.is_object()) return InvalidArgument(std::string("a RunEvent must be a JSON object, got ") + j.type_name());
@@ -249,7 +269,7 @@ Result<LineageEvent> RunEventMapper::FromRunEvent(std::string_view text) const {
           if (id.is_object() && id.value("namespace", "") == "file:" + warehouse_ && id.contains("name") &&
               id["name"].is_string())
             ref.table = id["name"];
-      if (ref.table.empty() && (ns == "file" || ns.starts_with("file:"))) ref.table = TableAt(LocalPath(name));
+      if (ref.table.empty() && (ns == "file" || ns.starts_with("file:"))) ref.table = TableAt(LocalPath(name), warehouse_, folders);
       if (ref.table.empty()) {
         ref.table = name;
         ref.system = SystemRef{SystemKindOf(ns), ns};

@@ -41,11 +41,6 @@ class RunEventMapper {
   Result<LineageEvent> FromRunEvent(std::string_view json) const;
 
  private:
-  /// The table whose folder `path` is, or "" when none.
-  std::string TableAt(const std::string& path) const;
-  /// Where `table` (CLI spelling) lives: its folder in the catalog, else skade's layout.
-  std::string LocationOf(const std::string& table) const;
-
   std::string warehouse_;  // absolute path, no trailing slash
   Catalog* catalog_;
   std::map<std::string, TableMetadataPtr> metadata_;  // by table, for facets
