@@ -60,3 +60,6 @@ fi
 
 # The Iceberg REST compatibility kit and reference server (tests/rck/): JDK, Maven, jars in .deps/rck/lib.
 scripts/setup_java.sh
+
+# Spark (pyspark from requirements.txt) and the jars it loads: tests/spark/ and the demo's Spark job.
+scripts/setup_spark.sh
