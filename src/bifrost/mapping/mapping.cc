@@ -169,8 +169,51 @@ Result<PipelineStep> ParseStep(const YAML::Node& item, const std::string& where,
     return e;
   }
   if (kind == "custom") {
-    CheckKeys(body, {"name"}, here, problems);
-    return CustomStep{Scalar(body, "name", here, problems, true)};
+    CheckKeys(body, {"name", "flight", "wasm", "columns", "schema", "output"}, here, problems);
+    CustomStep c;
+    c.name = Scalar(body, "name", here, problems, true);
+    for (const char* runner : {"flight", "wasm"}) {
+      const YAML::Node r = body[runner];
+      if (!r.IsDefined()) continue;
+      if (!c.runner.empty()) problems.Add(r, here + " has both 'flight' and 'wasm'");
+      c.runner = runner;
+      if (!r.IsMap()) {
+        problems.Add(r, "'" + std::string(runner) + "' in " + here + " must be a map of settings");
+        continue;
+      }
+      for (const auto& kv : r) {
+        if (!kv.second.IsScalar())
+          problems.Add(kv.second, "setting '" + kv.first.as<std::string>() + "' in " + here +
+                                      " must be a single value");
+        else
+          c.settings[kv.first.as<std::string>()] = kv.second.as<std::string>();
+      }
+    }
+    c.columns = List(body, "columns", here, problems);
+    c.schema = Scalar(body, "schema", here, problems, !c.runner.empty());
+    const YAML::Node output = body["output"];
+    if (c.runner.empty()) {
+      if (output.IsDefined() || !c.schema.empty() || !c.columns.empty())
+        problems.Add(body, here + " takes 'columns', 'schema' and 'output' only with 'flight' or 'wasm'");
+      return c;
+    }
+    if (!output.IsDefined() || !output.IsSequence() || output.size() == 0) {
+      problems.Add(output.IsDefined() ? output : body,
+                   here + " needs an 'output' list of vertex, edge or fk_edges steps");
+      return c;
+    }
+    for (size_t i = 0; i < output.size(); ++i) {
+      auto step = ParseStep(output[i], here + " output[" + std::to_string(i) + "]", problems);
+      if (!step) continue;
+      if (auto* v = std::get_if<VertexStep>(&*step))
+        c.output_vertices.push_back(std::move(*v));
+      else if (auto* e = std::get_if<EdgeStep>(&*step))
+        c.output_edges.push_back(std::move(*e));
+      else
+        problems.Add(output[i], "output[" + std::to_string(i) + "] of " + here +
+                                    " is a custom step; it must be vertex, edge or fk_edges");
+    }
+    return c;
   }
   problems.Add(item.begin()->first, "unknown step '" + kind + "' in " + where +
                                         " (steps: vertex, edge, fk_edges, custom)");
@@ -435,6 +478,60 @@ Result<MappingSpec> MappingSpec::Load(const std::string& path) {
   return Parse(ss.str(), path);
 }
 
+namespace {
+
+void EmitStep(YAML::Emitter& out, const PipelineStep& step);
+
+// A registered custom step stays one line; an out-of-process one carries its runner's
+// settings, its columns, the reply's schema and its output steps.
+void EmitCustom(YAML::Emitter& out, const CustomStep& c) {
+  out << YAML::Key << "custom" << YAML::Value;
+  if (c.runner.empty()) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << c.name
+        << YAML::EndMap;
+    return;
+  }
+  out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << c.name;
+  out << YAML::Key << c.runner << YAML::Value << YAML::Flow << c.settings;
+  EmitList(out, "columns", c.columns);
+  out << YAML::Key << "schema" << YAML::Value << YAML::DoubleQuoted << c.schema;
+  out << YAML::Key << "output" << YAML::Value << YAML::BeginSeq;
+  for (const auto& v : c.output_vertices) EmitStep(out, v);
+  for (const auto& e : c.output_edges) EmitStep(out, e);
+  out << YAML::EndSeq << YAML::EndMap;
+}
+
+void EmitStep(YAML::Emitter& out, const PipelineStep& step) {
+  out << YAML::BeginMap;
+  if (const auto* v = std::get_if<VertexStep>(&step)) {
+    out << YAML::Key << "vertex" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "label" << YAML::Value << v->label;
+    if (v->id_columns.size() == 1)
+      out << YAML::Key << "id_column" << YAML::Value << v->id_columns[0];
+    else
+      EmitList(out, "id_columns", v->id_columns);
+    EmitList(out, "properties", v->properties);
+    if (!v->rename.empty())
+      out << YAML::Key << "rename" << YAML::Value << YAML::Flow << v->rename;
+    out << YAML::EndMap;
+  } else if (const auto* e = std::get_if<EdgeStep>(&step)) {
+    out << YAML::Key << (e->fk ? "fk_edges" : "edge") << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "type" << YAML::Value << e->type;
+    EmitEndpoint(out, "src", e->src);
+    EmitEndpoint(out, "dst", e->dst);
+    EmitList(out, "key_columns", e->key_columns);
+    EmitList(out, "properties", e->properties);
+    if (!e->rename.empty())
+      out << YAML::Key << "rename" << YAML::Value << YAML::Flow << e->rename;
+    out << YAML::EndMap;
+  } else {
+    EmitCustom(out, std::get<CustomStep>(step));
+  }
+  out << YAML::EndMap;
+}
+
+}  // namespace
+
 std::string MappingSpec::ToYaml() const {
   YAML::Emitter out;
   out << YAML::BeginMap << YAML::Key << "graph" << YAML::Value << graph;
@@ -448,35 +545,7 @@ std::string MappingSpec::ToYaml() const {
     if (t.allow_empty) out << YAML::Key << "allow_empty" << YAML::Value << true;
     if (t.prune) out << YAML::Key << "prune" << YAML::Value << true;
     out << YAML::Key << "pipeline" << YAML::Value << YAML::BeginSeq;
-    for (const auto& step : t.pipeline) {
-      out << YAML::BeginMap;
-      if (const auto* v = std::get_if<VertexStep>(&step)) {
-        out << YAML::Key << "vertex" << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "label" << YAML::Value << v->label;
-        if (v->id_columns.size() == 1)
-          out << YAML::Key << "id_column" << YAML::Value << v->id_columns[0];
-        else
-          EmitList(out, "id_columns", v->id_columns);
-        EmitList(out, "properties", v->properties);
-        if (!v->rename.empty())
-          out << YAML::Key << "rename" << YAML::Value << YAML::Flow << v->rename;
-        out << YAML::EndMap;
-      } else if (const auto* e = std::get_if<EdgeStep>(&step)) {
-        out << YAML::Key << (e->fk ? "fk_edges" : "edge") << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "type" << YAML::Value << e->type;
-        EmitEndpoint(out, "src", e->src);
-        EmitEndpoint(out, "dst", e->dst);
-        EmitList(out, "key_columns", e->key_columns);
-        EmitList(out, "properties", e->properties);
-        if (!e->rename.empty())
-          out << YAML::Key << "rename" << YAML::Value << YAML::Flow << e->rename;
-        out << YAML::EndMap;
-      } else {
-        out << YAML::Key << "custom" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
-            << "name" << YAML::Value << std::get<CustomStep>(step).name << YAML::EndMap;
-      }
-      out << YAML::EndMap;
-    }
+    for (const auto& step : t.pipeline) EmitStep(out, step);
     out << YAML::EndSeq << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;

@@ -47,9 +47,18 @@ struct EdgeStep {
   bool fk = false;
 };
 
-/// A transform looked up by name in the TransformRegistry.
+/// A transform looked up by name in the TransformRegistry, or, with a `runner`, one
+/// run out of process (an Arrow Flight service, a WASM guest): it is given `columns`
+/// (empty: every column read), must reply with rows of the declared `schema`, and
+/// its reply becomes the vertex and edge sets of `output_vertices` / `output_edges`.
 struct CustomStep {
   std::string name;
+  std::string runner;                           // "" (registered), "flight", "wasm"
+  std::map<std::string, std::string> settings;  // the runner's, checked when compiled
+  std::vector<std::string> columns;
+  std::string schema;  // the reply's columns, in the CLI schema language
+  std::vector<VertexStep> output_vertices;
+  std::vector<EdgeStep> output_edges;
 };
 
 using PipelineStep = std::variant<VertexStep, EdgeStep, CustomStep>;
