@@ -185,12 +185,15 @@ struct TableCompiler {
       const CustomStep& cs, const CompiledTable& table,
       const std::map<std::string, std::vector<std::string>>& keys) {
     const std::string step = "custom step '" + cs.name + "'";
+    std::vector<std::string> columns;  // as the table spells them
     for (const auto& col : cs.columns)
-      if (const auto* f = schema.FindTopLevel(col))
+      if (const auto* f = schema.FindTopLevel(col)) {
         used.insert(f->name);
-      else
+        columns.push_back(f->name);
+      } else {
         Problem(step + " column '" + col + "' is not in the table (columns: " +
                 schema.ColumnNames() + ")");
+      }
     auto declared = skade::ParseSchemaSpec(cs.schema);
     if (!declared) {
       Problem(step + " schema '" + cs.schema + "': " + declared.error().message);
@@ -207,7 +210,7 @@ struct TableCompiler {
                                  "): " + step + ": " + runner.error().message);
     problems.insert(problems.end(), found.begin(), found.end());
     if (!found.empty()) return nullptr;
-    return std::make_shared<ExternalStep>(cs.name, cs.columns, skade::ToArrowSchema(*reply),
+    return std::make_shared<ExternalStep>(cs.name, columns, skade::ToArrowSchema(*reply),
                                           std::move(*runner), std::move(out));
   }
 };

@@ -4,6 +4,7 @@
 
 #include <arrow/api.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "skade/table/arrow_internal.h"
@@ -87,7 +88,9 @@ Result<GraphMutation> ExternalStep::Apply(const TransformContext& ctx,
     for (const auto& c : columns_) indices.push_back(rows->schema()->GetFieldIndex(c));
     // Changelog rows keep their change columns, so a reply may route deletes too.
     for (const char* meta : {"_change_type", "_change_ordinal"})
-      if (int i = rows->schema()->GetFieldIndex(meta); i >= 0) indices.push_back(i);
+      if (int i = rows->schema()->GetFieldIndex(meta);
+          i >= 0 && std::find(indices.begin(), indices.end(), i) == indices.end())
+        indices.push_back(i);
     SKADE_ARROW_ASSIGN(input, rows->SelectColumns(indices), where + ": selecting its columns");
   }
   auto reply = runner_->Run(input);

@@ -96,6 +96,7 @@ class FlightRunner : public RowRunner {
       return exchange.writer->DoneWriting();
     };
     arrow::Status wrote = write();
+    if (!wrote.ok()) exchange.reader->Cancel();  // the reply would never end
     auto reply = reading.get();
     arrow::Status closed = exchange.writer->Close();
     // The reader's status says why the call ended (a write fails only with "stream closed").
