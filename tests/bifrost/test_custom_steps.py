@@ -201,10 +201,10 @@ def test_custom_step_settings_are_checked_when_the_mapping_is(skade, bifrost, wo
 # --- WASM ------------------------------------------------------------------------------------
 
 
-def clang_wasm(source: Path, out: Path) -> Path:
+def clang_wasm(source: Path, out: Path, *flags) -> Path:
     clang = shutil.which("clang")
     assert clang, "clang missing: run scripts/setup.sh"
-    r = subprocess.run([clang, "--target=wasm32", "-O2", "-nostdlib", "-Wall", "-Werror", "-Wl,--no-entry",
+    r = subprocess.run([clang, "--target=wasm32", "-O2", "-nostdlib", "-Wall", "-Werror", "-Wl,--no-entry", *flags,
                         "-I", str(GUEST_HEADER_DIR), "-o", str(out), str(source)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return out
@@ -248,9 +248,11 @@ def hostile_guest(workdir: Path, kind: str) -> Path:
     src.write_text('#include "bifrost_guest.h"\n'
                    '__attribute__((export_name("bifrost_transform")))\n'
                    "uint64_t bifrost_transform(uint32_t ptr, uint32_t len) {\n"
-                   f"  {HOSTILE[kind]}\n"
+                   f"  {HOSTILE.get(kind, '')}\n"
                    "  return 0;\n}\n")
-    return clang_wasm(src, workdir / f"{kind}.wasm")
+    # "huge" asks for 64 MiB of memory before it runs at all
+    flags = ["-Wl,--initial-memory=67108864"] if kind == "huge" else []
+    return clang_wasm(src, workdir / f"{kind}.wasm", *flags)
 
 
 @pytest.mark.parametrize("kind,limits,message", [
@@ -260,6 +262,7 @@ def hostile_guest(workdir: Path, kind: str) -> Path:
     ("loop", {"timeout_ms": 300}, "the guest ran past its time limit (300 ms) in bifrost_transform"),
     ("hog", {"memory_mb": 8}, "the guest trapped in bifrost_transform: wasm trap: out of bounds memory access "
                               "(memory in use: 7.1 of the 8 MiB limit)"),
+    ("huge", {"memory_mb": 16}, "the guest cannot start: memory minimum size of 1024 pages exceeds memory limits"),
     ("garbage", {}, "the guest's reply (4096 bytes at 2147418112) lies outside its memory"),
     ("not_a_batch", {}, "the guest's reply is not a batch: wrong magic number"),
     ("wrong_schema", {}, "the reply's columns (src: int64, dst: string) are not the declared schema "
