@@ -138,6 +138,11 @@ def test_flight_step_builds_the_oracle_graph(skade, bifrost, workdir, service):
     append(skade, "db.accounts", rows, workdir)
     service.start()
     m = write_mapping(workdir / "m.yaml", mapping(flight(service, batch_rows=7)))
+    # the step's columns join the derived projection; `score` is never read
+    assert "1 vertex step(s), 0 edge step(s), 1 custom step(s); reads id, name, friends" in \
+        bifrost.ok("validate", "--mapping", m)
+    whole = write_mapping(workdir / "whole.yaml", mapping(flight(service), columns=()))
+    assert "reads all columns" in bifrost.ok("validate", "--mapping", whole)
     out = bifrost.ok("build", "--mapping", m)
     assert "tables failed: 0" in out, out
     assert_same_graph(oracle(rows), actual_graph(bifrost, ORACLE_MAPPING, "--mapping", m))

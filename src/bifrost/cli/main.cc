@@ -116,9 +116,10 @@ Status CmdValidate(Session& s) {
   for (const auto& t : *tables) {
     std::string cols;
     for (const auto& c : t.projection) cols += (cols.empty() ? "" : ", ") + c;
-    std::printf("  %s (%s): %zu vertex step(s), %zu edge step(s); reads %s\n",
+    std::printf("  %s (%s): %zu vertex step(s), %zu edge step(s), %zu custom step(s); reads %s\n",
                 t.ident.ToString().c_str(), std::string(SyncModeName(t.spec.mode)).c_str(),
-                t.vertices.size(), t.edges.size(), cols.empty() ? "all columns" : cols.c_str());
+                t.vertices.size(), t.edges.size(), t.customs.size(),
+                cols.empty() ? "all columns" : cols.c_str());
   }
   return {};
 }

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <condition_variable>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -35,12 +36,19 @@ struct Descriptor {
 };
 static_assert(sizeof(Header) == 16 && sizeof(Descriptor) == 32);
 
+// wasmtime's messages span lines ("...\n\nCaused by:\n    ..."): one line for ours.
 std::string TakeMessage(wasmtime_error_t* error) {
   wasm_byte_vec_t m;
   wasmtime_error_message(error, &m);
-  std::string out(m.data, m.size);
+  std::istringstream lines(std::string(m.data, m.size));
   wasm_byte_vec_delete(&m);
   wasmtime_error_delete(error);
+  std::string out, line;
+  while (std::getline(lines, line)) {
+    line.erase(0, line.find_first_not_of(" \t"));
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\0')) line.pop_back();
+    if (!line.empty() && line != "Caused by:") out += (out.empty() ? "" : ": ") + line;
+  }
   return out;
 }
 
@@ -224,6 +232,8 @@ class Watchdog {
   std::thread thread_;
 };
 
+constexpr uintmax_t kMaxModuleBytes = uintmax_t{256} << 20;
+
 class WasmRunner : public RowRunner {
  public:
   WasmRunner(std::string path, uint64_t fuel, std::chrono::milliseconds time, int64_t memory)
@@ -234,6 +244,13 @@ class WasmRunner : public RowRunner {
   }
 
   Status Load() {
+    // Only a regular file of bounded size: a FIFO or /dev/zero would never end.
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path_, ec))
+      return skade::NotFound("WASM module '" + path_ + "' cannot be read (not a file)");
+    if (auto size = std::filesystem::file_size(path_, ec); ec || size > kMaxModuleBytes)
+      return skade::InvalidArgument("WASM module '" + path_ + "' is larger than " +
+                                    std::to_string(kMaxModuleBytes >> 20) + " MiB");
     std::ifstream in(path_, std::ios::binary);
     if (!in) return skade::NotFound("WASM module '" + path_ + "' cannot be read");
     std::stringstream ss;
