@@ -8,9 +8,11 @@ import json
 import random
 import socket
 import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -238,3 +240,47 @@ def test_bad_rest_sources_are_refused_when_the_mapping_loads(bifrost, workdir):
     rc, out, err = bifrost("validate", "--mapping", write_mapping(workdir / "m.yaml", {
         "graph": "g", "tables": [{**MAPPING["tables"][0], "token_file": "/t"}]}))
     assert rc == 2 and "'token_file' in table 'db.people' needs a rest: source" in err, err
+
+
+def test_iceberg_reference_server_as_the_catalog(bifrost, workdir, graph_server):
+    """Iceberg's own REST server (RESTCatalogServer: a JDBC catalog on SQLite, from
+    .deps/rck/lib) with a table PyIceberg writes: the full build, then a cdc round after
+    an append and a delete, each equal to the oracle computed from PyIceberg's scan."""
+    from pyiceberg.catalog import load_catalog
+
+    root = Path(__file__).resolve().parents[2]
+    port = free_port()
+    wh = workdir / "refwh"
+    url = f"http://127.0.0.1:{port}"
+    ref = subprocess.Popen([str(root / "tests/rck/run_reference_server.sh"), str(port), str(wh), str(wh / "ref.db")],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        ready = subprocess.run([sys.executable, str(root / "tests/rck/wait_ready.py"), url, "--timeout", "180",
+                                "--pid", str(ref.pid)], capture_output=True, text=True)
+        assert ready.returncode == 0, f"the reference server did not start: {ready.stdout}{ready.stderr}"
+        cat = load_catalog("ref", type="rest", uri=url, warehouse=f"file://{wh}")
+        cat.create_namespace("db")
+        rng = random.Random(35)
+        first = people(rng, list(range(1, 31)), [1, 2, 3])
+        table = cat.create_table("db.people", schema=first.schema)
+        table.append(first)
+        m = people_mapping(url)
+        mapping = write_mapping(workdir / "m.yaml", m)
+        graph = ("--graph", graph_server.url)
+        out = bifrost.ok("build", "--mapping", mapping, *graph)
+        assert "rows read: 30," in out, out
+        assert_same_graph(expected_graph(m, {"db.people": table.scan().to_arrow()}),
+                          actual_graph(bifrost, m, "--mapping", mapping, *graph))
+        table.append(people(rng, [40, 41], [1]))
+        table.delete("id > 25")
+        out = bifrost.ok("build", "--mapping", mapping, *graph)
+        assert "changes after snapshot" in out and "tables failed: 0" in out, out
+        table = cat.load_table("db.people")
+        assert_same_graph(expected_graph(m, {"db.people": table.scan().to_arrow()}),
+                          actual_graph(bifrost, m, "--mapping", mapping, *graph))
+    finally:
+        ref.terminate()
+        try:
+            ref.wait(30)
+        except subprocess.TimeoutExpired:
+            ref.kill()
