@@ -140,6 +140,37 @@ def test_catalog_down_fails_rounds_and_keeps_the_cursor_until_it_is_back(skade, 
     assert run.returncode == 0, lines
 
 
+def test_run_started_while_the_catalog_is_down_waits_for_it(skade, bifrost, workdir, graph_server):
+    create_tables(skade, ["db.people"])
+    append(skade, "db.people", people(random.Random(36), list(range(1, 16)), [1]), workdir)
+    listen = f"127.0.0.1:{free_port()}"
+    m = people_mapping(f"http://{listen}")
+    mapping = write_mapping(workdir / "m.yaml", m)
+    graph = ("--graph", graph_server.url)
+    run = subprocess.Popen(bifrost.cmd("run", "--mapping", mapping, *graph, "--interval", "100ms",
+                                       "--max-backoff", "400ms", "--rounds", "1"),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = []
+    threading.Thread(target=lambda: [lines.append(x) for x in iter(run.stderr.readline, "")], daemon=True).start()
+    served = None
+    try:
+        deadline = time.time() + 30
+        while sum("retry in" in line for line in lines) < 2 and time.time() < deadline:
+            time.sleep(0.05)
+        assert sum("retry in" in line for line in lines) >= 2 and "cannot connect" in lines[0], lines
+        assert run.poll() is None, lines
+        served = Served(skade.warehouse, listen=listen)
+        out, _ = run.communicate(timeout=60)
+        assert run.returncode == 0 and "round 1: 1 synced" in out, (out, lines)
+        assert_same_graph(expected_graph(m, read_tables(skade, ["db.people"])),
+                          actual_graph(bifrost, m, "--mapping", mapping, *graph))
+    finally:
+        if run.poll() is None:
+            run.kill()
+        if served:
+            assert served.stop() == 0, served.proc.stderr.read()
+
+
 def test_catalog_that_is_down_or_answers_garbage_is_refused_in_one_line(skade, bifrost, workdir, graph_server):
     create_tables(skade, ["db.people"])
     append(skade, "db.people", people(random.Random(34), list(range(1, 11)), [1]), workdir)
