@@ -1,5 +1,7 @@
 #include "bifrost/mapping/mapping.h"
 
+#include "bifrost/mapping/ron.h"
+
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
@@ -230,6 +232,10 @@ bool Bool(const YAML::Node& node, const std::string& key, const std::string& whe
   return out;
 }
 
+bool IsRestSource(const std::string& source) {
+  return source.starts_with("rest:http://") || source.starts_with("rest:https://");
+}
+
 MappingSpec ParseRoot(const YAML::Node& root, Problems& problems) {
   MappingSpec spec;
   if (!root.IsMap()) {
@@ -252,16 +258,21 @@ MappingSpec ParseRoot(const YAML::Node& root, Problems& problems) {
       continue;
     }
     CheckKeys(t,
-              {"table", "source", "mode", "columns", "filter", "pipeline", "allow_empty", "prune"},
+              {"table", "source", "token_file", "mode", "columns", "filter", "pipeline",
+               "allow_empty", "prune"},
               where, problems);
     TableMapping tm;
     tm.line = t.Mark().line + 1;
     tm.table = Scalar(t, "table", where, problems, true);
     if (!tm.table.empty()) where = "table '" + tm.table + "'";
     tm.source = Scalar(t, "source", where, problems, false);
-    if (!tm.source.empty() && !tm.source.starts_with("parquet:"))
+    if (!tm.source.empty() && !tm.source.starts_with("parquet:") && !IsRestSource(tm.source))
       problems.Add(t["source"], "source '" + tm.source + "' of " + where +
-                                    " is not parquet:DIR (omit it for the warehouse)");
+                                    " is not parquet:DIR or rest:http://HOST:PORT[?warehouse=W] "
+                                    "(omit it for the warehouse)");
+    tm.token_file = Scalar(t, "token_file", where, problems, false);
+    if (!tm.token_file.empty() && !IsRestSource(tm.source))
+      problems.Add(t["token_file"], "'token_file' in " + where + " needs a rest: source");
     std::string mode = Scalar(t, "mode", where, problems, false);
     if (mode.empty() || mode == "full")
       tm.mode = SyncMode::kFull;
@@ -475,7 +486,7 @@ Result<MappingSpec> MappingSpec::Load(const std::string& path) {
   if (!in) return skade::NotFound("mapping file '" + path + "' cannot be read");
   std::stringstream ss;
   ss << in.rdbuf();
-  return Parse(ss.str(), path);
+  return path.ends_with(".ron") ? ParseRon(ss.str(), path) : Parse(ss.str(), path);
 }
 
 namespace {
@@ -532,6 +543,13 @@ void EmitStep(YAML::Emitter& out, const PipelineStep& step) {
 
 }  // namespace
 
+Result<MappingSpec> MappingSpec::ParseRon(const std::string& text, const std::string& origin) {
+  SKADE_ASSIGN_OR_RETURN(std::string yaml, ron::ToYamlText(text, origin));
+  return Parse(yaml, origin);
+}
+
+std::string MappingSpec::ToRon() const { return ron::Write(*this); }
+
 std::string MappingSpec::ToYaml() const {
   YAML::Emitter out;
   out << YAML::BeginMap << YAML::Key << "graph" << YAML::Value << graph;
@@ -539,6 +557,7 @@ std::string MappingSpec::ToYaml() const {
   for (const auto& t : tables) {
     out << YAML::BeginMap << YAML::Key << "table" << YAML::Value << t.table;
     if (!t.source.empty()) out << YAML::Key << "source" << YAML::Value << t.source;
+    if (!t.token_file.empty()) out << YAML::Key << "token_file" << YAML::Value << t.token_file;
     out << YAML::Key << "mode" << YAML::Value << std::string(SyncModeName(t.mode));
     EmitList(out, "columns", t.columns);
     if (!t.filter.empty()) out << YAML::Key << "filter" << YAML::Value << t.filter;

@@ -65,7 +65,9 @@ using PipelineStep = std::variant<VertexStep, EdgeStep, CustomStep>;
 
 struct TableMapping {
   std::string table;   // namespace.name
-  std::string source;  // empty: the skade warehouse; "parquet:DIR": the drop folder DIR/<table>/
+  std::string source;  // empty: the skade warehouse; "parquet:DIR": the drop folder DIR/<table>/;
+                       // "rest:http://HOST:PORT[?warehouse=W]": an Iceberg REST catalog
+  std::string token_file;  // rest: a file holding the catalog's bearer token
   SyncMode mode = SyncMode::kFull;
   std::vector<std::string> columns;  // overrides the derived projection
   std::string filter;                // skade filter expression, pushed down
@@ -88,10 +90,16 @@ struct MappingSpec {
   /// found (unknown keys, missing fields, wrong shapes), one per line, with line numbers.
   /// Errors: kInvalidArgument (also for text nested deeper than kMaxDepth, alone).
   static Result<MappingSpec> Parse(const std::string& text, const std::string& origin);
-  /// Reads and parses a file. Errors: kNotFound / kIoError naming the file, or Parse's.
+  /// Parses RON text (see ron.h): the same fields, checked with the same messages.
+  /// Errors: kInvalidArgument `origin:line:column: what` for bad RON, else Parse's.
+  static Result<MappingSpec> ParseRon(const std::string& text, const std::string& origin);
+  /// Reads and parses a file, as RON when its name ends in `.ron`, else as YAML.
+  /// Errors: kNotFound / kIoError naming the file, or Parse's / ParseRon's.
   static Result<MappingSpec> Load(const std::string& path);
   /// The mapping as YAML (what `bifrost infer` prints and Parse reads back).
   std::string ToYaml() const;
+  /// The mapping as RON (ParseRon reads it back to the same mapping).
+  std::string ToRon() const;
 };
 
 }  // namespace bifrost

@@ -221,6 +221,7 @@ Result<std::vector<CompiledTable>> CompileMapping(const MappingSpec& spec,
                                                   const SchemaLookup& lookup,
                                                   const TransformRegistry& registry) {
   std::vector<std::string> problems;
+  bool unreachable = false;  // a schema lookup could not reach its source
   // Edge endpoints take the key names of the vertex step that owns their label.
   std::map<std::string, std::vector<std::string>> vertex_keys;
   std::vector<const VertexStep*> vertex_steps;
@@ -251,6 +252,7 @@ Result<std::vector<CompiledTable>> CompileMapping(const MappingSpec& spec,
     }
     auto schema = lookup(*ident);
     if (!schema) {
+      unreachable |= schema.error().kind == skade::ErrorKind::kIoError;
       problems.push_back("table '" + tm.table + "' (line " + std::to_string(tm.line) +
                          "): " + schema.error().message);
       continue;
@@ -299,7 +301,8 @@ Result<std::vector<CompiledTable>> CompileMapping(const MappingSpec& spec,
   if (!problems.empty()) {
     std::string msg;
     for (const auto& p : problems) msg += (msg.empty() ? "" : "\n") + p;
-    return skade::InvalidArgument(msg);
+    // A source that could not be reached (a REST catalog) is worth retrying.
+    return skade::MakeError(unreachable ? skade::ErrorKind::kIoError : skade::ErrorKind::kInvalidArgument, msg);
   }
   return out;
 }
