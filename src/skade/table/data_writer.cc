@@ -519,30 +519,60 @@ Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
         }
       }
     }
-    std::map<std::vector<int32_t>, size_t> group_of;
+    // Each row's group: its combination of value ids, as a mixed-radix number indexing
+    // a table when the combinations are few (the common case), else through a map.
+    const int64_t rows = batch->num_rows();
     std::vector<std::vector<Value>> tuples;
     std::vector<std::string> keys;
-    std::vector<arrow::Int64Builder> indices;
-    std::vector<int32_t> combo(sources.size());
-    for (int64_t r = 0; r < batch->num_rows(); ++r) {
-      for (size_t i = 0; i < sources.size(); ++i) combo[i] = field_ids[i][static_cast<size_t>(r)];
-      auto [it, inserted] = group_of.try_emplace(combo, tuples.size());
-      if (inserted) {
-        std::vector<Value> tuple;
-        for (size_t i = 0; i < sources.size(); ++i) tuple.push_back(field_values[i][static_cast<size_t>(combo[i])]);
-        keys.push_back(PartitionTupleKey(d.spec.spec_id(), tuple));
-        tuples.push_back(std::move(tuple));
-        indices.emplace_back();
+    std::vector<int32_t> group_of_row(static_cast<size_t>(rows));
+    auto group_for = [&](auto&& ids_at) {
+      std::vector<Value> tuple;
+      for (size_t i = 0; i < sources.size(); ++i) tuple.push_back(field_values[i][static_cast<size_t>(ids_at(i))]);
+      keys.push_back(PartitionTupleKey(d.spec.spec_id(), tuple));
+      tuples.push_back(std::move(tuple));
+      return static_cast<int32_t>(tuples.size() - 1);
+    };
+    int64_t combos = 1;
+    for (const auto& v : field_values) combos = std::min<int64_t>(combos * static_cast<int64_t>(v.size()), 1 << 21);
+    if (combos < (1 << 20)) {
+      std::vector<int32_t> slot(static_cast<size_t>(combos), -1);
+      for (int64_t r = 0; r < rows; ++r) {
+        int64_t code = 0;
+        for (size_t i = 0; i < sources.size(); ++i)
+          code = code * static_cast<int64_t>(field_values[i].size()) + field_ids[i][static_cast<size_t>(r)];
+        int32_t& g = slot[static_cast<size_t>(code)];
+        if (g < 0) g = group_for([&](size_t i) { return field_ids[i][static_cast<size_t>(r)]; });
+        group_of_row[static_cast<size_t>(r)] = g;
       }
-      SKADE_ARROW_RETURN(indices[it->second].Append(r), "partitioning");
+    } else {
+      std::map<std::vector<int32_t>, int32_t> group_of;
+      std::vector<int32_t> combo(sources.size());
+      for (int64_t r = 0; r < rows; ++r) {
+        for (size_t i = 0; i < sources.size(); ++i) combo[i] = field_ids[i][static_cast<size_t>(r)];
+        auto it = group_of.find(combo);
+        if (it == group_of.end()) it = group_of.emplace(combo, group_for([&](size_t i) { return combo[i]; })).first;
+        group_of_row[static_cast<size_t>(r)] = it->second;
+      }
     }
+    // One gather puts each group's rows together (input order kept within a group);
+    // the groups are then slices of it.
+    std::vector<int64_t> starts(tuples.size() + 1, 0);
+    for (int32_t g : group_of_row) ++starts[static_cast<size_t>(g) + 1];
+    for (size_t g = 1; g < starts.size(); ++g) starts[g] += starts[g - 1];
+    SKADE_ARROW_ASSIGN(auto order_buf, arrow::AllocateBuffer(rows * static_cast<int64_t>(sizeof(int64_t))),
+                       "partitioning");
+    auto* order = reinterpret_cast<int64_t*>(order_buf->mutable_data());
+    std::vector<int64_t> next(starts.begin(), starts.end() - 1);
+    for (int64_t r = 0; r < rows; ++r) order[next[static_cast<size_t>(group_of_row[static_cast<size_t>(r)])]++] = r;
+    auto order_array = std::make_shared<arrow::Int64Array>(rows, std::move(order_buf));
     InitArrowCompute();
-    for (size_t g = 0; g < tuples.size() && st; ++g) {
-      std::shared_ptr<arrow::Array> idx;
-      SKADE_ARROW_RETURN(indices[g].Finish(&idx), "partitioning");
-      SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(batch, idx), "partitioning");
-      st = d.WriteTo(keys[g], tuples[g], taken.record_batch());
+    std::shared_ptr<arrow::RecordBatch> grouped = batch;
+    if (tuples.size() > 1) {
+      SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(batch, order_array), "partitioning");
+      grouped = taken.record_batch();
     }
+    for (size_t g = 0; g < tuples.size() && st; ++g)
+      st = d.WriteTo(keys[g], tuples[g], grouped->Slice(starts[g], starts[g + 1] - starts[g]));
   }
   d.row_group_rows = saved;
   return st;
