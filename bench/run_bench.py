@@ -31,6 +31,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -139,16 +140,14 @@ def run_driver(build_dir: Path, name: str, *args: str) -> dict:
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-def run_measured(cmd: list[str]) -> tuple[float, float, str]:
-    """Runs cmd to the end; returns (wall s of the whole process, peak RSS MiB, stdout)."""
+def run_timed(cmd: list[str]) -> tuple[float, str]:
+    """Runs cmd to the end; returns (wall s of the whole process, stdout)."""
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = p.stdout.read(), p.stderr.read()
-    _, status, usage = os.wait4(p.pid, 0)
+    p = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{' '.join(cmd)} failed:\n{err.decode()}")
-    return wall, usage.ru_maxrss / 1024, out.decode()
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({p.returncode}):\n{p.stderr}")
+    return wall, p.stdout
 
 
 # A peer's scan in its own Python process, for its peak RSS (argv: warehouse, table,
@@ -172,13 +171,14 @@ print(t.num_rows)
 
 
 def peak_rss_mib(cmd: list[str]) -> float:
-    """Peak RSS of a child process run to the end (ru_maxrss of that child alone)."""
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    err = p.stderr.read()
-    _, status, usage = os.wait4(p.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{' '.join(cmd)} failed:\n{err.decode()}")
-    return usage.ru_maxrss / 1024
+    """Peak RSS of cmd run to the end, through scripts/peak_rss.py (a child forked from
+    this process, which holds the peers' data, would count that memory too)."""
+    with tempfile.NamedTemporaryFile("r") as out:
+        p = subprocess.run([sys.executable, "-S", str(REPO / "scripts" / "peak_rss.py"), out.name, *cmd],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            sys.exit(f"{' '.join(cmd)} failed:\n{p.stderr.decode()}")
+        return int(out.read()) / 1024
 
 
 def prop_args() -> list[str]:
@@ -336,15 +336,18 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
             args += ["--filter", flt]
         return run_driver(build_dir, "scan_bench", *args)
 
-    def cli_scan(cols, flt):
-        # The whole `skade scan` process: start, catalog, plan, decode, count.
+    def cli_cmd(cols, flt):
         cmd = [str(build_dir / "bin" / "skade"), "--warehouse", str(wh), "scan", table_name, "--format", "none"]
         if cols:
             cmd += ["--columns", ",".join(cols)]
         if flt:
             cmd += ["--where", flt]
-        wall, rss, out = run_measured(cmd)
-        return wall, rss, int(out.split()[0])
+        return cmd
+
+    def cli_scan(cols, flt):
+        # The whole `skade scan` process: start, catalog, plan, decode, count.
+        wall, out = run_timed(cli_cmd(cols, flt))
+        return wall, int(out.split()[0])
 
     def peer_rss(engine, cols, flt):
         return peak_rss_mib([sys.executable, "-c", PEER_SCAN, str(wh), table_name, engine,
@@ -358,13 +361,11 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         expect = pyiceberg_scan(cols, flt)
         pyarrow_scan(cols, flt)
         times = {"skade": [], "skade_cli": [], "pyiceberg": [], "pyarrow": []}
-        cli_rss = []
         for _ in range(a.rounds):
             s = skade_scan(cols, flt, 1)
             times["skade"].append(s["times_s"][0])
-            t, rss, cli_rows = cli_scan(cols, flt)
+            t, cli_rows = cli_scan(cols, flt)
             times["skade_cli"].append(t)
-            cli_rss.append(rss)
             t, out_i = timed(lambda: pyiceberg_scan(cols, flt))
             times["pyiceberg"].append(t)
             t, out_a = timed(lambda: pyarrow_scan(cols, flt))
@@ -379,7 +380,7 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         ratio_a = [ta / ts for ts, ta in zip(times["skade"], times["pyarrow"])]
         ratio_ci = [ti / tc for tc, ti in zip(times["skade_cli"], times["pyiceberg"])]
         ratio_ca = [ta / tc for tc, ta in zip(times["skade_cli"], times["pyarrow"])]
-        peak_rss = {"skade_cli": statistics.median(cli_rss),
+        peak_rss = {"skade_cli": peak_rss_mib(cli_cmd(cols, flt)),
                     "pyiceberg": peer_rss("pyiceberg", cols, flt),
                     "pyarrow": peer_rss("pyarrow", cols, flt)}
         engines = {}
@@ -440,8 +441,8 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
                      "pyarrow_timing": "pq.read_table(the 4 data files, columns, filters, partitioning=None)",
                      "skade_cli_timing": "the whole `skade scan TABLE [--columns] [--where] --format none` "
                                          "process, start to exit",
-                     "peak_rss": "ru_maxrss of a child process: the skade scan process; PyIceberg and "
-                                 "pyarrow each in a fresh Python process doing the arm's scan once",
+                     "peak_rss": "ru_maxrss of one run of the skade scan process, and of a fresh Python "
+                                 "process doing the arm's PyIceberg / pyarrow scan once (scripts/peak_rss.py)",
                      "ratio": "per-round time(peer)/time(skade) = rows/s(skade)/rows/s(peer); median [min-max]"},
         "data": {"rows": total_rows, "columns": len(COLUMNS), "files": len(files), "seed": SEED,
                  "schema": SKADE_SCHEMA, "partition": PARTITION, "properties": PROPERTIES,

@@ -295,7 +295,26 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
 
 namespace {
 
-std::shared_ptr<parquet::WriterProperties> WriterProps(const TableMetadata& metadata, int64_t row_group_rows) {
+// Dictionary encoding pays for columns with few distinct values; for the others the
+// encoder hashes values until the dictionary outgrows its page and falls back to plain
+// anyway (costly to write, and slower to read). Decided per file from its first rows.
+std::vector<std::string> PlainColumns(const arrow::RecordBatch& batch) {
+  constexpr int64_t kSample = 4096;
+  std::vector<std::string> plain;
+  if (batch.num_rows() < kSample) return plain;
+  InitArrowCompute();
+  for (int c = 0; c < batch.num_columns(); ++c) {
+    const auto& type = *batch.column(c)->type();
+    if (!arrow::is_primitive(type.id()) && !arrow::is_base_binary_like(type.id())) continue;
+    if (type.id() == arrow::Type::BOOL) continue;
+    auto distinct = arrow::compute::CallFunction("count_distinct", {batch.column(c)->Slice(0, kSample)});
+    if (distinct.ok() && distinct->scalar_as<arrow::Int64Scalar>().value > kSample / 2)
+      plain.push_back(batch.schema()->field(c)->name());
+  }
+  return plain;
+}
+
+parquet::WriterProperties::Builder WriterPropsBuilder(const TableMetadata& metadata, int64_t row_group_rows) {
   parquet::WriterProperties::Builder b;
   auto codec = CodecFromProperty(metadata.Property("write.parquet.compression-codec", "zstd"));
   b.compression(codec);
@@ -303,7 +322,11 @@ std::shared_ptr<parquet::WriterProperties> WriterProps(const TableMetadata& meta
     b.compression_level(static_cast<int>(metadata.PropertyInt("write.parquet.compression-level", 1)));
   b.max_row_group_length(row_group_rows);
   b.enable_statistics();
-  return b.build();
+  return b;
+}
+
+std::shared_ptr<parquet::WriterProperties> WriterProps(const TableMetadata& metadata, int64_t row_group_rows) {
+  return WriterPropsBuilder(metadata, row_group_rows).build();
 }
 
 }  // namespace
@@ -359,7 +382,8 @@ struct DataWriter::Impl {
   std::unordered_map<std::string, OpenFile> open;
   std::vector<DataFile> done;
 
-  Result<OpenFile*> FileFor(const std::string& key, const std::vector<Value>& tuple) {
+  Result<OpenFile*> FileFor(const std::string& key, const std::vector<Value>& tuple,
+                            const arrow::RecordBatch& first) {
     auto it = open.find(key);
     if (it != open.end()) return &it->second;
     OpenFile f;
@@ -376,9 +400,17 @@ struct DataWriter::Impl {
     SKADE_ARROW_ASSIGN(f.sink, arrow::io::FileOutputStream::Open(f.path), f.path);
     SKADE_ARROW_ASSIGN(f.writer,
                        parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(),
-                                                        f.sink, props, arrow_props),
+                                                        f.sink, FilePropsFor(first), arrow_props),
                        f.path);
     return &open.emplace(key, std::move(f)).first->second;
+  }
+
+  std::shared_ptr<parquet::WriterProperties> FilePropsFor(const arrow::RecordBatch& first) {
+    auto plain = PlainColumns(first);
+    if (plain.empty()) return props;
+    auto b = WriterPropsBuilder(*metadata, props->max_row_group_length());
+    for (const auto& name : plain) b.disable_dictionary(name);
+    return b.build();
   }
 
   Status Close(OpenFile& f) {
@@ -405,7 +437,7 @@ struct DataWriter::Impl {
                  const std::shared_ptr<arrow::RecordBatch>& batch) {
     int64_t offset = 0;
     while (offset < batch->num_rows()) {
-      SKADE_ASSIGN_OR_RETURN(OpenFile * f, FileFor(key, tuple));
+      SKADE_ASSIGN_OR_RETURN(OpenFile * f, FileFor(key, tuple, *batch));
       int64_t n = std::min(row_group_rows, batch->num_rows() - offset);
       if (f->rows > 0) {
         // Size the chunk by what rows really cost on disk so far in this file.
