@@ -31,6 +31,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -137,6 +138,47 @@ def run_driver(build_dir: Path, name: str, *args: str) -> dict:
     if p.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({p.returncode}):\n{p.stderr}")
     return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def run_timed(cmd: list[str]) -> tuple[float, str]:
+    """Runs cmd to the end; returns (wall s of the whole process, stdout)."""
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({p.returncode}):\n{p.stderr}")
+    return wall, p.stdout
+
+
+# A peer's scan in its own Python process, for its peak RSS (argv: warehouse, table,
+# engine, columns or "", filter or "", data files...).
+PEER_SCAN = """
+import sys, pyarrow.parquet as pq
+wh, table, engine, cols, flt, *files = sys.argv[1:]
+cols = cols.split(",") if cols else None
+if engine == "pyiceberg":
+    from pyiceberg.catalog.sql import SqlCatalog
+    cat = SqlCatalog("skade", uri=f"sqlite:///{wh}/catalog.db", warehouse=f"file://{wh}")
+    kw = {"selected_fields": tuple(cols)} if cols else {}
+    if flt:
+        kw["row_filter"] = flt
+    t = cat.load_table(table).scan(**kw).to_arrow()
+else:
+    t = pq.read_table(files, columns=cols, partitioning=None,
+                      filters=[("country", "=", "SE")] if flt else None)
+print(t.num_rows)
+"""
+
+
+def peak_rss_mib(cmd: list[str]) -> float:
+    """Peak RSS of cmd run to the end, through scripts/peak_rss.py (a child forked from
+    this process, which holds the peers' data, would count that memory too)."""
+    with tempfile.NamedTemporaryFile("r") as out:
+        p = subprocess.run([sys.executable, "-S", str(REPO / "scripts" / "peak_rss.py"), out.name, *cmd],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            sys.exit(f"{' '.join(cmd)} failed:\n{p.stderr.decode()}")
+        return int(out.read()) / 1024
 
 
 def prop_args() -> list[str]:
@@ -294,27 +336,53 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
             args += ["--filter", flt]
         return run_driver(build_dir, "scan_bench", *args)
 
+    def cli_cmd(cols, flt):
+        cmd = [str(build_dir / "bin" / "skade"), "--warehouse", str(wh), "scan", table_name, "--format", "none"]
+        if cols:
+            cmd += ["--columns", ",".join(cols)]
+        if flt:
+            cmd += ["--where", flt]
+        return cmd
+
+    def cli_scan(cols, flt):
+        # The whole `skade scan` process: start, catalog, plan, decode, count.
+        wall, out = run_timed(cli_cmd(cols, flt))
+        return wall, int(out.split()[0])
+
+    def peer_rss(engine, cols, flt):
+        return peak_rss_mib([sys.executable, "-c", PEER_SCAN, str(wh), table_name, engine,
+                             ",".join(cols or []), flt or "", *files])
+
     arms = {}
     for arm, cols, flt in SCAN_ARMS:
         # Warm-up of every engine (page cache, imports, thread pools).
         skade_scan(cols, flt, 1)
+        cli_scan(cols, flt)
         expect = pyiceberg_scan(cols, flt)
         pyarrow_scan(cols, flt)
-        times = {"skade": [], "pyiceberg": [], "pyarrow": []}
+        times = {"skade": [], "skade_cli": [], "pyiceberg": [], "pyarrow": []}
         for _ in range(a.rounds):
             s = skade_scan(cols, flt, 1)
             times["skade"].append(s["times_s"][0])
+            t, cli_rows = cli_scan(cols, flt)
+            times["skade_cli"].append(t)
             t, out_i = timed(lambda: pyiceberg_scan(cols, flt))
             times["pyiceberg"].append(t)
             t, out_a = timed(lambda: pyarrow_scan(cols, flt))
             times["pyarrow"].append(t)
-            rows = {"skade": s["rows"], "pyiceberg": out_i.num_rows, "pyarrow": out_a.num_rows}
+            rows = {"skade": s["rows"], "skade_cli": cli_rows, "pyiceberg": out_i.num_rows,
+                    "pyarrow": out_a.num_rows}
             if len(set(rows.values())) != 1 or s["columns"] != out_i.num_columns:
                 sys.exit(f"scan arm {arm}: engines disagree: rows {rows}, columns skade "
                          f"{s['columns']} pyiceberg {out_i.num_columns}")
         out_rows = s["rows"]
         ratio_i = [ti / ts for ts, ti in zip(times["skade"], times["pyiceberg"])]
         ratio_a = [ta / ts for ts, ta in zip(times["skade"], times["pyarrow"])]
+        ratio_ci = [ti / tc for tc, ti in zip(times["skade_cli"], times["pyiceberg"])]
+        ratio_ca = [ta / tc for tc, ta in zip(times["skade_cli"], times["pyarrow"])]
+        peak_rss = {"skade_cli": peak_rss_mib(cli_cmd(cols, flt)),
+                    "pyiceberg": peer_rss("pyiceberg", cols, flt),
+                    "pyarrow": peer_rss("pyarrow", cols, flt)}
         engines = {}
         for e, ts in times.items():
             med = statistics.median(ts)
@@ -328,6 +396,9 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
             "engines": engines,
             "ratio_skade_vs_pyiceberg": spread(ratio_i),
             "ratio_skade_vs_pyarrow": spread(ratio_a),
+            "ratio_skade_cli_process_vs_pyiceberg": spread(ratio_ci),
+            "ratio_skade_cli_process_vs_pyarrow": spread(ratio_ca),
+            "peak_rss_mib": peak_rss,
         }
 
     met = {
@@ -343,10 +414,17 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
     for arm, v in arms.items():
         e = v["engines"]
         ri, ra = v["ratio_skade_vs_pyiceberg"], v["ratio_skade_vs_pyarrow"]
+        ci, ca = v["ratio_skade_cli_process_vs_pyiceberg"], v["ratio_skade_cli_process_vs_pyarrow"]
         print(f"{arm:<18} {fmt_rate(e['skade']['rows_per_s'])} {fmt_rate(e['pyiceberg']['rows_per_s'])} "
               f"{fmt_rate(e['pyarrow']['rows_per_s'])}   "
               f"{ri['median']:6.2f}x [{ri['min']:.2f}-{ri['max']:.2f}]  "
               f"{ra['median']:6.2f}x [{ra['min']:.2f}-{ra['max']:.2f}]")
+        print(f"{'  skade scan process':<18} {fmt_rate(e['skade_cli']['rows_per_s'])} {'':>16} {'':>16}   "
+              f"{ci['median']:6.2f}x [{ci['min']:.2f}-{ci['max']:.2f}]  "
+              f"{ca['median']:6.2f}x [{ca['min']:.2f}-{ca['max']:.2f}]")
+        r = v["peak_rss_mib"]
+        print(f"{'  peak RSS MiB':<18} skade scan {r['skade_cli']:.0f}, PyIceberg {r['pyiceberg']:.0f}, "
+              f"pyarrow {r['pyarrow']:.0f}")
     print("rows/s = rows returned / median wall time (projection_filter returns the SE rows)")
     for k, ok in met.items():
         print(f"  target {k}: {'MET' if ok else 'NOT MET'}")
@@ -361,6 +439,10 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
                      "pyiceberg_timing": "table.scan(selected_fields, row_filter).to_arrow(), table loaded "
                                          "outside the timing",
                      "pyarrow_timing": "pq.read_table(the 4 data files, columns, filters, partitioning=None)",
+                     "skade_cli_timing": "the whole `skade scan TABLE [--columns] [--where] --format none` "
+                                         "process, start to exit",
+                     "peak_rss": "ru_maxrss of one run of the skade scan process, and of a fresh Python "
+                                 "process doing the arm's PyIceberg / pyarrow scan once (scripts/peak_rss.py)",
                      "ratio": "per-round time(peer)/time(skade) = rows/s(skade)/rows/s(peer); median [min-max]"},
         "data": {"rows": total_rows, "columns": len(COLUMNS), "files": len(files), "seed": SEED,
                  "schema": SKADE_SCHEMA, "partition": PARTITION, "properties": PROPERTIES,
@@ -828,7 +910,8 @@ def main() -> None:
     t0 = time.perf_counter()
     if a.only in (None, "scan"):
         doc = bench_scan(a, build_dir, data_dir, src)
-        print(f"wrote {write_result(results_dir, 'scan', doc)}")
+        name = "scan" if a.rows == 1_000_000 else f"scan-{a.rows // 1_000_000}m"
+        print(f"wrote {write_result(results_dir, name, doc)}")
     if a.only in (None, "append"):
         doc = bench_append(a, build_dir, data_dir, src)
         print(f"wrote {write_result(results_dir, 'append', doc)}")

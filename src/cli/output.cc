@@ -4,8 +4,12 @@
 #include <arrow/io/file.h>
 #include <parquet/arrow/writer.h>
 
+#include <arrow/util/byte_size.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 
 #include "skade/common/csv.h"
@@ -18,26 +22,74 @@
 namespace skade::cli {
 namespace {
 
+constexpr int64_t kOutputRowGroupBytes = 64LL << 20;
+
 void JsonString(std::string_view s, std::string* out) {
   *out += '"';
-  for (unsigned char c : s) {
+  size_t plain = 0;  // start of the run of characters that need no escape
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out->append(s.data() + plain, i - plain);
+    plain = i + 1;
     switch (c) {
       case '"': *out += "\\\""; break;
       case '\\': *out += "\\\\"; break;
       case '\n': *out += "\\n"; break;
       case '\r': *out += "\\r"; break;
       case '\t': *out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          snprintf(buf, sizeof buf, "\\u%04x", c);
-          *out += buf;
-        } else {
-          *out += static_cast<char>(c);
-        }
+      default: {
+        char buf[8];
+        snprintf(buf, sizeof buf, "\\u%04x", c);
+        *out += buf;
+      }
     }
   }
+  out->append(s.data() + plain, s.size() - plain);
   *out += '"';
+}
+
+template <typename T>
+void AppendNumber(T v, std::string* out) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, r.ptr);
+}
+
+// The common primitive columns straight from their arrays (no Value in between);
+// false for the others. Same text as the general path.
+bool AppendPlainJson(const arrow::Array& a, int64_t i, const Type& type, std::string* out) {
+  switch (a.type_id()) {
+    case arrow::Type::INT32:
+      if (type.id != TypeId::kInt && type.id != TypeId::kLong) return false;
+      AppendNumber(static_cast<const arrow::Int32Array&>(a).Value(i), out);
+      return true;
+    case arrow::Type::INT64:
+      if (type.id != TypeId::kLong) return false;
+      AppendNumber(static_cast<const arrow::Int64Array&>(a).Value(i), out);
+      return true;
+    case arrow::Type::DOUBLE: {
+      double v = static_cast<const arrow::DoubleArray&>(a).Value(i);
+      if (type.id != TypeId::kDouble || !std::isfinite(v)) return false;
+      AppendNumber(v, out);
+      return true;
+    }
+    case arrow::Type::FLOAT: {
+      float v = static_cast<const arrow::FloatArray&>(a).Value(i);
+      if (type.id != TypeId::kFloat || !std::isfinite(v)) return false;
+      AppendNumber(v, out);
+      return true;
+    }
+    case arrow::Type::STRING:
+      if (type.id != TypeId::kString) return false;
+      JsonString(static_cast<const arrow::StringArray&>(a).GetView(i), out);
+      return true;
+    case arrow::Type::BOOL:
+      if (type.id != TypeId::kBoolean) return false;
+      *out += static_cast<const arrow::BooleanArray&>(a).Value(i) ? "true" : "false";
+      return true;
+    default: return false;
+  }
 }
 
 bool IsNumeric(TypeId id) {
@@ -89,6 +141,7 @@ void AppendJson(const arrow::Array& a, int64_t i, const Type& type, std::string*
       return;
     }
     default: {
+      if (AppendPlainJson(a, i, type, out)) return;
       auto v = ValueAt(a, i, type);
       if (!v) {
         *out += "null";
@@ -187,22 +240,39 @@ std::string TimeText(int64_t ms) {
   return FormatValue(*Type::Primitive(TypeId::kTimestampTz), Value{ms * 1000});
 }
 
-std::string RowToJson(const arrow::RecordBatch& batch, int64_t row, const Schema& schema) {
-  std::string s = "{";
+namespace {
+
+// The table field of each column of a batch (null: not in the schema).
+std::vector<const NestedField*> FieldsFor(const arrow::RecordBatch& batch, const Schema& schema) {
+  std::vector<const NestedField*> fields;
+  for (const auto& f : batch.schema()->fields()) fields.push_back(FieldFor(*f, schema));
+  return fields;
+}
+
+void AppendRowJson(const arrow::RecordBatch& batch, int64_t row, const std::vector<const NestedField*>& fields,
+                   std::string* s) {
+  *s += '{';
   for (int c = 0; c < batch.num_columns(); ++c) {
-    const NestedField* f = FieldFor(*batch.schema()->field(c), schema);
-    if (c) s += ',';
-    JsonString(batch.schema()->field(c)->name(), &s);
-    s += ':';
-    if (f) AppendJson(*batch.column(c), row, *f->type, &s);
-    else s += "null";
+    if (c) *s += ',';
+    JsonString(batch.schema()->field(c)->name(), s);
+    *s += ':';
+    if (fields[c]) AppendJson(*batch.column(c), row, *fields[c]->type, s);
+    else *s += "null";
   }
-  return s + "}";
+  *s += '}';
+}
+
+}  // namespace
+
+std::string RowToJson(const arrow::RecordBatch& batch, int64_t row, const Schema& schema) {
+  std::string s;
+  AppendRowJson(batch, row, FieldsFor(batch, schema), &s);
+  return s;
 }
 
 Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema, Format format,
                           std::FILE* out, const std::string& output_path, bool progress) {
-  int64_t rows = 0;
+  int64_t rows = 0, group_bytes = 0;
   std::shared_ptr<arrow::io::FileOutputStream> sink;
   std::unique_ptr<parquet::arrow::FileWriter> pq;
   if (format == Format::kParquet) {
@@ -228,13 +298,31 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
     if (progress) std::fprintf(stderr, "\r%lld rows read", static_cast<long long>(rows));
     switch (format) {
       case Format::kNone: break;
-      case Format::kParquet:
+      case Format::kParquet: {
+        // A buffered row group holds its encoded pages until it is closed: close it
+        // every kOutputRowGroupBytes of input so memory stays bounded.
+        SKADE_ARROW_ASSIGN(int64_t bytes, arrow::util::ReferencedBufferSize(*batch), output_path);
+        if (group_bytes > 0 && group_bytes + bytes > kOutputRowGroupBytes) {
+          SKADE_ARROW_RETURN(pq->NewBufferedRowGroup(), output_path);
+          group_bytes = 0;
+        }
+        group_bytes += bytes;
         SKADE_ARROW_RETURN(pq->WriteRecordBatch(*batch), output_path);
         break;
-      case Format::kJsonl:
-        for (int64_t r = 0; r < batch->num_rows(); ++r)
-          std::fprintf(out, "%s\n", RowToJson(*batch, r, schema).c_str());
+      }
+      case Format::kJsonl: {
+        auto fields = FieldsFor(*batch, schema);
+        std::string text;
+        for (int64_t r = 0; r < batch->num_rows(); ++r) {
+          AppendRowJson(*batch, r, fields, &text);
+          text += '\n';
+          if (text.size() >= (1 << 20) || r + 1 == batch->num_rows()) {
+            std::fwrite(text.data(), 1, text.size(), out);
+            text.clear();
+          }
+        }
         break;
+      }
       case Format::kCsv:
       case Format::kTable:
         for (int64_t r = 0; r < batch->num_rows(); ++r) {

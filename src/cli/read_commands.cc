@@ -151,7 +151,8 @@ struct Args {
 
 void AddReadCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   static Args a;
-  auto* scan = app.add_subcommand("scan", "read a table (rows in file order, not sorted)");
+  auto* scan = app.add_subcommand(
+      "scan", "read a table (output order is fixed, the same on every run: planned files in order, then rows in file order; not sorted)");
   scan->add_option("TABLE", a.table)->required();
   scan->add_option("--columns", a.scan.columns, "columns to read, comma separated");
   scan->add_option("--where", a.scan.where, "filter, e.g. \"country = 'SE' and age >= 18\"");

@@ -295,7 +295,26 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
 
 namespace {
 
-std::shared_ptr<parquet::WriterProperties> WriterProps(const TableMetadata& metadata, int64_t row_group_rows) {
+// Dictionary encoding pays for columns with few distinct values; for the others the
+// encoder hashes values until the dictionary outgrows its page and falls back to plain
+// anyway (costly to write, and slower to read). Decided per file from its first rows.
+std::vector<std::string> PlainColumns(const arrow::RecordBatch& batch) {
+  constexpr int64_t kSample = 4096;
+  std::vector<std::string> plain;
+  if (batch.num_rows() < kSample) return plain;
+  InitArrowCompute();
+  for (int c = 0; c < batch.num_columns(); ++c) {
+    const auto& type = *batch.column(c)->type();
+    if (!arrow::is_primitive(type.id()) && !arrow::is_base_binary_like(type.id())) continue;
+    if (type.id() == arrow::Type::BOOL) continue;
+    auto distinct = arrow::compute::CallFunction("count_distinct", {batch.column(c)->Slice(0, kSample)});
+    if (distinct.ok() && distinct->scalar_as<arrow::Int64Scalar>().value > kSample / 2)
+      plain.push_back(batch.schema()->field(c)->name());
+  }
+  return plain;
+}
+
+parquet::WriterProperties::Builder WriterPropsBuilder(const TableMetadata& metadata, int64_t row_group_rows) {
   parquet::WriterProperties::Builder b;
   auto codec = CodecFromProperty(metadata.Property("write.parquet.compression-codec", "zstd"));
   b.compression(codec);
@@ -303,7 +322,11 @@ std::shared_ptr<parquet::WriterProperties> WriterProps(const TableMetadata& meta
     b.compression_level(static_cast<int>(metadata.PropertyInt("write.parquet.compression-level", 1)));
   b.max_row_group_length(row_group_rows);
   b.enable_statistics();
-  return b.build();
+  return b;
+}
+
+std::shared_ptr<parquet::WriterProperties> WriterProps(const TableMetadata& metadata, int64_t row_group_rows) {
+  return WriterPropsBuilder(metadata, row_group_rows).build();
 }
 
 }  // namespace
@@ -359,7 +382,8 @@ struct DataWriter::Impl {
   std::unordered_map<std::string, OpenFile> open;
   std::vector<DataFile> done;
 
-  Result<OpenFile*> FileFor(const std::string& key, const std::vector<Value>& tuple) {
+  Result<OpenFile*> FileFor(const std::string& key, const std::vector<Value>& tuple,
+                            const arrow::RecordBatch& first) {
     auto it = open.find(key);
     if (it != open.end()) return &it->second;
     OpenFile f;
@@ -376,9 +400,17 @@ struct DataWriter::Impl {
     SKADE_ARROW_ASSIGN(f.sink, arrow::io::FileOutputStream::Open(f.path), f.path);
     SKADE_ARROW_ASSIGN(f.writer,
                        parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(),
-                                                        f.sink, props, arrow_props),
+                                                        f.sink, FilePropsFor(first), arrow_props),
                        f.path);
     return &open.emplace(key, std::move(f)).first->second;
+  }
+
+  std::shared_ptr<parquet::WriterProperties> FilePropsFor(const arrow::RecordBatch& first) {
+    auto plain = PlainColumns(first);
+    if (plain.empty()) return props;
+    auto b = WriterPropsBuilder(*metadata, props->max_row_group_length());
+    for (const auto& name : plain) b.disable_dictionary(name);
+    return b.build();
   }
 
   Status Close(OpenFile& f) {
@@ -405,7 +437,7 @@ struct DataWriter::Impl {
                  const std::shared_ptr<arrow::RecordBatch>& batch) {
     int64_t offset = 0;
     while (offset < batch->num_rows()) {
-      SKADE_ASSIGN_OR_RETURN(OpenFile * f, FileFor(key, tuple));
+      SKADE_ASSIGN_OR_RETURN(OpenFile * f, FileFor(key, tuple, *batch));
       int64_t n = std::min(row_group_rows, batch->num_rows() - offset);
       if (f->rows > 0) {
         // Size the chunk by what rows really cost on disk so far in this file.
@@ -519,30 +551,60 @@ Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
         }
       }
     }
-    std::map<std::vector<int32_t>, size_t> group_of;
+    // Each row's group: its combination of value ids, as a mixed-radix number indexing
+    // a table when the combinations are few (the common case), else through a map.
+    const int64_t rows = batch->num_rows();
     std::vector<std::vector<Value>> tuples;
     std::vector<std::string> keys;
-    std::vector<arrow::Int64Builder> indices;
-    std::vector<int32_t> combo(sources.size());
-    for (int64_t r = 0; r < batch->num_rows(); ++r) {
-      for (size_t i = 0; i < sources.size(); ++i) combo[i] = field_ids[i][static_cast<size_t>(r)];
-      auto [it, inserted] = group_of.try_emplace(combo, tuples.size());
-      if (inserted) {
-        std::vector<Value> tuple;
-        for (size_t i = 0; i < sources.size(); ++i) tuple.push_back(field_values[i][static_cast<size_t>(combo[i])]);
-        keys.push_back(PartitionTupleKey(d.spec.spec_id(), tuple));
-        tuples.push_back(std::move(tuple));
-        indices.emplace_back();
+    std::vector<int32_t> group_of_row(static_cast<size_t>(rows));
+    auto group_for = [&](auto&& ids_at) {
+      std::vector<Value> tuple;
+      for (size_t i = 0; i < sources.size(); ++i) tuple.push_back(field_values[i][static_cast<size_t>(ids_at(i))]);
+      keys.push_back(PartitionTupleKey(d.spec.spec_id(), tuple));
+      tuples.push_back(std::move(tuple));
+      return static_cast<int32_t>(tuples.size() - 1);
+    };
+    int64_t combos = 1;
+    for (const auto& v : field_values) combos = std::min<int64_t>(combos * static_cast<int64_t>(v.size()), 1 << 21);
+    if (combos < (1 << 20)) {
+      std::vector<int32_t> slot(static_cast<size_t>(combos), -1);
+      for (int64_t r = 0; r < rows; ++r) {
+        int64_t code = 0;
+        for (size_t i = 0; i < sources.size(); ++i)
+          code = code * static_cast<int64_t>(field_values[i].size()) + field_ids[i][static_cast<size_t>(r)];
+        int32_t& g = slot[static_cast<size_t>(code)];
+        if (g < 0) g = group_for([&](size_t i) { return field_ids[i][static_cast<size_t>(r)]; });
+        group_of_row[static_cast<size_t>(r)] = g;
       }
-      SKADE_ARROW_RETURN(indices[it->second].Append(r), "partitioning");
+    } else {
+      std::map<std::vector<int32_t>, int32_t> group_of;
+      std::vector<int32_t> combo(sources.size());
+      for (int64_t r = 0; r < rows; ++r) {
+        for (size_t i = 0; i < sources.size(); ++i) combo[i] = field_ids[i][static_cast<size_t>(r)];
+        auto it = group_of.find(combo);
+        if (it == group_of.end()) it = group_of.emplace(combo, group_for([&](size_t i) { return combo[i]; })).first;
+        group_of_row[static_cast<size_t>(r)] = it->second;
+      }
     }
+    // One gather puts each group's rows together (input order kept within a group);
+    // the groups are then slices of it.
+    std::vector<int64_t> starts(tuples.size() + 1, 0);
+    for (int32_t g : group_of_row) ++starts[static_cast<size_t>(g) + 1];
+    for (size_t g = 1; g < starts.size(); ++g) starts[g] += starts[g - 1];
+    SKADE_ARROW_ASSIGN(auto order_buf, arrow::AllocateBuffer(rows * static_cast<int64_t>(sizeof(int64_t))),
+                       "partitioning");
+    auto* order = reinterpret_cast<int64_t*>(order_buf->mutable_data());
+    std::vector<int64_t> next(starts.begin(), starts.end() - 1);
+    for (int64_t r = 0; r < rows; ++r) order[next[static_cast<size_t>(group_of_row[static_cast<size_t>(r)])]++] = r;
+    auto order_array = std::make_shared<arrow::Int64Array>(rows, std::move(order_buf));
     InitArrowCompute();
-    for (size_t g = 0; g < tuples.size() && st; ++g) {
-      std::shared_ptr<arrow::Array> idx;
-      SKADE_ARROW_RETURN(indices[g].Finish(&idx), "partitioning");
-      SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(batch, idx), "partitioning");
-      st = d.WriteTo(keys[g], tuples[g], taken.record_batch());
+    std::shared_ptr<arrow::RecordBatch> grouped = batch;
+    if (tuples.size() > 1) {
+      SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(batch, order_array), "partitioning");
+      grouped = taken.record_batch();
     }
+    for (size_t g = 0; g < tuples.size() && st; ++g)
+      st = d.WriteTo(keys[g], tuples[g], grouped->Slice(starts[g], starts[g + 1] - starts[g]));
   }
   d.row_group_rows = saved;
   return st;

@@ -1,8 +1,9 @@
 // The scan's record-batch reader: the planned files' selected row groups are decoded
 // concurrently on the shared task pool, at most `parallelism` at once and within a
-// memory budget, and handed out in plan order. With a filter, the filter (and
-// equality-delete) columns of a row group are decoded first; the other projected
-// columns only when some row survives.
+// memory budget (decoded bytes read ahead and not yet handed out), and handed out in
+// plan order. A row group too large for the budget is read a batch at a time. With a
+// filter, the filter (and equality-delete) columns of a row group are decoded first;
+// the other projected columns only when some row survives.
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 #include <arrow/io/file.h>
@@ -11,6 +12,8 @@
 #include <parquet/exception.h>
 #include <parquet/file_reader.h>
 #include <parquet/metadata.h>
+#include <parquet/schema.h>
+#include <parquet/size_statistics.h>
 
 #include <algorithm>
 #include <atomic>
@@ -112,6 +115,31 @@ void CollectLeaves(const parquet::arrow::SchemaField& f, std::vector<int>* out) 
 }
 
 constexpr int64_t kBatchRows = 64 * 1024;
+// Batches are cut smaller when their rows are wide, so no batch holds much more than this.
+constexpr int64_t kBatchBytes = 16LL << 20;
+
+// The decoded (Arrow) size of a column chunk. The stored size misleads for
+// dictionary-encoded chunks (a few bytes a value on disk, the whole string in
+// memory), so values count at least their plain width, and strings their unencoded
+// bytes when the writer kept size statistics (Arrow and PyIceberg do).
+int64_t DecodedBytes(const parquet::ColumnChunkMetaData& c, int type_length) {
+  int64_t n = c.num_values(), est = c.total_uncompressed_size();
+  switch (c.type()) {
+    case parquet::Type::BOOLEAN: return std::max(est, n / 8 + 1);
+    case parquet::Type::INT32:
+    case parquet::Type::FLOAT: return std::max(est, 4 * n);
+    case parquet::Type::INT64:
+    case parquet::Type::DOUBLE: return std::max(est, 8 * n);
+    case parquet::Type::INT96: return std::max(est, 12 * n);
+    case parquet::Type::FIXED_LEN_BYTE_ARRAY: return std::max(est, int64_t{type_length} * n);
+    case parquet::Type::BYTE_ARRAY: {
+      auto size = c.size_statistics();
+      if (size && size->unencoded_byte_array_data_bytes) est = std::max(est, *size->unencoded_byte_array_data_bytes);
+      return est + 4 * n;  // offsets
+    }
+    default: return est;
+  }
+}
 
 arrow::Status ToArrowStatus(const Error& e) {
   // Carried through Arrow's reader interface; ErrorFromReader restores the kind.
@@ -134,8 +162,22 @@ struct OpenedFile {
 struct Unit {
   std::shared_ptr<const OpenedFile> file;
   int row_group = 0;
-  int64_t first_row = 0;  // position of the row group's first row in the file
-  int64_t bytes = 0;      // uncompressed size of the columns read
+  int64_t first_row = 0;   // position of the row group's first row in the file
+  int64_t bytes = 0;       // decoded size of the columns read (estimate)
+  int64_t batch_rows = 0;  // rows per output batch (before the filter)
+  // Too large to hold decoded at once within the budget: read a batch at a time by
+  // the consumer, all columns in one pass.
+  bool streamed = false;
+  int64_t charge() const { return streamed ? bytes / std::max<int64_t>(1, rows / batch_rows) : bytes; }
+  int64_t rows = 0;
+};
+
+// A streamed unit being read.
+struct Stream {
+  Unit unit;
+  std::unique_ptr<parquet::arrow::FileReader> reader;
+  std::unique_ptr<arrow::RecordBatchReader> batches;
+  int64_t pos = 0;  // position in the file of the next batch's first row
 };
 
 struct UnitResult {
@@ -230,7 +272,8 @@ class ScanReader final : public arrow::RecordBatchReader {
   ~ScanReader() override {
     // Tasks borrow the delete loader's key sets: wait for those still running.
     cancelled_->store(true);
-    for (auto& p : pending_) (void)p.second->Take();
+    for (auto& p : pending_)
+      if (p.second) (void)p.second->Take();
   }
 
   std::shared_ptr<arrow::Schema> schema() const override { return shape_->out_schema; }
@@ -250,11 +293,24 @@ class ScanReader final : public arrow::RecordBatchReader {
         *out = std::move(batch);
         return arrow::Status::OK();
       }
+      // What was handed out is the consumer's now: its bytes leave the budget.
+      pending_bytes_ -= held_bytes_;
+      held_bytes_ = 0;
+      if (stream_) {
+        if (!sequential_)
+          if (auto st = Fill(); !st) return ToArrowStatus(st.error());
+        if (auto st = NextStreamed(); !st) return ToArrowStatus(st.error());
+        continue;
+      }
       if (auto st = Fill(); !st) return ToArrowStatus(st.error());
       if (pending_.empty()) return arrow::Status::OK();
       auto [unit, slot] = std::move(pending_.front());
       pending_.pop_front();
-      pending_bytes_ -= unit.bytes;
+      held_bytes_ = unit.charge();
+      if (unit.streamed) {
+        if (auto st = OpenStream(std::move(unit)); !st) return ToArrowStatus(st.error());
+        continue;
+      }
       UnitResult r = slot->Take();
       plan_.stats->rows_read += r.rows_read;
       plan_.stats->rows_deleted += r.rows_deleted;
@@ -273,7 +329,9 @@ class ScanReader final : public arrow::RecordBatchReader {
     return -1;
   }
 
-  // Schedules row groups until the read-ahead bounds are reached.
+  // Schedules row groups until the read-ahead bounds are reached. A streamed unit is
+  // not scheduled: the consumer reads it when it comes first (units after it still
+  // decode meanwhile).
   Status Fill() {
     while (pending_.size() < max_units_ &&
            (pending_.empty() || pending_bytes_ < plan_.memory_budget_bytes)) {
@@ -284,19 +342,86 @@ class ScanReader final : public arrow::RecordBatchReader {
       }
       Unit unit = std::move(units_.front());
       units_.pop_front();
-      auto slot = std::make_shared<Slot>();
-      pending_bytes_ += unit.bytes;
-      if (sequential_) {
-        slot->Set(RunUnit(*shape_, unit));
-      } else {
-        TaskPool::Shared().Submit([shape = shape_, unit, slot, cancelled = cancelled_] {
-          if (cancelled->load()) return slot->Set(UnitResult{arrow::Status::Cancelled("scan closed"), {}, 0, 0});
-          slot->Set(RunUnit(*shape, unit));
-        });
+      std::shared_ptr<Slot> slot;
+      pending_bytes_ += unit.charge();
+      if (!unit.streamed) {
+        slot = std::make_shared<Slot>();
+        if (sequential_) {
+          slot->Set(RunUnit(*shape_, unit));
+        } else {
+          TaskPool::Shared().Submit([shape = shape_, unit, slot, cancelled = cancelled_] {
+            if (cancelled->load()) return slot->Set(UnitResult{arrow::Status::Cancelled("scan closed"), {}, 0, 0});
+            slot->Set(RunUnit(*shape, unit));
+          });
+        }
       }
       pending_.emplace_back(std::move(unit), std::move(slot));
       if (sequential_) return {};  // one at a time, in the reading thread
     }
+    return {};
+  }
+
+  Status OpenStream(Unit unit) {
+    const OpenedFile& f = *unit.file;
+    auto s = std::make_unique<Stream>();
+    // Pages are read as they are decoded, not the whole row group up front.
+    parquet::ReaderProperties rp = parquet::default_reader_properties();
+    rp.enable_buffered_stream();
+    rp.set_buffer_size(1 << 20);
+    parquet::ArrowReaderProperties props;
+    props.set_batch_size(unit.batch_rows);
+    props.set_use_threads(f.use_threads);
+    std::vector<int> leaves = f.first_leaves;
+    leaves.insert(leaves.end(), f.rest_leaves.begin(), f.rest_leaves.end());
+    std::sort(leaves.begin(), leaves.end());
+    try {
+      auto pq = parquet::ParquetFileReader::Open(f.source, rp, f.metadata);
+      SKADE_ARROW_ASSIGN(s->reader, parquet::arrow::FileReader::Make(arrow::default_memory_pool(), std::move(pq), props),
+                         f.path);
+      SKADE_ARROW_ASSIGN(s->batches, s->reader->GetRecordBatchReader({unit.row_group}, leaves), f.path);
+    } catch (const std::exception& e) {
+      return Corrupt(f.path + ": " + e.what());
+    }
+    s->pos = unit.first_row;
+    s->unit = std::move(unit);
+    stream_ = std::move(s);
+    return {};
+  }
+
+  // Reads the streamed unit's next batch into ready_ (or ends the stream).
+  Status NextStreamed() {
+    Stream& s = *stream_;
+    const OpenedFile& f = *s.unit.file;
+    std::shared_ptr<arrow::RecordBatch> raw;
+    try {
+      auto st = s.batches->ReadNext(&raw);
+      if (!st.ok()) return Corrupt(f.path + ": " + st.message());
+    } catch (const std::exception& e) {
+      return Corrupt(f.path + ": " + e.what());
+    }
+    if (!raw) {
+      if (s.pos != s.unit.first_row + s.unit.rows)
+        return Corrupt(f.path + ": row group " + std::to_string(s.unit.row_group) + " decoded unevenly");
+      stream_.reset();
+      return {};
+    }
+    held_bytes_ = s.unit.charge();
+    pending_bytes_ += held_bytes_;
+    InitArrowCompute();
+    int64_t rows = raw->num_rows(), deleted = 0;
+    plan_.stats->rows_read += rows;
+    SKADE_ASSIGN_OR_RETURN(auto cols, Conform(*shape_, f, f.first, *raw));
+    std::shared_ptr<arrow::BooleanArray> mask;
+    if (shape_->filter || !f.deleted.empty()) {
+      SKADE_ASSIGN_OR_RETURN(mask, Selection(*shape_, f, f.first, cols, rows, s.pos, &deleted));
+    }
+    plan_.stats->rows_deleted += deleted;
+    int64_t kept = mask ? mask->true_count() : rows;
+    if (kept > 0) {
+      SKADE_ASSIGN_OR_RETURN(auto batch, Assemble(*shape_, f, std::move(cols), mask, kept, raw.get(), rows, s.pos));
+      ready_.push_back(std::move(batch));
+    }
+    s.pos += rows;
     return {};
   }
 
@@ -355,9 +480,14 @@ class ScanReader final : public arrow::RecordBatchReader {
         Unit u;
         u.row_group = rg;
         u.first_row = first_row;
+        u.rows = rows;
         auto rgmd = md.RowGroup(rg);
-        for (int leaf : f->first_leaves) u.bytes += rgmd->ColumnChunk(leaf)->total_uncompressed_size();
-        for (int leaf : f->rest_leaves) u.bytes += rgmd->ColumnChunk(leaf)->total_uncompressed_size();
+        for (const auto* leaves : {&f->first_leaves, &f->rest_leaves})
+          for (int leaf : *leaves)
+            u.bytes += DecodedBytes(*rgmd->ColumnChunk(leaf), md.schema()->Column(leaf)->type_length());
+        // Batch boundaries depend on the file alone (not on the budget or the path).
+        u.batch_rows = std::clamp<int64_t>(u.bytes > 0 ? rows * kBatchBytes / u.bytes : kBatchRows, 1024, kBatchRows);
+        u.streamed = u.bytes > plan_.memory_budget_bytes / 2;
         units.push_back(u);
       }
       first_row += rows;
@@ -379,16 +509,17 @@ class ScanReader final : public arrow::RecordBatchReader {
 
   // Decodes the given leaves of one row group as batches (raw: the file's types).
   static Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> Decode(const OpenedFile& f, int row_group,
-                                                                         const std::vector<int>& leaves) {
+                                                                         const std::vector<int>& leaves,
+                                                                         int64_t batch_rows) {
     std::vector<std::shared_ptr<arrow::RecordBatch>> out;
     if (leaves.empty()) {  // none of the columns is in this file: only the row count matters
       int64_t rows = f.metadata->RowGroup(row_group)->num_rows();
-      for (int64_t at = 0; at < rows; at += kBatchRows)
-        out.push_back(arrow::RecordBatch::Make(arrow::schema({}), std::min(kBatchRows, rows - at), arrow::ArrayVector{}));
+      for (int64_t at = 0; at < rows; at += batch_rows)
+        out.push_back(arrow::RecordBatch::Make(arrow::schema({}), std::min(batch_rows, rows - at), arrow::ArrayVector{}));
       return out;
     }
     parquet::ArrowReaderProperties props;
-    props.set_batch_size(kBatchRows);
+    props.set_batch_size(batch_rows);
     props.set_use_threads(f.use_threads);
     props.set_pre_buffer(true);
     std::unique_ptr<parquet::arrow::FileReader> reader;
@@ -402,7 +533,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       auto st = reader->ReadRowGroup(row_group, leaves, &table);
       if (!st.ok()) return Corrupt(f.path + ": " + st.message());
       arrow::TableBatchReader slices(*table);
-      slices.set_chunksize(kBatchRows);
+      slices.set_chunksize(batch_rows);
       while (true) {
         std::shared_ptr<arrow::RecordBatch> raw;
         auto rst = slices.ReadNext(&raw);
@@ -481,7 +612,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     InitArrowCompute();
     const OpenedFile& f = *u.file;
     UnitResult out;
-    SKADE_ASSIGN_OR_RETURN(auto first, Decode(f, u.row_group, f.first_leaves));
+    SKADE_ASSIGN_OR_RETURN(auto first, Decode(f, u.row_group, f.first_leaves, u.batch_rows));
     // Selection per batch from the columns decoded first.
     std::vector<arrow::ArrayVector> first_cols;
     std::vector<std::shared_ptr<arrow::BooleanArray>> masks;
@@ -506,38 +637,51 @@ class ScanReader final : public arrow::RecordBatchReader {
     if (any_kept == 0) return out;  // nothing survives: the other columns are never decoded
     std::vector<std::shared_ptr<arrow::RecordBatch>> rest;
     if (!f.rest.empty()) {
-      SKADE_ASSIGN_OR_RETURN(rest, Decode(f, u.row_group, f.rest_leaves));
+      SKADE_ASSIGN_OR_RETURN(rest, Decode(f, u.row_group, f.rest_leaves, u.batch_rows));
       if (rest.size() != first.size())
         return Corrupt(f.path + ": row group " + std::to_string(u.row_group) + " decoded unevenly");
     }
     for (size_t b = 0; b < first.size(); ++b) {
       if (kept[b] == 0) continue;
       int64_t rows = first[b]->num_rows();
-      arrow::ArrayVector by_pos(shape.read_ids.size());
-      for (size_t k = 0; k < f.first.size(); ++k) by_pos[f.first[k]] = first_cols[b][k];
-      if (!f.rest.empty()) {
-        if (rest[b]->num_rows() != rows)
-          return Corrupt(f.path + ": row group " + std::to_string(u.row_group) + " decoded unevenly");
-        SKADE_ASSIGN_OR_RETURN(auto cols, Conform(shape, f, f.rest, *rest[b]));
-        for (size_t k = 0; k < f.rest.size(); ++k) by_pos[f.rest[k]] = cols[k];
-      }
-      arrow::ArrayVector cols(by_pos.begin(), by_pos.begin() + static_cast<long>(shape.projected));
-      if (shape.emit_positions) {
-        arrow::Int64Builder pb;
-        SKADE_ARROW_RETURN(pb.Reserve(rows), "scan");
-        for (int64_t r = 0; r < rows; ++r) pb.UnsafeAppend(starts[b] + r);
-        std::shared_ptr<arrow::Array> p;
-        SKADE_ARROW_RETURN(pb.Finish(&p), "scan");
-        cols.push_back(p);
-      }
-      auto batch = arrow::RecordBatch::Make(shape.out_schema, rows, std::move(cols));
-      if (masks[b] && kept[b] < rows) {
-        SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(batch, masks[b]), f.path);
-        batch = filtered.record_batch();
-      }
+      if (!f.rest.empty() && rest[b]->num_rows() != rows)
+        return Corrupt(f.path + ": row group " + std::to_string(u.row_group) + " decoded unevenly");
+      SKADE_ASSIGN_OR_RETURN(auto batch, Assemble(shape, f, std::move(first_cols[b]), masks[b], kept[b],
+                                                  f.rest.empty() ? nullptr : rest[b].get(), rows, starts[b]));
       out.batches.push_back(std::move(batch));
     }
     return out;
+  }
+
+  // One output batch of `rows` rows starting at file position `start`: the columns
+  // decoded first (`first_cols`), the others from `rest` (a raw batch holding them),
+  // positions if asked for, and the selection applied.
+  static Result<std::shared_ptr<arrow::RecordBatch>> Assemble(const ScanShape& shape, const OpenedFile& f,
+                                                              arrow::ArrayVector first_cols,
+                                                              const std::shared_ptr<arrow::BooleanArray>& mask,
+                                                              int64_t kept, const arrow::RecordBatch* rest,
+                                                              int64_t rows, int64_t start) {
+    arrow::ArrayVector by_pos(shape.read_ids.size());
+    for (size_t k = 0; k < f.first.size(); ++k) by_pos[f.first[k]] = std::move(first_cols[k]);
+    if (!f.rest.empty()) {
+      SKADE_ASSIGN_OR_RETURN(auto cols, Conform(shape, f, f.rest, *rest));
+      for (size_t k = 0; k < f.rest.size(); ++k) by_pos[f.rest[k]] = cols[k];
+    }
+    arrow::ArrayVector cols(by_pos.begin(), by_pos.begin() + static_cast<long>(shape.projected));
+    if (shape.emit_positions) {
+      arrow::Int64Builder pb;
+      SKADE_ARROW_RETURN(pb.Reserve(rows), "scan");
+      for (int64_t r = 0; r < rows; ++r) pb.UnsafeAppend(start + r);
+      std::shared_ptr<arrow::Array> p;
+      SKADE_ARROW_RETURN(pb.Finish(&p), "scan");
+      cols.push_back(p);
+    }
+    auto batch = arrow::RecordBatch::Make(shape.out_schema, rows, std::move(cols));
+    if (mask && kept < rows) {
+      SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(batch, mask), f.path);
+      batch = filtered.record_batch();
+    }
+    return batch;
   }
 
   ScanPlan plan_;
@@ -550,8 +694,10 @@ class ScanReader final : public arrow::RecordBatchReader {
   std::shared_ptr<std::atomic<bool>> cancelled_;
   size_t next_task_ = 0;
   std::deque<Unit> units_;  // opened, not yet scheduled
-  std::deque<std::pair<Unit, std::shared_ptr<Slot>>> pending_;
-  int64_t pending_bytes_ = 0;
+  std::deque<std::pair<Unit, std::shared_ptr<Slot>>> pending_;  // a streamed unit has no slot
+  int64_t pending_bytes_ = 0;  // decoded bytes in flight or not yet handed out
+  int64_t held_bytes_ = 0;     // of those, the ones in ready_
+  std::unique_ptr<Stream> stream_;
   std::deque<std::shared_ptr<arrow::RecordBatch>> ready_;
 };
 

@@ -1,0 +1,166 @@
+"""Scans and appends of data much larger than README's memory bound stay under it.
+
+One table of 5M rows with two 240-byte strings a row (about 2.5 GB decoded, small on disk
+because the strings repeat): 3M rows appended by skade from a Parquet file, 2M rows in a
+file PyIceberg adds whose row groups hold 1M rows (~500 MB decoded each, more than the
+bound alone). Each command runs as a child process; its peak RSS (the kernel's ru_maxrss
+of the child) must stay under the bound README states, and its output must be complete.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+import pyarrow.parquet as pq
+import pytest
+
+from skade_util import Skade, open_catalog
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+PEAK_RSS = Path(__file__).resolve().parents[2] / "scripts" / "peak_rss.py"
+SKADE_ROWS, ADDED_ROWS, CSV_ROWS = 3_000_000, 2_000_000, 1_200_000
+POOL = pa.array([f"{i:04d}" * 60 for i in range(2000)])  # 240-byte strings
+
+
+def readme_bound_mib() -> int:
+    m = re.search(r"peak memory \(RSS\) under (\d+) MiB", README.read_text())
+    assert m, "README states no memory bound ('peak memory (RSS) under N MiB')"
+    return int(m.group(1))
+
+
+def run_measured(cmd: list[str], stdout=subprocess.DEVNULL, consume=None) -> tuple[int, float, bytes]:
+    """Runs cmd; returns (exit code, peak RSS in MiB, stderr). `consume` reads stdout.
+
+    Measured by scripts/peak_rss.py: a child forked from this (large) process would count
+    its memory too."""
+    with tempfile.NamedTemporaryFile("r") as rss:
+        p = subprocess.Popen([sys.executable, "-S", str(PEAK_RSS), rss.name, *cmd], stdout=stdout,
+                             stderr=subprocess.PIPE)
+        if consume:
+            consume(p.stdout)
+        err = p.stderr.read()
+        p.wait()
+        return p.returncode, int(rss.read() or 0) / 1024, err
+
+
+def rows(first: int, n: int) -> pa.Table:
+    ids = pa.array(range(first, first + n), pa.int64())
+
+    def strings(mult: int):
+        idx = pc.cast(pc.bit_wise_and(pc.multiply(ids, mult), 1023), pa.int32())
+        return pa.DictionaryArray.from_arrays(idx, POOL)
+
+    return pa.table({"id": ids, "k": pc.cast(pc.bit_wise_and(ids, 1023), pa.int32()),
+                     "s1": strings(7919), "s2": strings(104729)})
+
+
+def expected_s1(i: int) -> str:
+    return POOL[(i * 7919) & 1023].as_py()
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory, skade_bin):
+    root = tmp_path_factory.mktemp("bounded")
+    wh = root / "wh"
+    s = Skade(wh, skade_bin)
+    s.ok("init")
+    s.ok("create-namespace", "m")
+    s.ok("create", "m.wide", "--schema", "id:long, k:int, s1:string, s2:string")
+    bound = readme_bound_mib()
+    src = root / "in.parquet"
+    pq.write_table(rows(0, SKADE_ROWS), src, store_schema=False)
+    rc, rss, err = run_measured([skade_bin, "--warehouse", str(wh), "append", "m.wide", str(src)])
+    assert rc == 0, err
+    added = root / "added.parquet"  # no field ids: PyIceberg's add_files maps columns by name
+    pq.write_table(rows(SKADE_ROWS, ADDED_ROWS), added, row_group_size=1_000_000, store_schema=False)
+    assert pq.ParquetFile(added).metadata.num_row_groups == 2
+    open_catalog(wh).load_table("m.wide").add_files([str(added)])
+    return s, root, bound, rss
+
+
+def scan_cmd(s: Skade, *args) -> list[str]:
+    return [s.binary, "--warehouse", str(s.warehouse), "scan", "m.wide", *args]
+
+
+def test_parquet_append_stays_under_bound(big):
+    _, _, bound, append_rss = big
+    # 3M rows of ~500 decoded bytes each went in: 1.5 GB through the writer.
+    assert append_rss < bound, f"append of a 1.5 GB (decoded) Parquet input peaked at {append_rss:.0f} MiB"
+
+
+def test_csv_append_stays_under_bound(big):
+    s, root, bound, _ = big
+    s.ok("create", "m.csv", "--schema", "id:long, k:int, s1:string")
+    ids = pa.array(range(CSV_ROWS), pa.int64())
+    s1 = pc.binary_join_element_wise(pc.cast(ids, pa.string()), pa.scalar("x" * 480), "")
+    path = root / "in.csv"
+    pcsv.write_csv(pa.table({"id": ids, "k": pc.cast(pc.bit_wise_and(ids, 1023), pa.int32()), "s1": s1}), path)
+    size_mib = path.stat().st_size / 2**20
+    assert size_mib > bound, f"the CSV ({size_mib:.0f} MiB) should be larger than the bound"
+    rc, rss, err = run_measured([s.binary, "--warehouse", str(s.warehouse), "append", "m.csv", str(path)])
+    assert rc == 0, err
+    assert rss < bound, f"append of a {size_mib:.0f} MiB CSV peaked at {rss:.0f} MiB (bound {bound} MiB)"
+    path.unlink()
+    out = s.ok("scan", "m.csv", "--where", f"id = {CSV_ROWS - 1}", "--format", "jsonl")
+    assert json.loads(out) == {"id": CSV_ROWS - 1, "k": (CSV_ROWS - 1) & 1023,
+                               "s1": f"{CSV_ROWS - 1}" + "x" * 480}
+
+
+def test_scan_none_stays_under_bound(big):
+    s, _, bound, _ = big
+    out = []
+    rc, rss, err = run_measured(scan_cmd(s, "--format", "none"), stdout=subprocess.PIPE,
+                                consume=lambda f: out.append(f.read()))
+    assert rc == 0, err
+    assert out[0].decode().strip() == f"{SKADE_ROWS + ADDED_ROWS} rows"
+    assert rss < bound, f"scan --format none peaked at {rss:.0f} MiB (bound {bound} MiB)"
+
+
+def test_scan_jsonl_stays_under_bound(big):
+    s, _, bound, _ = big
+    seen = {"lines": 0, "first": None, "last": b""}
+
+    def consume(f):
+        tail = b""
+        while chunk := f.read(1 << 20):
+            seen["lines"] += chunk.count(b"\n")
+            if seen["first"] is None:
+                seen["first"] = chunk.split(b"\n", 1)[0]
+            tail = (tail + chunk)[-4096:]
+        seen["last"] = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+
+    rc, rss, err = run_measured(scan_cmd(s, "--format", "jsonl"), stdout=subprocess.PIPE, consume=consume)
+    assert rc == 0, err
+    assert seen["lines"] == SKADE_ROWS + ADDED_ROWS
+    for line in (seen["first"], seen["last"]):
+        row = json.loads(line)
+        i = row["id"]
+        assert row == {"id": i, "k": i & 1023, "s1": expected_s1(i), "s2": POOL[(i * 104729) & 1023].as_py()}
+    assert rss < bound, f"scan --format jsonl peaked at {rss:.0f} MiB (bound {bound} MiB)"
+
+
+def test_scan_parquet_stays_under_bound(big):
+    s, root, bound, _ = big
+    out = root / "out.parquet"
+    rc, rss, err = run_measured(scan_cmd(s, "--format", "parquet", "--output", str(out)))
+    assert rc == 0, err
+    assert rss < bound, f"scan --format parquet peaked at {rss:.0f} MiB (bound {bound} MiB)"
+    f = pq.ParquetFile(out)
+    assert f.metadata.num_rows == SKADE_ROWS + ADDED_ROWS
+    # The output's row groups are closed by size, so the writer never buffers much.
+    assert f.metadata.num_row_groups > 10
+    ids = pq.read_table(out, columns=["id"])["id"]
+    assert pc.min(ids).as_py() == 0 and pc.max(ids).as_py() == SKADE_ROWS + ADDED_ROWS - 1
+    assert pc.count_distinct(ids).as_py() == SKADE_ROWS + ADDED_ROWS
+    last = f.read_row_group(f.metadata.num_row_groups - 1)
+    tail = last.slice(last.num_rows - 1).to_pylist()[0]
+    assert tail["s1"] == expected_s1(tail["id"]) and tail["k"] == tail["id"] & 1023
+    out.unlink()
