@@ -186,7 +186,8 @@ void AddReadCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   auto* changes = app.add_subcommand("changes", "row-level changes between two snapshots");
   changes->footer(
       "Columns after the table's: _change_type (INSERT, DELETE, UPDATE_BEFORE, UPDATE_AFTER), "
-      "_change_ordinal (the position of the change's snapshot in the range, 0 = the first after --from) "
+      "_change_ordinal (the change's snapshot among the range's snapshots that change rows, 0 = the first "
+      "after --from; a compaction takes none) "
       "and _commit_snapshot_id (that snapshot), as in Iceberg's Spark changelog view.");
   changes->add_option("TABLE", a.table)->required();
   AddInteger(changes, "--from", a.changes.from, 0, "snapshot id (exclusive); 0 = since the table was created")

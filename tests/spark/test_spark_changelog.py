@@ -1,6 +1,6 @@
 """Iceberg's Spark changelog view (`create_changelog_view`) and `skade changes` agree, row for
 row including _change_type, _change_ordinal and _commit_snapshot_id, on an append-only and a
-copy-on-write history written by Spark and the skade CLI through `skade serve`: plain, with
+copy-on-write history (with a compaction) written by Spark and the skade CLI through `skade serve`: plain, with
 updates computed from the identifier column, and with net changes. One Spark session."""
 from __future__ import annotations
 
@@ -69,11 +69,14 @@ def histories(spark, skade, tmp_path_factory):
     spark.sql("DELETE FROM cl.cow WHERE id = 8")
     spark.sql("""MERGE INTO cl.cow t USING (SELECT * FROM VALUES (5, 'E', 50), (10, 'j', 10) AS s(id, v, n)) s
                  ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *""")
+    # a compaction (`replace`) changes no rows and takes no ordinal
+    spark.sql("CALL skade.system.rewrite_data_files(table => 'cl.cow', options => map('min-input-files', '2'))")
     skade.ok("append", "cl.cow", jsonl(tmp / "c1.jsonl", [{"id": 11, "v": "k", "n": 11}]))
     spark.sql("DELETE FROM cl.cow WHERE id = 10")
     spark.sql("UPDATE cl.cow SET v = 'b' WHERE id = 2")
     snaps = {t: [s["snapshot_id"] for s in skade.snapshots(t)] for t in ("cl.app", "cl.cow")}
-    assert len(snaps["cl.app"]) == 5 and len(snaps["cl.cow"]) == 8
+    assert len(snaps["cl.app"]) == 5 and len(snaps["cl.cow"]) == 9
+    assert skade.snapshots("cl.cow")[5]["operation"] == "replace"
     return snaps, tmp
 
 

@@ -522,12 +522,15 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
   if (options.net_changes) read.ids = read.all_ids;
   std::vector<RowRef> rows;
   RangeCache cache(table, read);
+  // Ordinals number the snapshots that change rows: `replace` (compaction) takes none,
+  // as in Spark's changelog.
+  int ordinal = 0;
   for (size_t i = 0; i < chain.size(); ++i) {
     const Snapshot* parent =
         chain[i]->parent_snapshot_id ? m.SnapshotById(*chain[i]->parent_snapshot_id) : nullptr;
     std::vector<RowRef> one;
-    SKADE_RETURN_IF_ERROR(
-        SnapshotChanges(table, *chain[i], parent, static_cast<int>(i), cache, &one));
+    SKADE_RETURN_IF_ERROR(SnapshotChanges(table, *chain[i], parent, ordinal, cache, &one));
+    if (chain[i]->operation() != "replace") ++ordinal;
     if (!options.net_changes)
       SKADE_RETURN_IF_ERROR(Reconcile(one, schema, read.all_ids, options.compute_updates));
     rows.insert(rows.end(), std::make_move_iterator(one.begin()),
