@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: setup build test unit-test interop-test server-test rck-test bifrost-test web-test web-e2e demo bench clean
+.PHONY: setup build test unit-test interop-test server-test rck-test spark-test bifrost-test web-test web-e2e demo bench clean
 
 setup:
 	@scripts/setup.sh
@@ -27,6 +27,11 @@ server-test: build
 rck-test: build
 	SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade .venv/bin/python -m pytest -q tests/rck
 
+# Real Spark (pyspark 3.5 + Iceberg's Spark runtime) through skade serve and Iceberg's JDBC
+# catalog; one Spark session per module.
+spark-test: build
+	SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade .venv/bin/python -m pytest -q tests/spark
+
 # Bifröst against real graph servers (valkey-server + FalkorDB) that the tests start.
 bifrost-test: build
 	SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade BIFROST_BIN=$(abspath $(BUILD_DIR))/bin/bifrost \
@@ -40,7 +45,7 @@ web-test: setup
 web-e2e: build
 	cd web && SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade npm run test:e2e
 
-test: unit-test interop-test server-test rck-test bifrost-test web-test web-e2e
+test: unit-test interop-test server-test rck-test spark-test bifrost-test web-test web-e2e
 
 demo: build
 	$(BUILD_DIR)/bin/skade --warehouse demo-warehouse demo
@@ -52,6 +57,7 @@ bench: build
 	.venv/bin/python bench/bifrost_bench.py --build-dir $(BUILD_DIR)
 	.venv/bin/python bench/bifrost_transform_bench.py --build-dir $(BUILD_DIR)
 	.venv/bin/python bench/server_bench.py --build-dir $(BUILD_DIR)
+	.venv/bin/python bench/spark_bench.py --build-dir $(BUILD_DIR)
 	cd web && SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade npm run bench
 
 clean:

@@ -69,9 +69,10 @@ def start_skade(skade: str, wh: Path) -> tuple[subprocess.Popen, str]:
     return proc, url
 
 
-def start_reference(wh: Path) -> tuple[subprocess.Popen, str]:
+def start_reference(wh: Path, db: Path | None = None) -> tuple[subprocess.Popen, str]:
+    """Iceberg's reference server on warehouse `wh`, its JDBC catalog in `db` (default wh/ref.db)."""
     port = free_port()
-    proc = subprocess.Popen([str(ROOT / "tests/rck/run_reference_server.sh"), str(port), str(wh), str(wh / "ref.db")],
+    proc = subprocess.Popen([str(ROOT / "tests/rck/run_reference_server.sh"), str(port), str(wh), str(db or wh / "ref.db")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     wait_config(url)
