@@ -23,6 +23,7 @@ function newNode(ref: Pick<ApiDatasetRef, "key" | "system" | "name" | "namespace
     row_count: null,
     run_state: null,
     columns: null,
+    updated_in_place_by: [],
     pulse_ms: null,
   };
 }
@@ -61,6 +62,13 @@ export function applyLineageEvent(model: MapModel, e: ApiLineageEvent, now: Mill
   const index = new Map(edges.map((x, i) => [edgeId(x), i]));
   for (const input of e.inputs)
     for (const output of e.outputs) {
+      if (input.key === output.key) {
+        // Read and written back by one run: an in-place update, not a loop.
+        const n = nodes.get(output.key) ?? node(output);
+        if (!n.updated_in_place_by.includes(job))
+          nodes.set(output.key, { ...n, updated_in_place_by: [...n.updated_in_place_by, job].sort() });
+        continue;
+      }
       const id = edgeId({ from: input.key, to: output.key, job });
       const at = index.get(id);
       const old: MapEdge =
