@@ -144,3 +144,18 @@ def test_server_takes_its_uri_with_a_trailing_slash_and_not_another_servers(skad
         assert theirs_out == {f"file:{warehouse}/shop/gold_rest"}
     finally:
         assert served.stop() == 0
+
+
+def test_jdbc_catalog_events_name_no_datasets_so_they_add_no_lineage(skade, warehouse):
+    """Through Iceberg's JDBC catalog openlineage-spark 1.53.0 resolves no dataset (README, "Lineage"):
+    its runs are stored, and the graph stays empty rather than filling with stray nodes."""
+    _make_tables(skade)
+    events = [json.loads(line) for line in (DATA / "ol-jdbc.jsonl").read_text().splitlines() if line.strip()]
+    assert events and all(not e.get("inputs") and not e.get("outputs") for e in events)
+    out = skade.ok("lineage", "ingest", str(DATA / "ol-jdbc.jsonl"))
+    assert out.startswith(f"ingested {len(events)} events"), out
+    spark_jobs = {e["actor"] for e in skade.jsonl("lineage", "events") if e["operation"] == "external"}
+    # Each statement's closing command_result (no datasets either) is folded into the statement's run.
+    assert spark_jobs == {e["job"]["name"] for e in events if not e["job"]["name"].endswith(".command_result")}
+    graph = json.loads(skade.ok("lineage", "graph", "--format", "json"))
+    assert graph["edges"] == [] and {n["system"] for n in graph["nodes"]} == {"skade"}

@@ -203,6 +203,11 @@ TEST(OpenLineageTest, CommandResultIsFoldedIntoTheRunItCloses) {
   ASSERT_EQ(g.edges().size(), 1u);
   EXPECT_EQ(g.edges()[0].job, "app.atomic_create_table_as_select.shop_gold");
 
+  // One naming no dataset (openlineage-spark through a JDBC catalog) closes the latest run.
+  auto bare = mapper.FromRunEvent(SparkRunEvent("bare", "app.command_result", "2026-12-01T10:30:19Z", {}, {}));
+  ASSERT_THAT(bare, IsOk());
+  EXPECT_EQ(bare->run_id, "inner");
+
   // A command_result whose statement this mapper never saw counts as its application's.
   RunEventMapper fresh(kWarehouse, nullptr);
   auto orphan = fresh.FromRunEvent(closing);

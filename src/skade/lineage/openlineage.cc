@@ -198,11 +198,13 @@ struct RunEventMapper::RecentRuns {
     if (runs.size() > kRunsPerParent) runs.pop_front();
   }
 
-  // The newest run sharing an output with `e`, else (an event with no outputs) an input.
+  // The newest run sharing an output with `e`, else (an event with no outputs) an input;
+  // for an event naming no dataset, the newest run.
   std::optional<std::pair<std::string, JobRef>> Closed(const std::string& parent, const LineageEvent& e) {
     std::lock_guard lock(mu);
     auto it = by_parent.find(parent);
-    if (it == by_parent.end()) return std::nullopt;
+    if (it == by_parent.end() || it->second.empty()) return std::nullopt;
+    if (e.inputs.empty() && e.outputs.empty()) return std::pair{it->second.back().run_id, it->second.back().job};
     bool by_outputs = !e.outputs.empty();
     for (auto r = it->second.rbegin(); r != it->second.rend(); ++r) {
       const auto& mine = by_outputs ? r->outputs : r->inputs;
@@ -411,7 +413,7 @@ Result<LineageEvent> RunEventMapper::FromRunEvent(std::string_view text) const {
     e.raw = std::string(text);
     if (auto parent = ParentOf(*run)) {
       if (!IsCommandResult(job_ref.name)) {
-        if (!e.inputs.empty() || !e.outputs.empty()) recent_->Remember(parent->first, e);
+        recent_->Remember(parent->first, e);
       } else {
         auto closed = recent_->Closed(parent->first, e);
         std::tie(e.run_id, e.job) = closed ? *closed : *parent;

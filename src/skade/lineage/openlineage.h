@@ -50,8 +50,8 @@ class RunEventMapper {
   /// event type, time and job, so ingesting the same event twice gives one id.
   /// Spark ends every SQL statement with a `command_result` pseudo-job naming the
   /// statement's datasets again; such an event is folded into the run it closes (the
-  /// latest run of the same parent run sharing a dataset with it, among the events
-  /// this mapper saw): it takes that run's id and job, so it adds no edges of its own.
+  /// latest run of its parent sharing a dataset with it, or the latest if it names none,
+  /// among the events this mapper saw): it takes that run's id and job, adding no edges.
   /// Without one it counts as a run of its parent job (the Spark application).
   /// Errors: kInvalidArgument naming the missing or mistyped field.
   Result<LineageEvent> FromRunEvent(std::string_view json) const;
