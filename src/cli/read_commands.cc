@@ -184,12 +184,19 @@ void AddReadCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   }; });
 
   auto* changes = app.add_subcommand("changes", "row-level changes between two snapshots");
+  changes->footer(
+      "Columns after the table's: _change_type (INSERT, DELETE, UPDATE_BEFORE, UPDATE_AFTER), "
+      "_change_ordinal (the position of the change's snapshot in the range, 0 = the first after --from) "
+      "and _commit_snapshot_id (that snapshot), as in Iceberg's Spark changelog view.");
   changes->add_option("TABLE", a.table)->required();
   AddInteger(changes, "--from", a.changes.from, 0, "snapshot id (exclusive); 0 = since the table was created")
       ->required();
   auto* to_opt = AddInteger(changes, "--to", a.changes.to, 0, "snapshot id (inclusive; default: current)");
   changes->add_flag("--compute-updates", a.changes.compute_updates, "pair DELETE/INSERT of one identifier as updates");
-  changes->add_flag("--net", a.changes.net, "collapse the range to its net effect");
+  changes->add_flag("--net", a.changes.net,
+                    "collapse the range to its net effect (Spark's net_changes): a row inserted and later deleted "
+                    "is gone; a row left inserted or deleted keeps the _change_ordinal and _commit_snapshot_id of "
+                    "the change that made it so (its first change since its changes last cancelled out)");
   changes->add_option("--columns", a.changes.columns, "table columns to show, comma separated");
   changes->add_option("--where", a.changes.where, "filter on the table's columns");
   changes->add_option("--format", a.changes.format, "table, csv, jsonl or parquet");

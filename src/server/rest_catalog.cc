@@ -104,7 +104,7 @@ Json Page(const std::vector<T>& all, const httplib::Request& req, const char* ke
 
 // The engine a REST commit is logged under: what its snapshot says it is
 // (`engine-name`, as Spark writes), else the client's product (`PyIceberg/0.12` →
-// `pyiceberg`), set per request.
+// `pyiceberg`; Iceberg's Java client → `iceberg-java`), set per request.
 thread_local std::string client_engine;
 
 std::string EngineOf(const Json& updates) {
@@ -118,6 +118,8 @@ std::string EngineOf(const Json& updates) {
 }
 
 std::string ClientEngine(const httplib::Request& req) {
+  // Iceberg's Java client (Spark, Flink, Trino) names only its HTTP library as User-Agent.
+  if (req.get_header_value("X-Client-Version").starts_with("Apache Iceberg")) return "iceberg-java";
   std::string agent = req.get_header_value("User-Agent");
   std::string product = agent.substr(0, agent.find_first_of("/ "));
   std::string out;

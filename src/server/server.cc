@@ -234,8 +234,17 @@ Result<std::unique_ptr<Server>> Server::Make(Catalog& catalog, ServeOptions opti
   http.set_payload_max_length(ctx.options.max_body_bytes);
   // Small answers go out at once instead of waiting on the client's delayed ACK (Nagle).
   http.set_tcp_nodelay(true);
-  // Short: a stop waits for idle keep-alive connections to time out.
-  http.set_keep_alive_timeout(2);
+  // Short: a stop waits for idle keep-alive connections to time out. Clients are told a
+  // shorter time than the server waits: Iceberg's Java client (Apache HttpClient) reuses a
+  // connection for the advertised time, and with equal times a request sent as the server
+  // closes the connection gets no answer ("failed to respond"); a commit POST is not retried.
+  http.set_keep_alive_timeout(3);
+  http.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.has_header("Keep-Alive")) {
+      res.headers.erase("Keep-Alive");
+      res.set_header("Keep-Alive", "timeout=1, max=" + std::to_string(CPPHTTPLIB_KEEPALIVE_MAX_COUNT));
+    }
+  });
 
   http.set_pre_routing_handler([&ctx, loopback](const httplib::Request& req,
                                                 httplib::Response& res) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "skade/table/arrow_internal.h"
 #include "skade/table/scan.h"
@@ -219,14 +220,25 @@ TEST(ChangelogTest, CopyOnWriteUnpartitioned) { RunHistory(2, "copy-on-write", "
 TEST(ChangelogTest, MergeOnReadPartitioned) { RunHistory(3, "merge-on-read", "grp"); }
 TEST(ChangelogTest, CopyOnWritePartitioned) { RunHistory(4, "copy-on-write", "bucket(3,id)"); }
 
-TEST(ChangelogTest, ProjectionFilterAndErrors) {
+// Table c.t (id long required, v string) in a fresh catalog.
+struct IdValueTable {
+  explicit IdValueTable(const std::map<std::string, std::string>& properties = {}) {
+    cat = std::move(*Catalog::Create(dir.path()));
+    EXPECT_THAT(cat->CreateNamespace("c"), IsOk());
+    EXPECT_THAT(cat->CreateTable({"c", "t"}, schema, PartitionSpec(), properties), IsOk());
+    table = std::move(*Table::Load(*cat, {"c", "t"}));
+  }
   testing::TempDir dir;
-  auto cat = std::move(*Catalog::Create(dir.path()));
-  ASSERT_THAT(cat->CreateNamespace("c"), IsOk());
-  Schema schema(0, {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
-                    NestedField{2, "v", false, Type::Primitive(TypeId::kString), ""}});
-  ASSERT_THAT(cat->CreateTable({"c", "t"}, schema, PartitionSpec(), {}), IsOk());
-  auto t = std::move(*Table::Load(*cat, {"c", "t"}));
+  Schema schema{0, {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
+                    NestedField{2, "v", false, Type::Primitive(TypeId::kString), ""}}};
+  std::unique_ptr<Catalog> cat;
+  std::unique_ptr<Table> table;
+};
+
+TEST(ChangelogTest, ProjectionFilterAndErrors) {
+  IdValueTable fixture;
+  const Schema& schema = fixture.schema;
+  auto& t = fixture.table;
   std::vector<Row> rows;
   for (int i = 0; i < 10; ++i) {
     Row r(2);
@@ -252,6 +264,54 @@ TEST(ChangelogTest, ProjectionFilterAndErrors) {
   o = {};
   o.columns = {"nope"};
   EXPECT_THAT(cdc::ReadChangelog(*t, first, std::nullopt, o), IsError(ErrorKind::kInvalidArgument));
+}
+
+// Net changes stamp each surviving row as Spark's net_changes does: with the ordinal
+// and snapshot of its first change since its changes last cancelled out, so a row a
+// copy-on-write rewrite carried over shows that rewrite.
+TEST(ChangelogTest, NetChangesKeepTheSurvivingChangesSnapshot) {
+  IdValueTable fixture(std::map<std::string, std::string>{{"write.delete.mode", "copy-on-write"}});
+  const Schema& schema = fixture.schema;
+  auto& t = fixture.table;
+  auto append = [&](std::vector<int64_t> ids) {
+    std::vector<Row> rows;
+    for (int64_t id : ids) {
+      Row r(2);
+      r[0].value = Value{id};
+      r[1].value = Value{"v" + std::to_string(id)};
+      rows.push_back(r);
+    }
+    ASSERT_THAT(t->Append(testing::ToArrow(schema, rows)), IsOk());
+  };
+  append({0, 1, 2, 3});
+  int64_t start = *t->metadata()->current_snapshot_id;
+  append({10});                              // ordinal 0: survives
+  append({11});                              // ordinal 1: deleted at 2
+  ASSERT_THAT(t->Delete("id = 11"), IsOk());  // ordinal 2
+  ASSERT_THAT(t->Delete("id = 0"), IsOk());   // ordinal 3: rewrites 1..3 (carried over, no change)
+  append({12, 13});                          // ordinal 4
+  ASSERT_THAT(t->Delete("id = 13"), IsOk());  // ordinal 5: carries 12 over
+  std::vector<int64_t> snaps;
+  for (const Snapshot* s : t->metadata()->Ancestors(*t->metadata()->current_snapshot_id))
+    snaps.insert(snaps.begin(), s->snapshot_id);
+  ASSERT_EQ(snaps.size(), 7u);
+  cdc::ChangelogOptions net;
+  net.net_changes = true;
+  auto log = cdc::ReadChangelog(*t, start, std::nullopt, net);
+  ASSERT_THAT(log, IsOk());
+  ASSERT_GT((*log)->num_rows(), 0);
+  auto flat = (*log)->CombineChunks().ValueOrDie();
+  auto column = [&](const char* name) { return flat->GetColumnByName(name)->chunk(0); };
+  auto id = std::static_pointer_cast<arrow::Int64Array>(column("id"));
+  auto type = std::static_pointer_cast<arrow::StringArray>(column("_change_type"));
+  auto ord = std::static_pointer_cast<arrow::Int32Array>(column("_change_ordinal"));
+  auto snap = std::static_pointer_cast<arrow::Int64Array>(column("_commit_snapshot_id"));
+  std::set<std::tuple<int64_t, std::string, int32_t, int64_t>> got;
+  for (int64_t r = 0; r < flat->num_rows(); ++r)
+    got.insert({id->Value(r), type->GetString(r), ord->Value(r), snap->Value(r)});
+  std::set<std::tuple<int64_t, std::string, int32_t, int64_t>> want = {
+      {10, "INSERT", 0, snaps[1]}, {0, "DELETE", 3, snaps[4]}, {12, "INSERT", 5, snaps[6]}};
+  EXPECT_EQ(got, want);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@ Jars come from .deps/spark/jars (scripts/setup_spark.sh); a missing jar is a fai
 """
 from __future__ import annotations
 
+import datetime as dt
 import os
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ def jdbc_catalog_conf(catalog_db: Path, warehouse: Path) -> dict[str, str]:
     """The settings of Iceberg's JDBC catalog on skade's catalog file (README, "Spark")."""
     p = f"spark.sql.catalog.{CATALOG}"
     return {
+        p: "org.apache.iceberg.spark.SparkCatalog",
         f"{p}.type": "jdbc",
         f"{p}.uri": f"jdbc:sqlite:{catalog_db}",
         f"{p}.warehouse": f"file://{warehouse}",
@@ -33,10 +35,12 @@ def jdbc_catalog_conf(catalog_db: Path, warehouse: Path) -> dict[str, str]:
     }
 
 
-def rest_catalog_conf(rest_uri: str, warehouse: Path) -> dict[str, str]:
-    """The settings of Iceberg's REST catalog on `skade serve` (README, "Spark")."""
-    p = f"spark.sql.catalog.{CATALOG}"
+def rest_catalog_conf(rest_uri: str, warehouse: Path, catalog: str = CATALOG) -> dict[str, str]:
+    """The settings of Iceberg's REST catalog on `skade serve` (README, "Spark"), as Spark
+    catalog `catalog`."""
+    p = f"spark.sql.catalog.{catalog}"
     return {
+        p: "org.apache.iceberg.spark.SparkCatalog",
         f"{p}.type": "rest",
         f"{p}.uri": rest_uri,
         f"{p}.warehouse": f"file://{warehouse}",
@@ -70,11 +74,11 @@ def spark_session(warehouse: Path, *, rest_uri: str | None = None, jdbc_catalog:
         "spark.sql.shuffle.partitions": "2",
         "spark.default.parallelism": "2",
         "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
         "spark.driver.host": "127.0.0.1",
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
-        f"spark.sql.catalog.{CATALOG}": "org.apache.iceberg.spark.SparkCatalog",
         "spark.sql.defaultCatalog": CATALOG,
     }
     settings.update(rest_catalog_conf(rest_uri, warehouse) if rest_uri is not None
@@ -98,5 +102,18 @@ def spark_session(warehouse: Path, *, rest_uri: str | None = None, jdbc_catalog:
 
 
 def collect(spark, sql: str) -> list[dict]:
-    """The rows of a Spark SQL query as dicts (nested rows as dicts too)."""
-    return [r.asDict(recursive=True) for r in spark.sql(sql).collect()]
+    """The rows of a Spark SQL query as dicts (nested rows as dicts too). Top-level `timestamp`
+    (with time zone) values come back as aware UTC datetimes, as pyarrow reads skade's, where
+    pyspark gives naive ones in the Python process's local time."""
+    from pyspark.sql.types import TimestampType
+
+    df = spark.sql(sql)
+    tz_cols = [f.name for f in df.schema.fields if isinstance(f.dataType, TimestampType)]
+    rows = []
+    for r in df.collect():
+        d = r.asDict(recursive=True)
+        for c in tz_cols:
+            if d[c] is not None:
+                d[c] = d[c].astimezone(dt.timezone.utc)
+        rows.append(d)
+    return rows

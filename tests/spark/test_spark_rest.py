@@ -1,12 +1,250 @@
-"""Spark through `skade serve` (Iceberg's REST catalog)."""
+"""Spark (pyspark 3.5.9, Iceberg's Spark runtime 1.10.1) through `skade serve`, Iceberg's REST
+catalog: every Spark SQL write kind read back by `skade scan`, skade's writes read back by Spark,
+time travel, Iceberg's Spark procedures, a long-lived session and concurrent writers.
+One Spark session for the module (conftest.py)."""
 from __future__ import annotations
 
-from skade_util import assert_same_rows
+import datetime as dt
+import json
+import threading
+from decimal import Decimal
+from pathlib import Path
+
+from skade_util import assert_same_rows, current_metadata, local_path
 from spark_peer import collect
 
+UTC = dt.timezone.utc
 
-def test_spark_insert_read_by_skade(spark, skade):
+
+def spark_values(rows: list[tuple]) -> str:
+    """(id, cat, amount, d, ts, ok) tuples as a Spark SQL VALUES list."""
+    out = []
+    for i, cat, amount, d, ts, ok in rows:
+        out.append(f"({i}, '{cat}', {amount}BD, DATE '{d}', TIMESTAMP '{ts}', {str(ok).lower()})")
+    return ", ".join(out)
+
+
+def sample_rows(ids) -> list[tuple]:
+    return [(i, "abc"[i % 3], f"{i * 1.25:.2f}", f"2024-01-{1 + i % 28:02d}", f"2024-01-{1 + i % 28:02d} {i % 24:02d}:15:00",
+             i % 2 == 0) for i in ids]
+
+
+def jsonl_file(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def same(skade, spark, table: str, what: str, *skade_args, spark_sql: str | None = None):
+    """skade scan and Spark's SELECT of `table` agree row for row (and are not both empty)."""
+    expected = collect(spark, spark_sql or f"SELECT * FROM {table}")
+    actual = skade.rows(table, *skade_args)
+    assert_same_rows(actual, expected, what=what)
+    return expected
+
+
+def summary(warehouse: Path, table: str) -> dict:
+    _, md = current_metadata(warehouse, table)
+    snap = next(s for s in md["snapshots"] if s["snapshot-id"] == md["current-snapshot-id"])
+    return snap["summary"]
+
+
+def test_spark_writes_read_by_skade(spark, skade, warehouse):
+    """INSERT, DELETE, UPDATE, MERGE in copy-on-write and merge-on-read, then CTAS: after each,
+    `skade scan` equals Spark's SELECT; the commits are skade commits (log with engine spark and
+    the snapshot, a lineage event each) and the tables get skade's location layout."""
     skade.ok("create-namespace", "shop")
-    spark.sql("CREATE TABLE shop.t (id bigint, s string) USING iceberg")
-    spark.sql("INSERT INTO shop.t VALUES (1, 'a'), (2, 'b')")
-    assert_same_rows(skade.rows("shop.t"), collect(spark, "SELECT * FROM shop.t"), what="insert")
+    for mode in ("copy-on-write", "merge-on-read"):
+        t = f"shop.w_{mode.replace('-', '_')}"
+        spark.sql(f"""CREATE TABLE {t} (id bigint, cat string, amount decimal(10,2), d date, ts timestamp, ok boolean)
+                      USING iceberg PARTITIONED BY (cat)
+                      TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='{mode}',
+                                     'write.update.mode'='{mode}', 'write.merge.mode'='{mode}')""")
+        assert local_path(current_metadata(warehouse, t)[1]["location"]) == warehouse / "shop.db" / t.split(".")[1]
+
+        spark.sql(f"INSERT INTO {t} VALUES {spark_values(sample_rows(range(1, 31)))}")
+        assert len(same(skade, spark, t, f"{mode}: insert")) == 30
+        spark.sql(f"DELETE FROM {t} WHERE id % 5 = 0")
+        assert len(same(skade, spark, t, f"{mode}: delete")) == 24
+        spark.sql(f"UPDATE {t} SET amount = amount + 100, ok = NOT ok WHERE cat = 'b'")
+        rows = same(skade, spark, t, f"{mode}: update")
+        assert all(r["amount"] > 100 for r in rows if r["cat"] == "b")
+        spark.sql(f"""MERGE INTO {t} t USING (SELECT * FROM VALUES {spark_values(sample_rows([2, 3, 40, 41]))}
+                                              AS s(id, cat, amount, d, ts, ok)) s ON t.id = s.id
+                      WHEN MATCHED AND s.id = 3 THEN DELETE
+                      WHEN MATCHED THEN UPDATE SET amount = s.amount * 10
+                      WHEN NOT MATCHED THEN INSERT *""")
+        rows = same(skade, spark, t, f"{mode}: merge")
+        by_id = {r["id"]: r for r in rows}
+        assert 3 not in by_id and {40, 41} <= by_id.keys() and by_id[2]["amount"] == Decimal("25.00")
+
+        deletes = int(summary(warehouse, t).get("total-position-deletes", "0"))
+        assert (deletes > 0) == (mode == "merge-on-read"), f"{mode}: position deletes in the table: {deletes}"
+
+        # every Spark commit is an ordinary skade commit
+        spark_snaps = {r["snapshot_id"]: r["operation"] for r in collect(spark, f"SELECT * FROM {t}.snapshots")}
+        log = [r for r in skade.log("--table", t) if r["action"] == "commit"]
+        assert {r["snapshot_id"]: r["operation"] for r in log} == spark_snaps
+        assert {r["engine"] for r in log} == {"spark"}
+        seqs = [r["commit_seq"] for r in log]
+        assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+        events = {e["commit_seq"]: e for e in skade.jsonl("lineage", "events", "--table", t)}
+        for r in log:
+            assert r["commit_seq"] in events, f"no lineage event for commit {r}"
+            assert events[r["commit_seq"]]["outputs"][0]["snapshot_id"] == r["snapshot_id"]
+
+    # CTAS: the table's first snapshot is logged with its id and operation
+    spark.sql("""CREATE TABLE shop.by_cat USING iceberg AS
+                 SELECT cat, count(*) AS n, sum(amount) AS total FROM shop.w_copy_on_write GROUP BY cat""")
+    same(skade, spark, "shop.by_cat", "ctas")
+    assert local_path(current_metadata(warehouse, "shop.by_cat")[1]["location"]) == warehouse / "shop.db" / "by_cat"
+    (row,) = [r for r in skade.log("--table", "shop.by_cat") if r["snapshot_id"] is not None]
+    (snap,) = collect(spark, "SELECT snapshot_id, operation FROM shop.by_cat.snapshots")
+    assert (row["snapshot_id"], row["operation"], row["engine"]) == (snap["snapshot_id"], snap["operation"], "spark")
+
+    # a location Spark asks for is kept
+    asked = warehouse / "elsewhere" / "kept"
+    spark.sql(f"CREATE TABLE shop.located (id bigint) USING iceberg LOCATION 'file://{asked}'")
+    spark.sql("INSERT INTO shop.located VALUES (7)")
+    assert local_path(current_metadata(warehouse, "shop.located")[1]["location"]) == asked
+    assert same(skade, spark, "shop.located", "located") == [{"id": 7}]
+
+
+def test_spark_reads_skade_writes(spark, skade, warehouse, tmp_path):
+    """Tables the skade CLI wrote, with position deletes and with equality deletes (the table
+    property), read by Spark row for row."""
+    skade.ok("create-namespace", "cli")
+    schema = "id:long!, name:string, amount:decimal(10,2), d:date, ts:timestamptz, ok:boolean, tags:list<string>"
+
+    def rows(ids, tag):
+        return [{"id": i, "name": f"n{i}-{tag}", "amount": f"{i}.{i % 100:02d}", "d": f"2024-02-{1 + i % 28:02d}",
+                 "ts": f"2024-02-{1 + i % 28:02d}T{i % 24:02d}:30:00Z", "ok": i % 3 == 0, "tags": [tag, str(i)]}
+                for i in ids]
+
+    for t, props in (("cli.positional", []), ("cli.equality", ["--property", "skade.write.upsert.equality-deletes=true"])):
+        skade.ok("create", t, "--schema", schema, "--identifier", "id", *props)
+        skade.ok("append", t, jsonl_file(tmp_path / "a.jsonl", rows(range(1, 41), "a")))
+        skade.ok("append", t, jsonl_file(tmp_path / "b.jsonl", rows(range(41, 61), "b")))
+        skade.ok("delete", t, "--where", "id < 6 or ok")
+        skade.ok("upsert", t, jsonl_file(tmp_path / "u.jsonl", rows([7, 8, 50, 70, 71], "u")))
+        expected = same(skade, spark, t, f"{t}: skade's writes")
+        assert {r["name"] for r in expected if r["id"] in (7, 8, 50, 70, 71)} == {"n7-u", "n8-u", "n50-u", "n70-u",
+                                                                                  "n71-u"}
+        kind = "total-equality-deletes" if props else "total-position-deletes"
+        assert int(summary(warehouse, t).get(kind, "0")) > 0, f"{t}: no {kind} in {summary(warehouse, t)}"
+
+    # Spark writes on top of skade's deletes, skade reads it back
+    spark.sql("DELETE FROM cli.positional WHERE id > 55")
+    spark.sql("INSERT INTO cli.positional VALUES (100, 'spark', 1.00BD, DATE '2024-03-01', "
+              "TIMESTAMP '2024-03-01 00:00:00', true, array('s'))")
+    same(skade, spark, "cli.positional", "spark on skade's table")
+
+
+def test_time_travel_agrees(spark, skade, tmp_path):
+    """By snapshot id and by timestamp, over a history written by both engines."""
+    skade.ok("create-namespace", "tt")
+    spark.sql("CREATE TABLE tt.h (id bigint, v string) USING iceberg")
+    spark.sql("INSERT INTO tt.h VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    skade.ok("append", "tt.h", jsonl_file(tmp_path / "h.jsonl", [{"id": 4, "v": "d"}, {"id": 5, "v": "e"}]))
+    spark.sql("DELETE FROM tt.h WHERE id = 2")
+    skade.ok("delete", "tt.h", "--where", "id = 5")
+    spark.sql("UPDATE tt.h SET v = 'z' WHERE id = 1")
+
+    snaps = skade.snapshots("tt.h")
+    assert len(snaps) == 5
+    seen = set()
+    for s in snaps:
+        sid = s["snapshot_id"]
+        rows = same(skade, spark, "tt.h", f"snapshot {sid}", "--snapshot", sid,
+                    spark_sql=f"SELECT * FROM tt.h VERSION AS OF {sid}")
+        seen.add(tuple(sorted((r["id"], r["v"]) for r in rows)))
+        at = dt.datetime.fromisoformat(s["timestamp"]).astimezone(UTC)
+        for when in (at, at + dt.timedelta(milliseconds=1)):
+            ms = int(when.timestamp() * 1000)
+            same(skade, spark, "tt.h", f"as of {when}", "--as-of", ms,
+                 spark_sql=f"SELECT * FROM tt.h TIMESTAMP AS OF '{when.strftime('%Y-%m-%d %H:%M:%S.%f')[:-3]}'")
+    assert len(seen) == 5, "each snapshot has its own rows"
+
+
+def test_procedures_through_server(spark, skade):
+    """rewrite_data_files, rollback_to_snapshot and expire_snapshots commit through skade serve;
+    skade reads every result."""
+    skade.ok("create-namespace", "proc")
+    spark.sql("CREATE TABLE proc.p (id bigint, v string) USING iceberg")
+    for i in range(4):
+        spark.sql(f"INSERT INTO proc.p VALUES ({i}, 'v{i}'), ({i + 10}, 'w{i}')")
+    before = same(skade, spark, "proc.p", "before rewrite")
+    (res,) = collect(spark, "CALL skade.system.rewrite_data_files(table => 'proc.p', options => map('min-input-files', '2'))")
+    assert res["rewritten_data_files_count"] >= 4 and res["added_data_files_count"] == 1
+    assert_same_rows(skade.rows("proc.p"), before, what="after rewrite")
+    assert collect(spark, "SELECT count(*) AS n FROM proc.p.files") == [{"n": 1}]
+    rewritten = skade.snapshots("proc.p")[-1]
+    assert rewritten["operation"] == "replace"
+
+    spark.sql("INSERT INTO proc.p VALUES (99, 'late')")
+    collect(spark, f"CALL skade.system.rollback_to_snapshot('proc.p', {rewritten['snapshot_id']})")
+    assert_same_rows(skade.rows("proc.p"), before, what="after rollback")
+    current = [s for s in skade.snapshots("proc.p") if s["current"] == "*"]
+    assert [s["snapshot_id"] for s in current] == [rewritten["snapshot_id"]]
+
+    now = dt.datetime.now(UTC) + dt.timedelta(seconds=1)
+    (res,) = collect(spark, f"CALL skade.system.expire_snapshots(table => 'proc.p', "
+                            f"older_than => TIMESTAMP '{now.strftime('%Y-%m-%d %H:%M:%S')}', retain_last => 1)")
+    assert res["deleted_data_files_count"] >= 4
+    assert [s["snapshot_id"] for s in skade.snapshots("proc.p")] == [rewritten["snapshot_id"]]
+    assert_same_rows(skade.rows("proc.p"), before, what="after expire")
+    # snapshots name their engine; the rollback and the expiry add none and are logged under the
+    # client, Iceberg's Java client
+    engines = [r["engine"] for r in skade.log("--table", "proc.p") if r["action"] == "commit"]
+    assert engines == ["spark"] * 6 + ["iceberg-java"] * 2
+
+
+def test_live_session_sees_cli_commits(spark, skade, tmp_path):
+    """A session that has read a table sees a skade CLI commit on its next query, and its next
+    commit lands on top of it."""
+    skade.ok("create-namespace", "live")
+    skade.ok("create", "live.t", "--schema", "id:long!, v:string")
+    skade.ok("append", "live.t", jsonl_file(tmp_path / "l1.jsonl", [{"id": 1, "v": "cli"}]))
+    assert collect(spark, "SELECT * FROM live.t") == [{"id": 1, "v": "cli"}]
+    for k in range(2, 5):
+        skade.ok("append", "live.t", jsonl_file(tmp_path / f"l{k}.jsonl", [{"id": k, "v": "cli"}]))
+        assert sorted(r["id"] for r in collect(spark, "SELECT id FROM live.t")) == list(range(1, k + 1))
+        spark.sql(f"INSERT INTO live.t VALUES ({k * 100}, 'spark')")
+        skade.ok("delete", "live.t", "--where", f"id = {k * 100}")
+        assert sorted(r["id"] for r in collect(spark, "SELECT id FROM live.t")) == list(range(1, k + 1))
+    same(skade, spark, "live.t", "live")
+
+
+def test_concurrent_spark_and_cli_writers(spark, skade, tmp_path):
+    """Spark INSERTs and skade CLI appends race on one table: every row of both lands once."""
+    skade.ok("create-namespace", "race")
+    spark.sql("CREATE TABLE race.t (id bigint, src string) USING iceberg")
+    rounds, per = 8, 5
+    errors = []
+
+    def spark_writer():
+        try:
+            for k in range(rounds):
+                spark.sql("INSERT INTO race.t VALUES " + ", ".join(f"({k * 100 + j}, 'spark')" for j in range(per)))
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    def cli_writer():
+        try:
+            for k in range(rounds):
+                f = jsonl_file(tmp_path / f"c{k}.jsonl", [{"id": 10_000 + k * 100 + j, "src": "cli"} for j in range(per)])
+                skade.ok("append", "race.t", f)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=spark_writer), threading.Thread(target=cli_writer)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors, errors
+    expected = [{"id": k * 100 + j, "src": "spark"} for k in range(rounds) for j in range(per)]
+    expected += [{"id": 10_000 + k * 100 + j, "src": "cli"} for k in range(rounds) for j in range(per)]
+    assert_same_rows(skade.rows("race.t"), expected, what="skade after the race")
+    assert_same_rows(collect(spark, "SELECT * FROM race.t"), expected, what="spark after the race")
+    engines = [r["engine"] for r in skade.log("--table", "race.t") if r["action"] == "commit"]
+    assert engines.count("spark") == rounds and engines.count("skade") == rounds

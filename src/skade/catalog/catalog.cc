@@ -546,7 +546,15 @@ Result<LoadedTable> Catalog::InsertTable(const TableIdent& ident, const std::str
       return std::unexpected(r.error());
     }
     int64_t ts = NowMs();
-    SKADE_ASSIGN_OR_RETURN(int64_t seq, ClaimLogRow(m->current_snapshot_id, "create", ts));
+    // A create that carries its first snapshot (a CTAS through skade serve) is logged
+    // with what that snapshot did and the engine its summary names, as foreign ones are.
+    std::string operation = "create", engine = "skade";
+    if (const Snapshot* snap = m->CurrentSnapshot()) {
+      operation = snap->operation();
+      if (auto it = snap->summary.find("engine-name"); it != snap->summary.end() && !it->second.empty())
+        engine = it->second;
+    }
+    SKADE_ASSIGN_OR_RETURN(int64_t seq, ClaimLogRow(m->current_snapshot_id, operation, ts, engine));
     record = {{{ident, "create", "create", m->current_snapshot_id, seq, std::nullopt}}, ts,
               ResolveProvenance(provenance)};
     SKADE_ASSIGN_OR_RETURN(annotation, AnnotateInTxn(record));

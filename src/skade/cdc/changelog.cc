@@ -199,6 +199,51 @@ Status Reconcile(std::vector<RowRef>& rows, const Schema& schema, const std::vec
   return {};
 }
 
+// Spark's net changes (RemoveNetCarryoverIterator): the range's raw changes of each
+// row value (whole rows, carried-over copies included), ordered by ordinal with
+// DELETE before INSERT, cancel pairwise; a value whose changes do not cancel out
+// keeps the type, ordinal and snapshot of its first change since they last did.
+Status NetChanges(std::vector<RowRef>& rows, const Schema& schema, const std::vector<int>& ids) {
+  RowKeys whole(schema, ids);
+  std::unordered_map<uint64_t, std::vector<size_t>> first_of;  // by hash: the groups' first rows
+  std::vector<std::vector<size_t>> groups;
+  std::vector<size_t> group_of_first(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    SKADE_ASSIGN_OR_RETURN(uint64_t h, whole.Hash(*rows[i].batch, rows[i].row));
+    auto& candidates = first_of[h];
+    std::optional<size_t> group;
+    for (size_t f : candidates) {
+      SKADE_ASSIGN_OR_RETURN(bool same, whole.Equal(*rows[f].batch, rows[f].row, *rows[i].batch, rows[i].row));
+      if (same) {
+        group = group_of_first[f];
+        break;
+      }
+    }
+    if (!group) {
+      candidates.push_back(i);
+      group_of_first[i] = groups.size();
+      group = groups.size();
+      groups.emplace_back();
+    }
+    groups[*group].push_back(i);
+  }
+  std::vector<RowRef> kept;
+  for (auto& g : groups) {
+    std::stable_sort(g.begin(), g.end(), [&](size_t a, size_t b) {
+      if (rows[a].ordinal != rows[b].ordinal) return rows[a].ordinal < rows[b].ordinal;
+      return rows[a].change == Change::kDelete && rows[b].change != Change::kDelete;
+    });
+    for (size_t k = 0; k < g.size();) {
+      const RowRef& first = rows[g[k]];
+      int64_t count = 1;
+      for (++k; k < g.size() && count > 0; ++k) count += rows[g[k]].change == first.change ? 1 : -1;
+      for (; count > 0; --count) kept.push_back(first);
+    }
+  }
+  rows = std::move(kept);
+  return {};
+}
+
 // The plan of snapshot `s` from its parent's plan, reading only the manifests `s`
 // wrote: a range of many commits would otherwise re-read every manifest of every
 // snapshot. Files the parent's plan pruned by the filter stay pruned (their rows
@@ -406,20 +451,6 @@ Status SnapshotChanges(const Table& table, const Snapshot& s, const Snapshot* pa
   return {};
 }
 
-// Rows of a whole snapshot (for net changes).
-Status SnapshotRows(const Table& table, std::optional<int64_t> snapshot, const ReadSpec& read,
-                    Change change, std::vector<RowRef>* out) {
-  if (!snapshot) return {};
-  SKADE_ASSIGN_OR_RETURN(ScanPlan plan, PlanAt(table, *snapshot, read));
-  FileIO* io = &table.catalog().io();
-  for (const auto& t : plan.tasks) {
-    SKADE_ASSIGN_OR_RETURN(auto rows, ReadFile(plan, t, read.all_ids, io));
-    for (const auto& b : rows)
-      for (int64_t r = 0; r < b->num_rows(); ++r) out->push_back(RowRef{b, r, change, 0, 0});
-  }
-  return {};
-}
-
 }  // namespace
 
 Result<std::vector<const Snapshot*>> SnapshotsBetween(const TableMetadata& m,
@@ -486,28 +517,26 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
                     table.ident().ToString() + " were expired, so the changes since the table was created are "
                     "no longer known; ask for the changes after a snapshot that is left (e.g. --from " +
                     std::to_string(chain.front()->snapshot_id) + ")");
-  const Snapshot* end = to ? m.SnapshotById(*to) : m.CurrentSnapshot();
 
+  // Net changes group whole rows, so every snapshot is read with all columns.
+  if (options.net_changes) read.ids = read.all_ids;
   std::vector<RowRef> rows;
-  if (options.net_changes) {
-    SKADE_RETURN_IF_ERROR(SnapshotRows(table, from, read, Change::kDelete, &rows));
+  RangeCache cache(table, read);
+  for (size_t i = 0; i < chain.size(); ++i) {
+    const Snapshot* parent =
+        chain[i]->parent_snapshot_id ? m.SnapshotById(*chain[i]->parent_snapshot_id) : nullptr;
+    std::vector<RowRef> one;
     SKADE_RETURN_IF_ERROR(
-        SnapshotRows(table, end ? std::optional<int64_t>(end->snapshot_id) : std::nullopt,
-                     read, Change::kInsert, &rows));
-    for (auto& r : rows) r.snapshot_id = end ? end->snapshot_id : 0;
-    SKADE_RETURN_IF_ERROR(Reconcile(rows, schema, read.all_ids, options.compute_updates));
-  } else {
-    RangeCache cache(table, read);
-    for (size_t i = 0; i < chain.size(); ++i) {
-      const Snapshot* parent =
-          chain[i]->parent_snapshot_id ? m.SnapshotById(*chain[i]->parent_snapshot_id) : nullptr;
-      std::vector<RowRef> one;
-      SKADE_RETURN_IF_ERROR(
-          SnapshotChanges(table, *chain[i], parent, static_cast<int>(i), cache, &one));
+        SnapshotChanges(table, *chain[i], parent, static_cast<int>(i), cache, &one));
+    if (!options.net_changes)
       SKADE_RETURN_IF_ERROR(Reconcile(one, schema, read.all_ids, options.compute_updates));
-      rows.insert(rows.end(), std::make_move_iterator(one.begin()),
-                  std::make_move_iterator(one.end()));
-    }
+    rows.insert(rows.end(), std::make_move_iterator(one.begin()),
+                std::make_move_iterator(one.end()));
+  }
+  if (options.net_changes) {
+    SKADE_RETURN_IF_ERROR(NetChanges(rows, schema, read.all_ids));
+    if (options.compute_updates)
+      SKADE_RETURN_IF_ERROR(Reconcile(rows, schema, read.all_ids, /*compute_updates=*/true));
   }
 
   // Assemble: projected columns from each row's batch, then the metadata columns.

@@ -27,7 +27,11 @@ struct ChangelogOptions {
   /// A DELETE and an INSERT of the same identifier in one snapshot become
   /// UPDATE_BEFORE / UPDATE_AFTER (needs identifier fields).
   bool compute_updates = false;
-  /// Collapse the range to its net effect (one ordinal, the last snapshot's id).
+  /// Collapse the range to its net effect, as Spark's `net_changes`: a row value's
+  /// changes (carried-over copies included) cancel pairwise in ordinal order; one
+  /// that survives keeps the ordinal and snapshot of its first change since its
+  /// changes last cancelled out (with compute_updates, pairs are then matched across
+  /// the range).
   bool net_changes = false;
   /// Table columns to return (default all); metadata columns are always kept. The
   /// rows are those of the full changelog (as Spark's view, then projected); a
