@@ -49,8 +49,7 @@ sys.path.insert(0, "tests/spark")
 from spark_peer import spark_session
 url, wh = sys.argv[1], sys.argv[2]
 started = time.monotonic()
-spark = spark_session(wh, rest_uri=url, openlineage_url=url, app_name="demo_report",
-                      conf={"spark.ui.showConsoleProgress": "false"})
+spark = spark_session(wh, rest_uri=url, openlineage_url=url, app_name="demo_report")
 spark.sql("DROP TABLE IF EXISTS shop.revenue_by_country")
 spark.sql("""CREATE TABLE shop.revenue_by_country USING iceberg AS
              SELECT c.country, count(*) AS orders, sum(o.amount) AS revenue
