@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The network part of `make demo`: serves the demo warehouse with `skade serve`, reads a demo
-# table through PyIceberg's RestCatalog, posts one OpenLineage event, shows it in skade's
-# lineage. On a terminal it keeps serving (the system map at the printed URL) until Ctrl-C;
+# table through PyIceberg's RestCatalog, posts one OpenLineage event, runs one Spark job through
+# the server with openlineage-spark posting to it, shows both in skade's lineage. On a terminal it keeps serving (the system map at the printed URL) until Ctrl-C;
 # otherwise (CI, pipes) it checks the map's page loads and stops.
 # Usage: scripts/serve_demo.sh BUILD_DIR WAREHOUSE (after `skade demo` built WAREHOUSE).
 set -euo pipefail
@@ -39,6 +39,29 @@ req = urllib.request.Request(url + "/api/v1/lineage", data=json.dumps(event).enc
 print("POST /api/v1/lineage ->", urllib.request.urlopen(req).status)
 PY
 $SKADE lineage downstream shop.orders
+echo
+echo "== a Spark job through skade serve: reads shop.orders and shop.customers, writes shop.revenue_by_country;"
+echo "   openlineage-spark posts its lineage to the same server"
+# One short Spark session (the peer settings of tests/spark): CTAS through the REST catalog.
+.venv/bin/python - "$URL" "$(cd "$WH" && pwd)" <<'PY'
+import sys, time
+sys.path.insert(0, "tests/spark")
+from spark_peer import spark_session
+url, wh = sys.argv[1], sys.argv[2]
+started = time.monotonic()
+spark = spark_session(wh, rest_uri=url, openlineage_url=url, app_name="demo_report")
+spark.sql("DROP TABLE IF EXISTS shop.revenue_by_country")
+spark.sql("""CREATE TABLE shop.revenue_by_country USING iceberg AS
+             SELECT c.country, count(*) AS orders, sum(o.amount) AS revenue
+             FROM shop.orders o JOIN shop.customers c ON o.customer_id = c.id GROUP BY c.country""")
+for r in spark.sql("SELECT * FROM shop.revenue_by_country ORDER BY revenue DESC").collect():
+    print(f"  {r.country or '-':3} {r.orders:3} orders  {r.revenue}")
+spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(60_000)  # openlineage-spark has posted
+spark.stop()
+print(f"Spark job done in {time.monotonic() - started:.0f} s")
+PY
+echo "upstream of shop.revenue_by_country (Spark's lineage, tied to skade's tables):"
+$SKADE lineage upstream shop.revenue_by_country
 if [ -t 0 ] && [ -t 1 ]; then
   echo
   echo "The system map: $URL/   (Ctrl-C stops the server)"

@@ -2,6 +2,7 @@
 // lineage recording every skade process does while its catalog is open.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -255,7 +256,7 @@ Status CmdImpact(Context& ctx, const std::string& table, int depth, bool downstr
   return {};
 }
 
-Status CmdIngest(Context& ctx, const std::string& file) {
+Status CmdIngest(Context& ctx, const std::string& file, const std::vector<std::string>& catalog_uris) {
   std::ifstream file_in;
   std::istream* in = &std::cin;
   if (file != "-") {
@@ -266,6 +267,10 @@ Status CmdIngest(Context& ctx, const std::string& file) {
     in = &file_in;
   }
   RunEventMapper mapper(ctx.catalog->warehouse(), ctx.catalog.get());
+  mapper.SetOwnCatalog([&](std::string_view ns) {
+    return std::any_of(catalog_uris.begin(), catalog_uris.end(),
+                       [&](const std::string& uri) { return SameCatalogUri(uri, ns); });
+  });
   WarehouseSink sink(*ctx.catalog);
   std::string line;
   int64_t line_no = 0, good = 0, bad = 0;
@@ -340,8 +345,12 @@ void AddLineageCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   }
 
   auto* ingest = lineage->add_subcommand("ingest", "store OpenLineage RunEvents (one JSON per line)");
+  static std::vector<std::string> catalog_uris;
   ingest->add_option("FILE", file, "file, or - for stdin")->required();
-  ingest->callback([&] { action = [&] { return CmdIngest(ctx, file); }; });
+  ingest->add_option("--catalog-uri", catalog_uris,
+                     "a REST catalog URI this warehouse was served at, as the engine was given it: dataset "
+                     "symlinks in that namespace name its tables (repeatable; `skade serve` knows its own)");
+  ingest->callback([&] { action = [&] { return CmdIngest(ctx, file, catalog_uris); }; });
 
   auto* flush = lineage->add_subcommand("flush", "deliver the events waiting in the commit log to _skade.lineage_events");
   flush->callback([&] { action = [&]() -> Status {

@@ -218,7 +218,12 @@ LineageView LineageView::Build(std::vector<LineageEvent> events, const ViewFilte
       else
         n.dropped_ms.reset();
       if (!write) continue;
-      n.write_times_ms.push_back(e.ts_ms);
+      // One write per run: a second COMPLETE of the same run (Spark's folded
+      // command_result) moves the write's time, it is not another write.
+      if (n.last_write && n.last_write->run_id && n.last_write->run_id == e.run_id && !n.write_times_ms.empty())
+        n.write_times_ms.back() = e.ts_ms;
+      else
+        n.write_times_ms.push_back(e.ts_ms);
       if (n.write_times_ms.size() > kWriteTimes) n.write_times_ms.pop_front();
       n.last_writer = e.actor;
       n.last_write = &e;
@@ -230,6 +235,10 @@ LineageView LineageView::Build(std::vector<LineageEvent> events, const ViewFilte
       if (own && e.operation == lineage::op::kRename) n.dropped_ms = e.ts_ms;
       std::string job = e.job ? e.job->name : e.actor;
       for (const auto& out : e.outputs) {
+        if (out.Key() == e.inputs[i].Key()) {
+          n.updated_in_place_by.insert(job);
+          continue;
+        }
         auto [it, fresh] = edges.try_emplace({e.inputs[i].Key(), out.Key(), job});
         ViewEdge& edge = it->second;
         if (fresh) edge = ViewEdge{e.inputs[i].Key(), out.Key(), job, "", 0, e.ts_ms, 0, {}, ""};
@@ -332,6 +341,7 @@ Json NodeJson(const ViewNode& n, bool with_columns) {
               {"write_times_ms", Json(std::vector<int64_t>(n.write_times_ms.begin(), n.write_times_ms.end()))},
               {"row_count", OptionalJson(n.row_count)},
               {"run_state", n.run_state ? Json(*n.run_state) : Json(nullptr)},
+              {"updated_in_place_by", n.updated_in_place_by},
               {"columns", with_columns ? ColumnsJson(n.columns) : Json(nullptr)}};
 }
 

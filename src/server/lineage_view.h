@@ -67,6 +67,9 @@ struct ViewNode {
   std::optional<int64_t> row_count;
   std::optional<std::string> run_state;
   std::optional<std::vector<ApiColumn>> columns;
+  /// Jobs that read this dataset and wrote it back (MERGE, INSERT ... SELECT from
+  /// itself): in-place updates, which are not edges.
+  std::set<std::string> updated_in_place_by;
   /// The newest write (a COMPLETE event naming it as an output), or null.
   const lineage::LineageEvent* last_write = nullptr;
   std::optional<int64_t> last_write_ms() const {

@@ -52,6 +52,7 @@ class Receiver : public std::enable_shared_from_this<Receiver> {
  public:
   explicit Receiver(ServerContext& ctx)
       : ctx_(ctx), mapper_(ctx.catalog.warehouse(), &ctx.catalog), sink_(ctx.catalog) {
+    mapper_.SetOwnCatalog([&ctx](std::string_view ns) { return IsOwnUri(ctx, ns); });
     // Received events reach the events table (and the live stream) within about a
     // second: one append for everything that arrived meanwhile.
     flusher_ = std::thread([this] {

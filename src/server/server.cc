@@ -15,7 +15,6 @@
 #include "skade/io/file_io.h"
 
 namespace skade::server {
-namespace {
 
 bool IsLoopback(const std::string& host) {
   if (host == "localhost") return true;
@@ -25,6 +24,29 @@ bool IsLoopback(const std::string& host) {
   if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
   return false;
 }
+
+bool IsOwnUri(const ServerContext& ctx, std::string_view uri) {
+  bool tls = uri.starts_with("https://");
+  if (!tls && !uri.starts_with("http://")) return false;
+  uri.remove_prefix(tls ? 8 : 7);
+  while (uri.ends_with('/')) uri.remove_suffix(1);
+  if (uri.find('/') != std::string_view::npos) return false;  // a path: some other service
+  std::string host(uri);
+  int port = tls ? 443 : 80;
+  if (auto colon = host.rfind(':'); colon != std::string::npos && host.find(']', colon) == std::string::npos) {
+    auto parsed = ParseListen(host);
+    if (!parsed) return false;
+    std::tie(host, port) = *parsed;
+  } else if (host.size() > 1 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (port != ctx.options.port) return false;
+  const std::string& bound = ctx.options.host;
+  bool wildcard = bound == "0.0.0.0" || bound == "::";
+  return wildcard || host == bound || (IsLoopback(bound) && IsLoopback(host));
+}
+
+namespace {
 
 Result<std::map<std::string, std::string>> ReadTokens(const std::string& path) {
   std::ifstream in(path);
@@ -310,6 +332,7 @@ Result<std::unique_ptr<Server>> Server::Make(Catalog& catalog, ServeOptions opti
                    " (in use, or not an address of this machine)");
   }
   impl->port = port;
+  ctx.options.port = port;  // the one clients reach, for IsOwnUri
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 

@@ -26,6 +26,12 @@ struct ServerContext {
   std::atomic<bool> stopping{false};
 };
 
+bool IsLoopback(const std::string& host);
+/// Whether `uri` is this server's base URL (`http://127.0.0.1:8181`, a trailing `/` or
+/// not; any loopback name when it listens on loopback): the REST catalog URI a client
+/// like Spark was given.
+bool IsOwnUri(const ServerContext& ctx, std::string_view uri);
+
 /// `{"error":{"message","type","code"}}`, the warehouse prefix cut out of the message.
 Json ErrorJson(const ServerContext& ctx, int code, const std::string& type, const std::string& message);
 /// Answers with `{"error":{"message","type","code"}}`. Messages never carry the

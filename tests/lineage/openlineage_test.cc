@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "skade/lineage/lineage_graph.h"
 #include "testing/matchers.h"
 
 namespace skade::lineage {
@@ -124,6 +125,118 @@ TEST(OpenLineageTest, BadRunEventsNameTheProblem) {
               IsErrorWith(ErrorKind::kInvalidArgument, "eventType 'DONE'"));
   EXPECT_THAT(mapper.FromRunEvent(with("/outputs/0/name"_json_pointer, std::string(100000, 'x'))),
               IsErrorWith(ErrorKind::kInvalidArgument, "outputs[0].name is longer than"));
+}
+
+// One Spark-shaped event of application run `parent` (job `app`), as openlineage-spark
+// 1.53.0 sends it through a REST catalog at http://localhost:8181.
+std::string SparkRunEvent(const std::string& run_id, const std::string& job, const std::string& time,
+                          const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,
+                          const std::string& parent = "01a23127-a12b-7a05-96c1-1102e9abf41a") {
+  auto dataset = [](const std::string& table) {
+    auto dot = table.find('.');
+    return json{{"namespace", "file"},
+                {"name", std::string(kWarehouse) + "/" + table.substr(0, dot) + "/" + table.substr(dot + 1)},
+                {"facets", {{"symlinks", {{"identifiers", {{{"namespace", "http://localhost:8181"},
+                                                             {"name", table}, {"type", "TABLE"}}}}}}}}};
+  };
+  json e = {{"eventType", "COMPLETE"}, {"eventTime", time}, {"producer", "spark"}, {"schemaURL", "x"},
+            {"run", {{"runId", run_id},
+                     {"facets", {{"parent", {{"run", {{"runId", parent}}},
+                                             {"job", {{"namespace", "spark-check"}, {"name", "app"}}}}}}}}},
+            {"job", {{"namespace", "spark-check"}, {"name", job}}},
+            {"inputs", json::array()}, {"outputs", json::array()}};
+  for (const auto& t : inputs) e["inputs"].push_back(dataset(t));
+  for (const auto& t : outputs) e["outputs"].push_back(dataset(t));
+  return e.dump();
+}
+
+TEST(OpenLineageTest, SymlinkInThisServersCatalogNamesATableInAnyLayout) {
+  std::string event = SparkRunEvent("r1", "app.append_data.shop_daily", "2026-12-01T10:30:16Z", {"shop.orders"},
+                                    {"shop.daily"});
+  RunEventMapper stranger(kWarehouse, nullptr);
+  auto e = stranger.FromRunEvent(event);
+  ASSERT_THAT(e, IsOk());
+  // Another catalog's symlink, and a location in Spark's layout outside a catalog: a file.
+  EXPECT_EQ(e->outputs[0].Key(), "file:/data/wh/shop/daily");
+
+  RunEventMapper own(kWarehouse, nullptr);
+  own.SetOwnCatalog([](std::string_view ns) { return SameCatalogUri("http://localhost:8181/", ns); });
+  e = own.FromRunEvent(event);
+  ASSERT_THAT(e, IsOk());
+  EXPECT_EQ(e->inputs[0], (DatasetRef{"shop.orders", std::nullopt, std::nullopt}));
+  EXPECT_EQ(e->outputs[0], (DatasetRef{"shop.daily", std::nullopt, std::nullopt}));
+
+  // The warehouse folder as a Hadoop catalog names it: file: with one or three slashes.
+  for (const char* ns : {"file:/data/wh", "file:///data/wh/"}) {
+    json j = json::parse(event);
+    j["outputs"][0]["facets"]["symlinks"]["identifiers"][0]["namespace"] = ns;
+    e = stranger.FromRunEvent(j.dump());
+    ASSERT_THAT(e, IsOk());
+    EXPECT_EQ(e->outputs[0].Key(), "shop.daily") << ns;
+  }
+  EXPECT_TRUE(SameCatalogUri("http://h:1", "http://h:1/"));
+  EXPECT_FALSE(SameCatalogUri("http://h:1", "http://h:2"));
+}
+
+TEST(OpenLineageTest, CommandResultIsFoldedIntoTheRunItCloses) {
+  RunEventMapper mapper(kWarehouse, nullptr);
+  mapper.SetOwnCatalog([](std::string_view ns) { return SameCatalogUri("http://localhost:8181", ns); });
+  // A CTAS: the statement's run names the output, an inner run only the inputs, then
+  // the closing command_result names all of them again under a run of its own.
+  auto ctas = mapper.FromRunEvent(SparkRunEvent("ctas", "app.atomic_create_table_as_select.shop_gold",
+                                                "2026-12-01T10:30:18.788Z", {"shop.orders"}, {"shop.gold"}));
+  auto inner = mapper.FromRunEvent(SparkRunEvent("inner", "app.append_data.skade_shop_gold",
+                                                 "2026-12-01T10:30:18.790Z", {"shop.orders"}, {}));
+  ASSERT_THAT(ctas, IsOk());
+  ASSERT_THAT(inner, IsOk());
+  std::string closing = SparkRunEvent("closing", "app.command_result", "2026-12-01T10:30:18.812Z", {"shop.orders"},
+                                      {"shop.gold"});
+  auto folded = mapper.FromRunEvent(closing);
+  ASSERT_THAT(folded, IsOk());
+  EXPECT_EQ(folded->run_id, "ctas");
+  EXPECT_EQ(folded->job, ctas->job);
+  EXPECT_EQ(folded->actor, "app.atomic_create_table_as_select.shop_gold");
+  EXPECT_NE(folded->event_id, ctas->event_id);
+  EXPECT_EQ(mapper.FromRunEvent(closing)->event_id, folded->event_id) << "the id does not depend on the folding";
+
+  LineageGraph g = LineageGraph::Build({*ctas, *inner, *folded});
+  ASSERT_EQ(g.edges().size(), 1u);
+  EXPECT_EQ(g.edges()[0].job, "app.atomic_create_table_as_select.shop_gold");
+
+  // One naming no dataset (openlineage-spark through a JDBC catalog) closes the latest run.
+  auto bare = mapper.FromRunEvent(SparkRunEvent("bare", "app.command_result", "2026-12-01T10:30:19Z", {}, {}));
+  ASSERT_THAT(bare, IsOk());
+  EXPECT_EQ(bare->run_id, "inner");
+
+  // A command_result whose statement this mapper never saw counts as its application's.
+  RunEventMapper fresh(kWarehouse, nullptr);
+  auto orphan = fresh.FromRunEvent(closing);
+  ASSERT_THAT(orphan, IsOk());
+  EXPECT_EQ(orphan->job, (JobRef{"spark-check", "app"}));
+  EXPECT_EQ(orphan->run_id, "01a23127-a12b-7a05-96c1-1102e9abf41a");
+
+  // A parent facet of the wrong shape is no parent: the event stays as it came.
+  json odd = json::parse(closing);
+  odd["run"]["facets"]["parent"]["job"]["namespace"] = 5;
+  auto unparented = fresh.FromRunEvent(odd.dump());
+  ASSERT_THAT(unparented, IsOk());
+  EXPECT_EQ(unparented->job, (JobRef{"spark-check", "app.command_result"}));
+  odd["run"]["facets"]["parent"] = "x";
+  EXPECT_THAT(fresh.FromRunEvent(odd.dump()), IsOk());
+}
+
+TEST(OpenLineageTest, ReadingAndWritingOneTableIsAnInPlaceUpdateNotAnEdge) {
+  RunEventMapper mapper(kWarehouse, nullptr);
+  mapper.SetOwnCatalog([](std::string_view ns) { return SameCatalogUri("http://localhost:8181", ns); });
+  auto merge = mapper.FromRunEvent(SparkRunEvent("m", "app.replace_data.skade_shop_cow", "2026-12-01T10:30:20Z",
+                                                 {"shop.events", "shop.cow"}, {"shop.cow"}));
+  ASSERT_THAT(merge, IsOk());
+  LineageGraph g = LineageGraph::Build({*merge});
+  ASSERT_EQ(g.edges().size(), 1u);
+  EXPECT_EQ(g.edges()[0].from, "shop.events");
+  EXPECT_EQ(g.edges()[0].to, "shop.cow");
+  EXPECT_THAT(*g.Upstream("shop.cow"), ::testing::ElementsAre(Reached{"shop.events", 1}));
+  EXPECT_TRUE(g.Downstream("shop.cow")->empty());
 }
 
 TEST(OpenLineageTest, SystemKindsFollowNamespaceSchemes) {

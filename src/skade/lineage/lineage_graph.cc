@@ -61,6 +61,7 @@ LineageGraph LineageGraph::Build(const std::vector<LineageEvent>& events, const 
       GraphNode& n = node(in);
       if (in.snapshot_id && !n.latest_snapshot) n.latest_snapshot = in.snapshot_id;
       for (const auto& out : e->outputs) {
+        if (out.Key() == in.Key()) continue;  // read and rewritten in place (MERGE): no self-edge
         auto [it, added] = edge_index.try_emplace({in.Key(), out.Key(), job}, g.edges_.size());
         if (added) {
           g.edges_.push_back(GraphEdge{in.Key(), out.Key(), job, 0, 0});

@@ -23,7 +23,9 @@ struct GraphNode {
   std::string last_writer;               // actor of the last write
 };
 
-/// Input → output, for one job (actor); `count` events, the last at `last_ms`.
+/// Input → output, for one job (actor); `count` events, the last at `last_ms`. A job
+/// that reads the table it writes (MERGE, INSERT ... SELECT from itself) updates it in
+/// place: that is no edge.
 struct GraphEdge {
   std::string from;
   std::string to;

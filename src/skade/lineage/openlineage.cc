@@ -1,6 +1,8 @@
 #include "skade/lineage/openlineage.h"
 
 #include <charconv>
+#include <deque>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -130,7 +132,96 @@ std::string LocationOf(const std::string& table, const std::string& warehouse,
   return warehouse + "/" + ident->ns + ".db/" + ident->name;
 }
 
+std::string WithoutTrailingSlashes(std::string_view text) {
+  while (text.size() > 1 && text.back() == '/') text.remove_suffix(1);
+  return std::string(text);
+}
+
+// Spark's pseudo-job that closes each SQL statement (`<app>.command_result`).
+bool IsCommandResult(const std::string& job_name) {
+  constexpr std::string_view kName = "command_result";
+  return job_name == kName || (job_name.size() > kName.size() && job_name.ends_with(kName) &&
+                               job_name[job_name.size() - kName.size() - 1] == '.');
+}
+
+// The `parent` run facet's run id and job, when the event has one.
+std::optional<std::pair<std::string, JobRef>> ParentOf(const json& run) {
+  auto facets = run.find("facets");
+  if (facets == run.end() || !facets->is_object()) return std::nullopt;
+  auto parent = facets->find("parent");
+  if (parent == facets->end() || !parent->is_object()) return std::nullopt;
+  auto text = [](const json& object, const char* key) {
+    auto it = object.is_object() ? object.find(key) : object.end();
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  auto run_of = parent->find("run"), job_of = parent->find("job");
+  if (run_of == parent->end() || job_of == parent->end()) return std::nullopt;
+  std::string run_id = text(*run_of, "runId");
+  JobRef job{text(*job_of, "namespace"), text(*job_of, "name")};
+  if (run_id.empty() || job.ns.empty() || job.name.empty()) return std::nullopt;
+  return std::pair{run_id, job};
+}
+
 }  // namespace
+
+// The latest runs per parent run (a Spark application), with the datasets they named:
+// what a `command_result` event closes. Bounded: old parents are forgotten.
+struct RunEventMapper::RecentRuns {
+  struct Run {
+    std::string run_id;
+    JobRef job;
+    std::set<std::string> inputs, outputs;  // dataset keys
+  };
+  static constexpr size_t kRunsPerParent = 16, kParents = 256;
+
+  void Remember(const std::string& parent, const LineageEvent& e) {
+    std::lock_guard lock(mu);
+    auto [it, fresh] = by_parent.try_emplace(parent);
+    if (fresh) {
+      order.push_back(parent);
+      if (order.size() > kParents) {
+        by_parent.erase(order.front());
+        order.pop_front();
+      }
+    }
+    auto& runs = it->second;
+    Run run{*e.run_id, *e.job, {}, {}};
+    for (auto r = runs.begin(); r != runs.end(); ++r)
+      if (r->run_id == run.run_id) {
+        run = std::move(*r);
+        runs.erase(r);
+        break;
+      }
+    for (const auto& d : e.inputs) run.inputs.insert(d.Key());
+    for (const auto& d : e.outputs) run.outputs.insert(d.Key());
+    runs.push_back(std::move(run));
+    if (runs.size() > kRunsPerParent) runs.pop_front();
+  }
+
+  // The newest run sharing an output with `e`, else (an event with no outputs) an input;
+  // for an event naming no dataset, the newest run.
+  std::optional<std::pair<std::string, JobRef>> Closed(const std::string& parent, const LineageEvent& e) {
+    std::lock_guard lock(mu);
+    auto it = by_parent.find(parent);
+    if (it == by_parent.end() || it->second.empty()) return std::nullopt;
+    if (e.inputs.empty() && e.outputs.empty()) return std::pair{it->second.back().run_id, it->second.back().job};
+    bool by_outputs = !e.outputs.empty();
+    for (auto r = it->second.rbegin(); r != it->second.rend(); ++r) {
+      const auto& mine = by_outputs ? r->outputs : r->inputs;
+      for (const auto& d : by_outputs ? e.outputs : e.inputs)
+        if (mine.contains(d.Key())) return std::pair{r->run_id, r->job};
+    }
+    return std::nullopt;
+  }
+
+  std::mutex mu;
+  std::map<std::string, std::deque<Run>> by_parent;
+  std::deque<std::string> order;  // parents, oldest first
+};
+
+bool SameCatalogUri(std::string_view a, std::string_view b) {
+  return WithoutTrailingSlashes(a) == WithoutTrailingSlashes(b);
+}
 
 std::string SystemKindOf(std::string_view ns) {
   if (ns.starts_with("arn:aws:glue:")) return "glue";
@@ -140,8 +231,10 @@ std::string SystemKindOf(std::string_view ns) {
 }
 
 RunEventMapper::RunEventMapper(std::string warehouse, Catalog* catalog)
-    : warehouse_(std::move(warehouse)), catalog_(catalog) {
-  while (warehouse_.size() > 1 && warehouse_.back() == '/') warehouse_.pop_back();
+    : warehouse_(WithoutTrailingSlashes(warehouse)), catalog_(catalog), recent_(std::make_shared<RecentRuns>()) {}
+
+void RunEventMapper::SetOwnCatalog(std::function<bool(std::string_view)> is_own) {
+  is_own_catalog_ = std::move(is_own);
 }
 
 std::string RunEventMapper::ToRunEvent(const LineageEvent& e) {
@@ -262,13 +355,23 @@ Result<LineageEvent> RunEventMapper::FromRunEvent(std::string_view text) const {
       SKADE_ASSIGN_OR_RETURN(std::string name, StringMember(d, path, "name"));
       SKADE_ASSIGN_OR_RETURN(const json* facets, Member(d, path, "facets", json::value_t::object, false));
       DatasetRef ref;
-      // A table of this warehouse: by its catalog-name symlink, else by its location.
+      // A table of this warehouse: by its catalog-name symlink (the warehouse's folder
+      // as a Hadoop catalog names it, or this server's REST catalog URI), else by its
+      // location (any layout).
       if (facets && facets->contains("symlinks") && (*facets)["symlinks"].is_object() &&
           (*facets)["symlinks"].contains("identifiers") && (*facets)["symlinks"]["identifiers"].is_array())
-        for (const auto& id : (*facets)["symlinks"]["identifiers"])
-          if (id.is_object() && id.value("namespace", "") == "file:" + warehouse_ && id.contains("name") &&
-              id["name"].is_string())
+        for (const auto& id : (*facets)["symlinks"]["identifiers"]) {
+          if (!id.is_object() || !id.contains("name") || !id["name"].is_string() || !id.contains("namespace") ||
+              !id["namespace"].is_string())
+            continue;
+          const std::string& id_ns = id["namespace"].get_ref<const std::string&>();
+          bool own = (id_ns.starts_with("file:") && WithoutTrailingSlashes(LocalPath(id_ns)) == warehouse_) ||
+                     (is_own_catalog_ && is_own_catalog_(id_ns));
+          if (own && TableIdent::Parse(id["name"].get<std::string>())) {
             ref.table = id["name"];
+            break;
+          }
+        }
       if (ref.table.empty() && (ns == "file" || ns.starts_with("file:"))) ref.table = TableAt(LocalPath(name), warehouse_, folders);
       if (ref.table.empty()) {
         ref.table = name;
@@ -301,13 +404,22 @@ Result<LineageEvent> RunEventMapper::FromRunEvent(std::string_view text) const {
     if (run_id != e.event_id) e.run_id = run_id;
     if (!(job_ref.ns == "skade" && job_ref.name == (e.actor.empty() ? "skade" : e.actor))) e.job = job_ref;
   } else {
+    // The id comes from the event as sent, so folding does not change it.
     e.event_id = DerivedEventId(e.ts_ms, run_id + "|" + (event_type ? event_type->get<std::string>() : "") + "|" +
                                              event_time + "|" + job_ref.ns + "|" + job_ref.name);
-    e.actor = job_ref.name;
     e.operation = std::string(op::kExternal);
     e.run_id = run_id;
     e.job = job_ref;
     e.raw = std::string(text);
+    if (auto parent = ParentOf(*run)) {
+      if (!IsCommandResult(job_ref.name)) {
+        recent_->Remember(parent->first, e);
+      } else {
+        auto closed = recent_->Closed(parent->first, e);
+        std::tie(e.run_id, e.job) = closed ? *closed : *parent;
+      }
+    }
+    e.actor = e.job->name;
   }
   return e;
 }

@@ -4,7 +4,9 @@
 // Spark's events about the same table join skade's own nodes.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -22,13 +24,22 @@ inline constexpr const char* kSkadeProducer = "https://github.com/skade-warehous
 /// or the namespace itself when it has none (`bigquery`, `spark`).
 std::string SystemKindOf(std::string_view ol_namespace);
 
-/// Maps in both directions for one warehouse. Not thread-safe (caches table metadata).
+/// Whether two catalog URIs are the same (`http://h:1/` is `http://h:1`).
+bool SameCatalogUri(std::string_view a, std::string_view b);
+
+/// Maps in both directions for one warehouse. ToRunEvent is not thread-safe (caches
+/// table metadata); FromRunEvent is.
 class RunEventMapper {
  public:
   /// `catalog` (may be null) supplies the schema and statistics facets of outputs,
   /// and the folders of its tables: a dataset named by a table's location is that
   /// table, whatever layout the engine that made it chose.
   RunEventMapper(std::string warehouse, Catalog* catalog);
+
+  /// Which OpenLineage namespaces are this warehouse's catalog besides `file:<warehouse>`:
+  /// a `symlinks` identifier in one of them (Spark names a REST catalog table by the
+  /// catalog's `uri`) is the table of that name here.
+  void SetOwnCatalog(std::function<bool(std::string_view ns)> is_own);
 
   /// One COMPLETE RunEvent (compact JSON). Skade's own fields travel in the run facet
   /// `skade`, so FromRunEvent restores the event exactly; an ingested event keeps the
@@ -37,13 +48,21 @@ class RunEventMapper {
 
   /// Parses one RunEvent. The event_id is the `skade` facet's, or derived from the run,
   /// event type, time and job, so ingesting the same event twice gives one id.
+  /// Spark ends every SQL statement with a `command_result` pseudo-job naming the
+  /// statement's datasets again; such an event is folded into the run it closes (the
+  /// latest run of its parent sharing a dataset with it, or the latest if it names none,
+  /// among the events this mapper saw): it takes that run's id and job, adding no edges.
+  /// Without one it counts as a run of its parent job (the Spark application).
   /// Errors: kInvalidArgument naming the missing or mistyped field.
   Result<LineageEvent> FromRunEvent(std::string_view json) const;
 
  private:
+  struct RecentRuns;  // what command_result events are folded into
   std::string warehouse_;  // absolute path, no trailing slash
   Catalog* catalog_;
+  std::function<bool(std::string_view)> is_own_catalog_;
   std::map<std::string, TableMetadataPtr> metadata_;  // by table, for facets
+  std::shared_ptr<RecentRuns> recent_;
 };
 
 }  // namespace skade::lineage

@@ -27,6 +27,8 @@ export interface ApiNode {
   row_count: number | null;
   run_state: RunState | null;
   columns: ApiColumn[] | null;
+  /** Jobs that read this dataset and wrote it back (MERGE): in-place updates, not edges. */
+  updated_in_place_by: string[];
 }
 
 export interface ApiEdge {

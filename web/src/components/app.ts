@@ -2,7 +2,7 @@
 // stream, and keeps its view in the address.
 import { ApiClient } from "../api/client.js";
 import { subscribeEvents, type StreamState } from "../api/events.js";
-import type { ApiCommit, ApiLineageEvent } from "../api/types.js";
+import type { ApiCommit } from "../api/types.js";
 import { LayoutClient } from "../layout/layout-client.js";
 import { columnsOf } from "../model/columns.js";
 import { displayGraph, type DisplayGraph } from "../model/display.js";
@@ -11,7 +11,7 @@ import { applyLiveEvent, foldEvents } from "../model/live.js";
 import { looks, PULSE_MS } from "../model/looks.js";
 import { EMPTY_MODEL, fromGraph, type MapModel } from "../model/map-model.js";
 import { navigate } from "../model/navigation.js";
-import { parseRunEvents, runEventToLineage } from "../model/openlineage.js";
+import { parseRunEvents, runEventsToLineage } from "../model/openlineage.js";
 import { search } from "../model/search.js";
 import { asOf, timeSteps } from "../model/time.js";
 import { timeline } from "../model/timeline.js";
@@ -211,11 +211,7 @@ export function startApp(root: HTMLElement): void {
           .filter((s) => s !== ""),
       };
       try {
-        model = foldEvents(
-          parseRunEvents(text)
-            .map((ev) => runEventToLineage(ev, options))
-            .filter((ev): ev is ApiLineageEvent => ev !== null),
-        );
+        model = foldEvents(runEventsToLineage(parseRunEvents(text), options));
         commits = [];
         render();
       } catch (e) {

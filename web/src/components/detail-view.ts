@@ -127,6 +127,9 @@ export function renderDetail(host: HTMLElement, api: ApiClient, d: ApiNodeDetail
       ["namespace", d.node.namespace],
       ["rows", d.node.row_count === null ? "—" : String(d.node.row_count)],
       ["last write", `${formatTime(d.node.last_write_ms)} by ${d.node.last_writer || "—"}`],
+      ...(d.node.updated_in_place_by.length > 0
+        ? [["updated in place by", d.node.updated_in_place_by.join(", ")] as [string, string]]
+        : []),
       [
         "freshness",
         `${d.freshness.state}${d.freshness.stale_after_ms ? ` (stale after ${formatTime(d.freshness.stale_after_ms)})` : ""}`,

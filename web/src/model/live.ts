@@ -23,6 +23,7 @@ function newNode(ref: Pick<ApiDatasetRef, "key" | "system" | "name" | "namespace
     row_count: null,
     run_state: null,
     columns: null,
+    updated_in_place_by: [],
     pulse_ms: null,
   };
 }
@@ -40,14 +41,22 @@ export function applyLineageEvent(model: MapModel, e: ApiLineageEvent, now: Mill
     const n = node(ref);
     nodes.set(ref.key, n.latest_snapshot === null && ref.snapshot_id ? { ...n, latest_snapshot: ref.snapshot_id } : n);
   }
+  const runId = e.run_id ?? e.event_id;
   for (const ref of e.outputs) {
     const n = node(ref);
+    // One write per run: a second COMPLETE of a run (Spark's folded command_result) moves its time.
+    const sameRun = written && n.last_write_run === runId && n.write_times_ms.length > 0;
     nodes.set(ref.key, {
       ...n,
       latest_snapshot: ref.snapshot_id ?? n.latest_snapshot,
       last_write_ms: written ? e.ts_ms : n.last_write_ms,
       last_writer: written ? e.actor : n.last_writer,
-      write_times_ms: written ? appendCapped(n.write_times_ms, e.ts_ms, MAX_WRITE_TIMES) : n.write_times_ms,
+      write_times_ms: !written
+        ? n.write_times_ms
+        : sameRun
+          ? [...n.write_times_ms.slice(0, -1), e.ts_ms]
+          : appendCapped(n.write_times_ms, e.ts_ms, MAX_WRITE_TIMES),
+      last_write_run: written ? runId : n.last_write_run,
       row_count: ref.row_count ?? n.row_count,
       run_state: e.run_state,
       columns: ref.columns ?? n.columns,
@@ -56,11 +65,17 @@ export function applyLineageEvent(model: MapModel, e: ApiLineageEvent, now: Mill
     });
   }
   const job = e.job?.name ?? e.actor;
-  const runId = e.run_id ?? e.event_id;
   const edges = [...model.edges];
   const index = new Map(edges.map((x, i) => [edgeId(x), i]));
   for (const input of e.inputs)
     for (const output of e.outputs) {
+      if (input.key === output.key) {
+        // Read and written back by one run: an in-place update, not a loop.
+        const n = nodes.get(output.key) ?? node(output);
+        if (!n.updated_in_place_by.includes(job))
+          nodes.set(output.key, { ...n, updated_in_place_by: [...n.updated_in_place_by, job].sort() });
+        continue;
+      }
       const id = edgeId({ from: input.key, to: output.key, job });
       const at = index.get(id);
       const old: MapEdge =

@@ -4,6 +4,8 @@ import type { ApiColumnLineage, ApiEdge, ApiGraph, ApiNode, Millis } from "../ap
 export interface MapNode extends ApiNode {
   /** When a live commit last touched it (the map pulses it), else null. */
   pulse_ms: Millis | null;
+  /** The run of the last write this model applied (absent for a node loaded from /graph). */
+  last_write_run?: string;
 }
 
 export type MapEdge = ApiEdge;

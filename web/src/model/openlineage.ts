@@ -30,7 +30,10 @@ interface OlDataset {
 export interface OlRunEvent {
   eventType?: RunState;
   eventTime: string;
-  run: { runId: string };
+  run: {
+    runId: string;
+    facets?: { parent?: { run?: { runId?: string }; job?: { namespace?: string; name?: string } } };
+  };
   job: { namespace: string; name: string };
   inputs?: OlDataset[];
   outputs?: OlDataset[];
@@ -137,6 +140,64 @@ export function runEventToLineage(ev: OlRunEvent, options: NamingOptions): ApiLi
     outputs: outs,
     column_lineage: outputs.flatMap((d, i) => columnLineage(d, outs[i].key, ev.job.name, naming, options)),
   };
+}
+
+interface RecentRun {
+  runId: string;
+  job: { namespace: string; name: string };
+  inputs: Set<string>;
+  outputs: Set<string>;
+}
+
+/** Whether a job is Spark's pseudo-job closing each SQL statement (`<app>.command_result`). */
+function isCommandResult(name: string): boolean {
+  return name === "command_result" || name.endsWith(".command_result");
+}
+
+/**
+ * The lineage events of RunEvents in order, as skade's ingest gives them: Spark's closing
+ * `command_result` event takes the run id and job of the latest run of its parent run that shares
+ * an output with it (else an input), or its parent's, so it adds no edges of its own.
+ */
+export function runEventsToLineage(events: readonly OlRunEvent[], options: NamingOptions): ApiLineageEvent[] {
+  const recent = new Map<string, RecentRun[]>();
+  const out: ApiLineageEvent[] = [];
+  for (const ev of events) {
+    const e = runEventToLineage(ev, options);
+    if (!e) continue;
+    const parent = ev.run.facets?.parent;
+    const parentRun = parent?.run?.runId;
+    const parentJob = parent?.job;
+    if (parentRun && parentJob?.namespace && parentJob.name) {
+      const runs = recent.get(parentRun) ?? [];
+      recent.set(parentRun, runs);
+      if (!isCommandResult(ev.job.name)) {
+        const at = runs.findIndex((r) => r.runId === ev.run.runId);
+        const run =
+          at >= 0
+            ? runs.splice(at, 1)[0]
+            : { runId: ev.run.runId, job: ev.job, inputs: new Set<string>(), outputs: new Set<string>() };
+        for (const d of e.inputs) run.inputs.add(d.key);
+        for (const d of e.outputs) run.outputs.add(d.key);
+        runs.push(run);
+      } else {
+        const byOutputs = e.outputs.length > 0;
+        const mine = byOutputs ? e.outputs : e.inputs;
+        const closed = [...runs].reverse().find((r) => mine.some((d) => (byOutputs ? r.outputs : r.inputs).has(d.key)));
+        const job = closed ? closed.job : { namespace: parentJob.namespace, name: parentJob.name };
+        out.push({
+          ...e,
+          run_id: closed ? closed.runId : parentRun,
+          job,
+          actor: job.name,
+          column_lineage: e.column_lineage.map((c) => ({ ...c, job: job.name })),
+        });
+        continue;
+      }
+    }
+    out.push(e);
+  }
+  return out;
 }
 
 /** The RunEvents of a JSON-lines text; a line that is not a RunEvent is an error naming its number. */
