@@ -63,3 +63,6 @@ scripts/setup_java.sh
 
 # Spark (pyspark from requirements.txt) and the jars it loads: tests/spark/ and the demo's Spark job.
 scripts/setup_spark.sh
+
+# Bifröst's Spark Connect source: gRPC/protobuf for its client, a Spark 4 with the Connect server.
+scripts/setup_spark_connect.sh

@@ -19,7 +19,7 @@ Result<skade::Catalog*> Session::Catalog() {
 
 namespace {
 
-// Each table to its source: the warehouse unless the mapping names a drop folder.
+// Each table to its source: the warehouse unless the mapping names a drop folder or Spark.
 class RoutingSource : public TableSource {
  public:
   RoutingSource(TableSource& warehouse, std::map<std::string, TableSource*> by_table)
@@ -43,8 +43,21 @@ Result<const std::vector<CompiledTable>*> Session::Compile() {
   SKADE_ASSIGN_OR_RETURN(spec_, MappingSpec::Load(options_.mapping));
   SKADE_ASSIGN_OR_RETURN(auto* catalog, Catalog());
   folder_of_.clear();
+  spark_of_.clear();
   for (const auto& t : spec_->tables) {
     if (t.source.empty()) continue;
+    if (t.source.starts_with("spark:")) {
+      std::string url = t.source.substr(std::string_view("spark:").size());
+      auto& spark = sparks_[url];
+      if (!spark) {
+        SKADE_ASSIGN_OR_RETURN(spark, SparkConnectSource::Open(url));
+      }
+      spark_of_[t.table] = spark.get();
+      if (t.prune)
+        return skade::InvalidArgument("table '" + t.table +
+                                      "': 'prune' applies to warehouse tables, not Spark's");
+      continue;
+    }
     std::string root = t.source.substr(std::string_view("parquet:").size());
     auto& folder = folders_[root];
     if (!folder) folder = std::make_unique<ParquetFolderSource>(root);
@@ -60,6 +73,8 @@ Result<const std::vector<CompiledTable>*> Session::Compile() {
   auto from_catalog = CatalogSchemas(*catalog);
   SchemaLookup lookup =
       [&](const skade::TableIdent& ident) -> Result<std::shared_ptr<const skade::Schema>> {
+    if (auto spark = spark_of_.find(ident.ToString()); spark != spark_of_.end())
+      return spark->second->SchemaOf(ident.ToString());
     auto it = folder_of_.find(ident.ToString());
     return it == folder_of_.end() ? from_catalog(ident) : it->second->SchemaOf(ident.ToString());
   };
@@ -73,8 +88,9 @@ Result<TableSource*> Session::Source() {
   SKADE_RETURN_IF_ERROR(Compile());
   SKADE_ASSIGN_OR_RETURN(auto* catalog, Catalog());
   warehouse_source_ = std::make_unique<SkadeSource>(*catalog);
-  source_ = std::make_unique<RoutingSource>(
-      *warehouse_source_, std::map<std::string, TableSource*>(folder_of_.begin(), folder_of_.end()));
+  std::map<std::string, TableSource*> by_table(folder_of_.begin(), folder_of_.end());
+  by_table.insert(spark_of_.begin(), spark_of_.end());
+  source_ = std::make_unique<RoutingSource>(*warehouse_source_, std::move(by_table));
   return source_.get();
 }
 

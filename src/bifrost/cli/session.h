@@ -13,6 +13,7 @@
 #include "bifrost/server/embedded_server.h"
 #include "bifrost/sink/graph_sink.h"
 #include "bifrost/source/parquet_folder_source.h"
+#include "bifrost/source/spark_connect_source.h"
 #include "bifrost/source/table_source.h"
 #include "bifrost/state/ledger.h"
 #include "skade/catalog/catalog.h"
@@ -45,7 +46,7 @@ class Session {
   /// Drops the connection, sink and ledger (after an I/O error), keeping the server.
   void Disconnect();
 
-  /// The source of each compiled table: the warehouse, or its Parquet drop folder.
+  /// The source of each compiled table: the warehouse, its Parquet drop folder or Spark.
   Result<TableSource*> Source();
 
   FalkorDbSink& sink() { return *sink_; }
@@ -63,6 +64,8 @@ class Session {
   TransformRegistry registry_;
   std::map<std::string, std::unique_ptr<ParquetFolderSource>> folders_;  // by root
   std::map<std::string, ParquetFolderSource*> folder_of_;                // by table
+  std::map<std::string, std::unique_ptr<SparkConnectSource>> sparks_;    // by url
+  std::map<std::string, SparkConnectSource*> spark_of_;                  // by table
   std::unique_ptr<SkadeSource> warehouse_source_;
   std::unique_ptr<TableSource> source_;
   std::unique_ptr<EmbeddedServer> server_;

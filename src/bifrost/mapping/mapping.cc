@@ -216,9 +216,9 @@ MappingSpec ParseRoot(const YAML::Node& root, Problems& problems) {
     tm.table = Scalar(t, "table", where, problems, true);
     if (!tm.table.empty()) where = "table '" + tm.table + "'";
     tm.source = Scalar(t, "source", where, problems, false);
-    if (!tm.source.empty() && !tm.source.starts_with("parquet:"))
+    if (!tm.source.empty() && !tm.source.starts_with("parquet:") && !tm.source.starts_with("spark:"))
       problems.Add(t["source"], "source '" + tm.source + "' of " + where +
-                                    " is not parquet:DIR (omit it for the warehouse)");
+                                    " is not parquet:DIR or spark:sc://HOST:PORT (omit it for the warehouse)");
     std::string mode = Scalar(t, "mode", where, problems, false);
     if (mode.empty() || mode == "full")
       tm.mode = SyncMode::kFull;

@@ -56,7 +56,8 @@ using PipelineStep = std::variant<VertexStep, EdgeStep, CustomStep>;
 
 struct TableMapping {
   std::string table;   // namespace.name
-  std::string source;  // empty: the skade warehouse; "parquet:DIR": the drop folder DIR/<table>/
+  std::string source;  // empty: the skade warehouse; "parquet:DIR": the drop folder DIR/<table>/;
+                       // "spark:sc://HOST:PORT": read through a Spark Connect server
   SyncMode mode = SyncMode::kFull;
   std::vector<std::string> columns;  // overrides the derived projection
   std::string filter;                // skade filter expression, pushed down
