@@ -167,6 +167,19 @@ struct SparkConnectSource::Impl {
   int views = 0;
   bool configured = false;
 
+  // The server would keep an abandoned session (its views, its conf) until it times out.
+  ~Impl() {
+    if (!configured) return;
+    sc::ReleaseSessionRequest req;
+    req.set_session_id(session_id);
+    req.mutable_user_context()->set_user_id("bifrost");
+    req.set_client_type("bifrost");
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    sc::ReleaseSessionResponse resp;
+    (void)stub->ReleaseSession(&ctx, req, &resp);  // best effort: the read is done either way
+  }
+
   // Spark Connect caches the plans it resolved per session, and a resolved read pins the
   // table's metadata: a long-lived session would keep reading the snapshot it saw first.
   Status Configure() {
