@@ -3,7 +3,9 @@
 against (a) a naive loop of one MERGE per row through the `falkordb` Python client on a
 sample, extrapolated, and (b) `falkordb-bulk-insert` loading the same rows from CSV into a
 new graph, all in the same run against the same server. Also CDC round latency: a commit
-of N changed rows until the graph shows them, p50/p99.
+of N changed rows until the graph shows them, p50/p99, with the tables read from the
+warehouse folder and then through `skade serve` as an Iceberg REST catalog (the REST
+source), the ratio of the two reported.
 
 Reports rates and ratios (never asserted). Usage:
   bifrost_bench.py [--build-dir build] [--vertices 1000000] [--edges 2000000]
@@ -28,7 +30,9 @@ import pyarrow.parquet as pq
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "bifrost"))
+sys.path.insert(0, str(REPO / "tests" / "interop"))
 from graph_util import GraphServer  # noqa: E402
+from skade_util import Served  # noqa: E402
 
 SEED = 20261129
 
@@ -196,6 +200,17 @@ def main():
         bulk_rate = (args.vertices + args.edges) / t_bulk
         bf_rate = (args.vertices + args.edges) / t_all
         p50, p99 = cdc_latency(skade, bifrost, wh, mall, url, args.cdc_rounds, args.cdc_rows, args.vertices, rng, work)
+        # The same rounds with both tables read through the REST catalog: same graph,
+        # same ledger, so it starts at the cursor the local rounds left.
+        served = Served(wh, binary=skade)
+        try:
+            mrest = work / "rest.yaml"
+            mrest.write_text(json.dumps({**MAPPING_ALL, "tables": [
+                {**t, "source": f"rest:{served.url}"} for t in MAPPING_ALL["tables"]]}))
+            rest_p50, rest_p99 = cdc_latency(skade, bifrost, wh, mrest, url, args.cdc_rounds, args.cdc_rows,
+                                             args.vertices, rng, work)
+        finally:
+            served.stop()
         result = {
             "vertices": args.vertices, "edges": args.edges,
             "bifrost_vertices_per_s": round(bf_v), "bifrost_edges_per_s": round(bf_e),
@@ -204,6 +219,8 @@ def main():
             "ratio_vs_naive_vertices": round(bf_v / naive_v, 1), "ratio_vs_naive_edges": round(bf_e / naive_e, 1),
             "ratio_vs_bulk_loader": round(bf_rate / bulk_rate, 2),
             "cdc_rows_per_commit": args.cdc_rows, "cdc_latency_p50_s": round(p50, 3), "cdc_latency_p99_s": round(p99, 3),
+            "cdc_rest_latency_p50_s": round(rest_p50, 3), "cdc_rest_latency_p99_s": round(rest_p99, 3),
+            "ratio_cdc_rest_vs_local_p50": round(rest_p50 / p50, 2),
         }
         print(json.dumps(result, indent=2))
         out = REPO / "bench" / "results"

@@ -39,6 +39,8 @@ fi
 
 # Bifröst: the graph server (Valkey 8 + FalkorDB module), hiredis, yaml-cpp, promtool.
 scripts/setup_graph.sh
+# Bifröst's custom steps: clang + lld and the example WASM guests.
+scripts/setup_transforms.sh
 
 # The web app: npm ci when package-lock.json changed since the last install, then the bundle.
 WEB_LOCK=web/package-lock.json

@@ -17,8 +17,9 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "interop"))
 
+import graph_util  # noqa: E402
 from graph_util import BIFROST_BIN, FALKORDB_MODULE, Bifrost, GraphServer  # noqa: E402
-from skade_util import SKADE_BIN, Skade  # noqa: E402
+from skade_util import SKADE_BIN, Served, Skade  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -54,3 +55,22 @@ def graph_server():
     g = GraphServer()
     yield g
     g.cleanup()
+
+
+@pytest.fixture(params=["yaml", "ron", "rest"])
+def mapping_variant(request, skade):
+    """Runs a test three ways: YAML mappings, the same mappings as RON, and YAML
+    mappings whose tables are read through `skade serve` (an Iceberg REST catalog) of
+    the test's warehouse instead of from its folder. Modules opt in with
+    `pytestmark = pytest.mark.usefixtures("mapping_variant")`."""
+    served = None
+    if request.param == "ron":
+        graph_util.VARIANT["format"] = "ron"
+    elif request.param == "rest":
+        served = Served(skade.warehouse)
+        graph_util.VARIANT["rest"] = served.url
+    yield request.param
+    graph_util.VARIANT.update(format="yaml", rest=None)
+    if served:
+        assert served.stop() == 0, served.proc.stderr.read()
+

@@ -108,10 +108,62 @@ def free_port() -> int:
     return port
 
 
+# How write_mapping writes: as YAML or RON, and reading the warehouse's tables from
+# the files or through a REST catalog (`rest` is the base URL of a `skade serve` of
+# it). Set per test by the `mapping_variant` fixture (conftest.py).
+VARIANT = {"format": "yaml", "rest": None}
+
+
 def write_mapping(path: Path, mapping: dict) -> Path:
-    """YAML is a superset of JSON: the mapping dict is written as JSON."""
-    path.write_text(json.dumps(mapping, indent=2))
+    """Writes the mapping in the test's variant (YAML is a superset of JSON: the dict is
+    written as JSON; RON by to_ron, then as .ron) and checks that `bifrost convert`
+    round-trips it: every mapping a test uses goes YAML -> RON -> YAML unchanged."""
+    if VARIANT["rest"]:
+        mapping = {**mapping, "tables": [
+            t if "source" in t else {**t, "source": f"rest:{VARIANT['rest']}"} for t in mapping["tables"]]}
+    if VARIANT["format"] == "ron":
+        path = path.with_suffix(".ron")
+        path.write_text(to_ron(mapping))
+    else:
+        path.write_text(json.dumps(mapping, indent=2))
+    check_convert_round_trip(path)
     return path
+
+
+def check_convert_round_trip(path: Path):
+    def convert(f, to):
+        p = subprocess.run([BIFROST_BIN, "convert", str(f), "--to", to], capture_output=True, text=True, timeout=60)
+        return p.returncode, p.stdout, p.stderr
+
+    rc, yaml_text, err = convert(path, "yaml")
+    if rc != 0:
+        return  # a mapping the test means to be refused: its own assertions say how
+    rc, ron_text, err = convert(path, "ron")
+    assert rc == 0, f"convert --to ron failed for a mapping that loads: {err}"
+    ron_file = path.with_name(path.stem + ".roundtrip.ron")
+    ron_file.write_text(ron_text)
+    rc, back, err = convert(ron_file, "yaml")
+    ron_file.unlink()
+    assert rc == 0, f"the RON convert wrote does not load: {err}\n{ron_text}"
+    assert back == yaml_text, f"YAML -> RON -> YAML changed the mapping:\n{yaml_text}\n{back}"
+
+
+def to_ron(value, key: str | None = None) -> str:
+    """The mapping as RON, spelled differently from bifrost's own writer (plain structs,
+    `(vertex: (...))` steps, quoted modes), so the reader is tested on both styles."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[\n" + "".join(f"  {to_ron(v)},\n" for v in value) + "]"
+    if isinstance(value, dict):
+        if key == "rename":  # column names need not be identifiers: a RON map
+            return "{" + ", ".join(f"{json.dumps(k)}: {to_ron(v)}" for k, v in value.items()) + "}"
+        return "(" + ", ".join(f"{k}: {to_ron(v, k)}" for k, v in value.items()) + ")"
+    raise TypeError(f"no RON for {value!r}")
 
 
 def append(skade, table: str, data: pa.Table, tmpdir: Path):

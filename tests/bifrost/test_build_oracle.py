@@ -9,11 +9,16 @@ import random
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+import pytest
 
 from graph_util import actual_graph, append, assert_same_graph, expected_graph, write_mapping
 from tables import MAPPING, SCHEMAS, create_tables, people, populate, read_tables
 
+# With YAML mappings, with RON mappings, and reading the tables through a REST catalog.
+each_variant = pytest.mark.usefixtures("mapping_variant")
 
+
+@each_variant
 def test_build_matches_oracle(skade, bifrost, workdir):
     create_tables(skade)
     populate(skade, workdir)
@@ -33,6 +38,7 @@ def test_build_matches_oracle(skade, bifrost, workdir):
     assert_same_graph(expected, actual_graph(bifrost, MAPPING, "--mapping", mapping))
 
 
+@each_variant
 def test_build_is_idempotent_and_persists(skade, bifrost, workdir):
     """A second build finds nothing new; a forced replay (fresh ledger) changes nothing."""
     create_tables(skade)
@@ -105,6 +111,7 @@ def test_bulk_load_and_merge_build_the_same_graph(skade, bifrost, workdir, graph
     assert_same_graph(expected, actual_graph(bifrost, MAPPING, "--graph", graph_server.url, "--graph-name", "bulk"))
 
 
+@each_variant
 def test_filter_and_projection_are_pushed_down(skade, bifrost, workdir):
     create_tables(skade, ["db.people"])
     append(skade, "db.people", people(random.Random(8), list(range(1, 31)), [1, 2]), workdir)
@@ -131,6 +138,7 @@ def test_infer_proposes_a_mapping_that_validates(skade, bifrost, workdir):
     assert "mapping ok" in bifrost.ok("validate", "--mapping", m)
 
 
+@each_variant
 def test_full_mode_prune_removes_what_the_table_no_longer_produces(skade, bifrost, workdir):
     create_tables(skade, ["db.people"])
     rng = random.Random(12)

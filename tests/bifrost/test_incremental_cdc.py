@@ -7,9 +7,13 @@ import random
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from graph_util import actual_graph, append, assert_same_graph, expected_graph, write_mapping
 from tables import MAPPING, create_tables, people, populate, projects, read_tables, transfers
+
+# Each test with YAML mappings, with RON mappings, and reading through a REST catalog.
+pytestmark = pytest.mark.usefixtures("mapping_variant")
 
 
 def only(mapping, *tables, mode):

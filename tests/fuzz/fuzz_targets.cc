@@ -188,17 +188,34 @@ int FuzzManifestList(const uint8_t* data, size_t size) {
 
 namespace skade::fuzz {
 
+namespace {
+
+// A mapping read from either format must write both ways and read back the same.
+void CheckBothFormats(const bifrost::MappingSpec& spec) {
+  const std::string yaml = spec.ToYaml();
+  auto again = bifrost::MappingSpec::Parse(yaml, "again.yaml");
+  if (!again) Fail("its own YAML does not parse", again.error().ToString() + "\n" + yaml);
+  if (again->ToYaml() != yaml) Fail("YAML not stable", yaml);
+  const std::string ron = spec.ToRon();
+  auto from_ron = bifrost::MappingSpec::ParseRon(ron, "again.ron");
+  if (!from_ron) Fail("its own RON does not parse", from_ron.error().ToString() + "\n" + ron);
+  if (from_ron->ToYaml() != yaml) Fail("RON round trip changed the mapping", ron + "\n" + yaml);
+}
+
+}  // namespace
+
 int FuzzMappingFile(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
+  // Every input is tried as RON too: both readers take untrusted files.
+  auto ron = bifrost::MappingSpec::ParseRon(text, "fuzz.ron");
+  if (!ron && ron.error().kind != ErrorKind::kInvalidArgument) Fail("parse RON", ron.error().ToString());
+  if (ron) CheckBothFormats(*ron);
   auto spec = bifrost::MappingSpec::Parse(text, "fuzz.yaml");
   if (!spec) {
     if (spec.error().kind != ErrorKind::kInvalidArgument) Fail("parse", spec.error().ToString());
     return 0;
   }
-  const std::string yaml = spec->ToYaml();
-  auto again = bifrost::MappingSpec::Parse(yaml, "again.yaml");
-  if (!again) Fail("its own YAML does not parse", again.error().ToString() + "\n" + yaml);
-  if (again->ToYaml() != yaml) Fail("YAML not stable", yaml);
+  CheckBothFormats(*spec);
   static const auto schema = std::make_shared<const Schema>(
       *ParseSchemaSpec("id:long!, name:string, org:string, code:int, boss_id:long, score:double, "
                        "tags:list<string>, meta:struct<a:int>"));

@@ -24,8 +24,8 @@ int FuzzMetadataJson(const uint8_t* data, size_t size);
 /// the same manifests. Only kCorrupt errors are allowed.
 int FuzzManifestList(const uint8_t* data, size_t size);
 
-/// Parses a Bifröst mapping file; if it parses, its YAML form must parse back to the
-/// same YAML, and compiling it against a fixed table either works or says what is
+/// Parses a Bifröst mapping file as RON and as YAML; what parses must write as YAML and
+/// as RON that both read back to the same mapping, and compiling it against a fixed table either works or says what is
 /// wrong. Only kInvalidArgument (parse) and kInvalidArgument/kNotFound (compile) errors
 /// are allowed; an exception escaping is a crash.
 int FuzzMappingFile(const uint8_t* data, size_t size);

@@ -10,6 +10,8 @@ import json
 import math
 import os
 import random
+import re
+import signal
 import sqlite3
 import subprocess
 import uuid
@@ -382,3 +384,27 @@ def pyiceberg_literal(iceberg_type: str, v):
     if iceberg_type == "uuid":
         return uuid.UUID(bytes=v)
     return v
+
+
+class Served:
+    """A running `skade serve`; `.url` is its base URL."""
+
+    def __init__(self, warehouse: Path, *args: str, listen: str = "127.0.0.1:0", binary: str = SKADE_BIN):
+        self.warehouse = warehouse
+        self.proc = subprocess.Popen([str(binary), "--warehouse", str(warehouse), "serve", "--listen", listen,
+                                      *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        m = re.search(r"http://([^/]+)/", line)
+        if not m:
+            self.proc.kill()
+            raise AssertionError(f"serve did not start: {line!r} {self.proc.stderr.read()!r}")
+        self.url = f"http://{m.group(1)}"
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise

@@ -116,20 +116,32 @@ Status CmdValidate(Session& s) {
   for (const auto& t : *tables) {
     std::string cols;
     for (const auto& c : t.projection) cols += (cols.empty() ? "" : ", ") + c;
-    std::printf("  %s (%s): %zu vertex step(s), %zu edge step(s); reads %s\n",
+    std::printf("  %s (%s): %zu vertex step(s), %zu edge step(s), %zu custom step(s); reads %s\n",
                 t.ident.ToString().c_str(), std::string(SyncModeName(t.spec.mode)).c_str(),
-                t.vertices.size(), t.edges.size(), cols.empty() ? "all columns" : cols.c_str());
+                t.vertices.size(), t.edges.size(), t.customs.size(),
+                cols.empty() ? "all columns" : cols.c_str());
   }
   return {};
 }
 
 Status CmdInfer(Session& s, const std::string& table, const std::string& format) {
-  if (format != "yaml") return skade::InvalidArgument("--format must be yaml");
+  if (format != "yaml" && format != "ron")
+    return skade::InvalidArgument("--format must be yaml or ron, not '" + format + "'");
   SKADE_ASSIGN_OR_RETURN(auto* catalog, s.Catalog());
   SKADE_ASSIGN_OR_RETURN(auto ident, skade::TableIdent::Parse(table));
   SKADE_ASSIGN_OR_RETURN(auto schema, CatalogSchemas (*catalog)(ident));
   SKADE_ASSIGN_OR_RETURN(auto inferred, InferMapping(ident, *schema));
-  std::fputs(inferred.ToYaml().c_str(), stdout);
+  std::fputs((format == "ron" ? inferred.ToRon() : inferred.ToYaml()).c_str(), stdout);
+  return {};
+}
+
+// Reads a mapping in either format (checked as any command checks it) and prints it in
+// the other; comments are not carried over.
+Status CmdConvert(const std::string& file, const std::string& to) {
+  if (to != "yaml" && to != "ron")
+    return skade::InvalidArgument("--to must be yaml or ron, not '" + to + "'");
+  SKADE_ASSIGN_OR_RETURN(auto spec, MappingSpec::Load(file));
+  std::fputs((to == "ron" ? spec.ToRon() : spec.ToYaml()).c_str(), stdout);
   return {};
 }
 
@@ -224,14 +236,15 @@ struct RunArgs {
 };
 
 // The newest commit_seq in the catalog's durable commit log (0 when empty).
-int64_t NewestCommit(skade::Catalog& catalog, int64_t after) {
-  auto rows = catalog.CommitsSince(after);
+int64_t NewestCommit(skade::Catalog* catalog, int64_t after) {
+  if (!catalog) return after;
+  auto rows = catalog->CommitsSince(after);
   return rows && !rows->empty() ? rows->back().commit_seq : after;
 }
 
 // Waits until the commit log moves past `seen` (woken by any engine's commit through
 // the catalog's files), the interval being an upper bound; returns early on a stop.
-void WaitForWork(skade::Catalog& catalog, skade::cdc::CommitWatcher* watcher, int64_t seen,
+void WaitForWork(skade::Catalog* catalog, skade::cdc::CommitWatcher* watcher, int64_t seen,
                  std::chrono::milliseconds wait, bool plain_sleep) {
   auto deadline = std::chrono::steady_clock::now() + wait;
   auto arrived = [&]() -> Result<bool> { return Stopping() || NewestCommit(catalog, seen) > seen; };
@@ -256,17 +269,36 @@ Status CmdRun(Session& s, RunArgs& args) {
     SKADE_ASSIGN_OR_RETURN(max_wait, ParseDuration(args.max_wait));
   }
   SKADE_ASSIGN_OR_RETURN(auto lease, ParseDuration(args.lease));
-  SKADE_ASSIGN_OR_RETURN(auto* tables, s.Compile());
-  SKADE_ASSIGN_OR_RETURN(auto* catalog, s.Catalog());
+  // A source not reachable yet (a REST catalog that is down) fails the start like a
+  // round, retried with backoff, rather than ending the run.
+  auto compiled = s.Compile();
+  for (auto wait = interval; !compiled && compiled.error().kind == skade::ErrorKind::kIoError &&
+                             !Stopping();
+       wait = std::min(wait * 2, max_wait)) {
+    std::fprintf(stderr, "bifrost: error: %s; retry in %lld ms\n",
+                 OneLine(compiled.error().message).c_str(), static_cast<long long>(wait.count()));
+    WaitForWork(nullptr, nullptr, 0, wait, true);
+    compiled = s.Compile();
+  }
+  if (!compiled) return Stopping() ? Status() : std::unexpected(std::move(compiled).error());
+  const std::vector<CompiledTable>* tables = *compiled;
+  // A mapping of REST catalog tables alone needs no local warehouse: no commit watch.
+  auto opened = s.Catalog();
+  skade::Catalog* catalog = opened ? *opened : nullptr;
   std::unique_ptr<MetricsServer> metrics_server;
   Metrics metrics;
   if (!args.metrics_addr.empty()) {
     SKADE_ASSIGN_OR_RETURN(metrics_server, MetricsServer::Start(args.metrics_addr, metrics));
   }
-  auto watcher = skade::cdc::CommitWatcher::Make(*catalog);
-  if (!watcher)
-    std::fprintf(stderr, "bifrost: warning: %s; polling every interval\n",
-                 OneLine(watcher.error().message).c_str());
+  std::unique_ptr<skade::cdc::CommitWatcher> watcher;
+  if (catalog) {
+    auto made = skade::cdc::CommitWatcher::Make(*catalog);
+    if (made)
+      watcher = std::move(*made);
+    else
+      std::fprintf(stderr, "bifrost: warning: %s; polling every interval\n",
+                   OneLine(made.error().message).c_str());
+  }
   SKADE_ASSIGN_OR_RETURN(TableSource * source, s.Source());
   Backoff backoff(interval, max_wait);
   int64_t seen = 0;
@@ -279,7 +311,7 @@ Status CmdRun(Session& s, RunArgs& args) {
       break;
     }
     seen =
-        NewestCommit(*catalog, seen);  // before fetching: a commit during the round brings another
+        NewestCommit(catalog, seen);  // before fetching: a commit during the round brings another
     RoundReport r;
     if (Status st = s.Connect(); !st) {
       // A bad address or a missing server binary will not heal by waiting.
@@ -309,7 +341,7 @@ Status CmdRun(Session& s, RunArgs& args) {
         std::fprintf(stderr, "bifrost: error: %s\n", OneLine(t.description).c_str());
     std::fflush(stdout);
     if (args.max_rounds != 0 && round == args.max_rounds) break;
-    WaitForWork(*catalog, watcher ? watcher->get() : nullptr, seen, wait, r.IsFailure());
+    WaitForWork(catalog, watcher.get(), seen, wait, r.IsFailure());
   }
   return {};
 }
@@ -358,17 +390,23 @@ int Main(int argc, char** argv) {
   };
 
   auto* validate = app.add_subcommand("validate", "check a mapping file against the warehouse");
-  validate->add_option("--mapping", opts.mapping, "mapping file (YAML)")->required();
+  validate->add_option("--mapping", opts.mapping, "mapping file (YAML, or RON when named *.ron)")->required();
   validate->callback([&] { action = CmdValidate; });
 
   std::string table, format = "yaml";
   auto* infer = app.add_subcommand("infer", "print a candidate mapping for a table");
   infer->add_option("TABLE", table)->required();
-  infer->add_option("--format", format, "yaml");
+  infer->add_option("--format", format, "yaml (default) or ron");
   infer->callback([&] { action = [&](Session& s) { return CmdInfer(s, table, format); }; });
 
+  std::string convert_file, convert_to;
+  auto* convert = app.add_subcommand("convert", "print a mapping file as YAML or RON");
+  convert->add_option("FILE", convert_file, "mapping file (.ron is RON, else YAML)")->required();
+  convert->add_option("--to", convert_to, "yaml or ron")->required();
+  convert->callback([&] { action = [&](Session&) { return CmdConvert(convert_file, convert_to); }; });
+
   auto* build = app.add_subcommand("build", "apply every mapped table's changes once and report");
-  build->add_option("--mapping", opts.mapping, "mapping file (YAML)")->required();
+  build->add_option("--mapping", opts.mapping, "mapping file (YAML, or RON when named *.ron)")->required();
   add_graph(build);
   build->add_option("--state", opts.state,
                     "file:PATH or redis://HOST:PORT/KEY (default: a hash in the graph's server)");
@@ -390,7 +428,7 @@ int Main(int argc, char** argv) {
   RunArgs run_args;
   auto* run = app.add_subcommand(
       "run", "keep the graph in step: a round per commit, at least every interval");
-  run->add_option("--mapping", opts.mapping, "mapping file (YAML)")->required();
+  run->add_option("--mapping", opts.mapping, "mapping file (YAML, or RON when named *.ron)")->required();
   add_graph(run);
   run->add_option("--state", opts.state,
                   "file:PATH or redis://HOST:PORT/KEY (default: a hash in the graph's server)");

@@ -19,19 +19,20 @@ Result<skade::Catalog*> Session::Catalog() {
 
 namespace {
 
-// Each table to its source: the warehouse unless the mapping names a drop folder or Spark.
+// Each table to its source: the warehouse unless the mapping names a drop folder,
+// a REST catalog or a Spark Connect server.
 class RoutingSource : public TableSource {
  public:
-  RoutingSource(TableSource& warehouse, std::map<std::string, TableSource*> by_table)
+  RoutingSource(TableSource* warehouse, std::map<std::string, TableSource*> by_table)
       : warehouse_(warehouse), by_table_(std::move(by_table)) {}
   Result<std::optional<Fetched>> FetchNew(const CompiledTable& table,
                                           const TableState& state) override {
     auto it = by_table_.find(table.spec.table);
-    return (it == by_table_.end() ? warehouse_ : *it->second).FetchNew(table, state);
+    return (it == by_table_.end() ? *warehouse_ : *it->second).FetchNew(table, state);
   }
 
  private:
-  TableSource& warehouse_;
+  TableSource* warehouse_;  // null when no table is the warehouse's
   std::map<std::string, TableSource*> by_table_;
 };
 
@@ -41,10 +42,15 @@ Result<const std::vector<CompiledTable>*> Session::Compile() {
   if (compiled_ok_) return &compiled_;
   if (options_.mapping.empty()) return skade::InvalidArgument("--mapping FILE is required");
   SKADE_ASSIGN_OR_RETURN(spec_, MappingSpec::Load(options_.mapping));
-  SKADE_ASSIGN_OR_RETURN(auto* catalog, Catalog());
   folder_of_.clear();
   spark_of_.clear();
+  rest_of_.clear();
+  SchemaLookup from_catalog;
   for (const auto& t : spec_->tables) {
+    if (t.source.empty() && !from_catalog) {
+      SKADE_ASSIGN_OR_RETURN(auto* catalog, Catalog());
+      from_catalog = CatalogSchemas(*catalog);
+    }
     if (t.source.empty()) continue;
     if (t.source.starts_with("spark:")) {
       std::string url = t.source.substr(std::string_view("spark:").size());
@@ -56,6 +62,10 @@ Result<const std::vector<CompiledTable>*> Session::Compile() {
       if (t.prune)
         return skade::InvalidArgument("table '" + t.table +
                                       "': 'prune' applies to warehouse tables, not Spark's");
+      continue;
+    }
+    if (t.source.starts_with("rest:")) {
+      SKADE_ASSIGN_OR_RETURN(rest_of_[t.table], rest_.For(t));
       continue;
     }
     std::string root = t.source.substr(std::string_view("parquet:").size());
@@ -70,11 +80,12 @@ Result<const std::vector<CompiledTable>*> Session::Compile() {
           "table '" + t.table +
           "': a Parquet drop folder has no changelog; use mode full or incremental");
   }
-  auto from_catalog = CatalogSchemas(*catalog);
   SchemaLookup lookup =
       [&](const skade::TableIdent& ident) -> Result<std::shared_ptr<const skade::Schema>> {
     if (auto spark = spark_of_.find(ident.ToString()); spark != spark_of_.end())
       return spark->second->SchemaOf(ident.ToString());
+    if (auto rest = rest_of_.find(ident.ToString()); rest != rest_of_.end())
+      return rest->second->SchemaOf(ident);
     auto it = folder_of_.find(ident.ToString());
     return it == folder_of_.end() ? from_catalog(ident) : it->second->SchemaOf(ident.ToString());
   };
@@ -86,11 +97,14 @@ Result<const std::vector<CompiledTable>*> Session::Compile() {
 Result<TableSource*> Session::Source() {
   if (source_) return source_.get();
   SKADE_RETURN_IF_ERROR(Compile());
-  SKADE_ASSIGN_OR_RETURN(auto* catalog, Catalog());
-  warehouse_source_ = std::make_unique<SkadeSource>(*catalog);
   std::map<std::string, TableSource*> by_table(folder_of_.begin(), folder_of_.end());
+  by_table.insert(rest_of_.begin(), rest_of_.end());
   by_table.insert(spark_of_.begin(), spark_of_.end());
-  source_ = std::make_unique<RoutingSource>(*warehouse_source_, std::move(by_table));
+  if (by_table.size() < compiled_.size()) {
+    SKADE_ASSIGN_OR_RETURN(auto* catalog, Catalog());
+    warehouse_source_ = std::make_unique<SkadeSource>(*catalog);
+  }
+  source_ = std::make_unique<RoutingSource>(warehouse_source_.get(), std::move(by_table));
   return source_.get();
 }
 

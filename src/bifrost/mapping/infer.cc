@@ -105,4 +105,11 @@ std::string InferredMapping::ToYaml() const {
   return out + spec.ToYaml();
 }
 
+std::string InferredMapping::ToRon() const {
+  std::string out = "// candidate mapping: review before use\n";
+  for (const auto& g : guesses) out += "// guess: " + g + "\n";
+  for (const auto& u : unmapped) out += "// unmapped: " + u + "\n";
+  return out + spec.ToRon();
+}
+
 }  // namespace bifrost

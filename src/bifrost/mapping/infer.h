@@ -20,6 +20,8 @@ struct InferredMapping {
 
   /// The spec as YAML, preceded by the guesses and unmapped columns as comments.
   std::string ToYaml() const;
+  /// The same as RON, the notes as `//` comments.
+  std::string ToRon() const;
 };
 
 /// One vertex keyed on a guessed id (the identifier fields, else `id`, else the first

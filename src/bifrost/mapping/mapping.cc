@@ -1,5 +1,7 @@
 #include "bifrost/mapping/mapping.h"
 
+#include "bifrost/mapping/ron.h"
+
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
@@ -169,8 +171,51 @@ Result<PipelineStep> ParseStep(const YAML::Node& item, const std::string& where,
     return e;
   }
   if (kind == "custom") {
-    CheckKeys(body, {"name"}, here, problems);
-    return CustomStep{Scalar(body, "name", here, problems, true)};
+    CheckKeys(body, {"name", "flight", "wasm", "columns", "schema", "output"}, here, problems);
+    CustomStep c;
+    c.name = Scalar(body, "name", here, problems, true);
+    for (const char* runner : {"flight", "wasm"}) {
+      const YAML::Node r = body[runner];
+      if (!r.IsDefined()) continue;
+      if (!c.runner.empty()) problems.Add(r, here + " has both 'flight' and 'wasm'");
+      c.runner = runner;
+      if (!r.IsMap()) {
+        problems.Add(r, "'" + std::string(runner) + "' in " + here + " must be a map of settings");
+        continue;
+      }
+      for (const auto& kv : r) {
+        if (!kv.second.IsScalar())
+          problems.Add(kv.second, "setting '" + kv.first.as<std::string>() + "' in " + here +
+                                      " must be a single value");
+        else
+          c.settings[kv.first.as<std::string>()] = kv.second.as<std::string>();
+      }
+    }
+    c.columns = List(body, "columns", here, problems);
+    c.schema = Scalar(body, "schema", here, problems, !c.runner.empty());
+    const YAML::Node output = body["output"];
+    if (c.runner.empty()) {
+      if (output.IsDefined() || !c.schema.empty() || !c.columns.empty())
+        problems.Add(body, here + " takes 'columns', 'schema' and 'output' only with 'flight' or 'wasm'");
+      return c;
+    }
+    if (!output.IsDefined() || !output.IsSequence() || output.size() == 0) {
+      problems.Add(output.IsDefined() ? output : body,
+                   here + " needs an 'output' list of vertex, edge or fk_edges steps");
+      return c;
+    }
+    for (size_t i = 0; i < output.size(); ++i) {
+      auto step = ParseStep(output[i], here + " output[" + std::to_string(i) + "]", problems);
+      if (!step) continue;
+      if (auto* v = std::get_if<VertexStep>(&*step))
+        c.output_vertices.push_back(std::move(*v));
+      else if (auto* e = std::get_if<EdgeStep>(&*step))
+        c.output_edges.push_back(std::move(*e));
+      else
+        problems.Add(output[i], "output[" + std::to_string(i) + "] of " + here +
+                                    " is a custom step; it must be vertex, edge or fk_edges");
+    }
+    return c;
   }
   problems.Add(item.begin()->first, "unknown step '" + kind + "' in " + where +
                                         " (steps: vertex, edge, fk_edges, custom)");
@@ -185,6 +230,10 @@ bool Bool(const YAML::Node& node, const std::string& key, const std::string& whe
   if (!v.IsScalar() || !YAML::convert<bool>::decode(v, out))
     problems.Add(v, "'" + key + "' in " + where + " must be true or false");
   return out;
+}
+
+bool IsRestSource(const std::string& source) {
+  return source.starts_with("rest:http://") || source.starts_with("rest:https://");
 }
 
 MappingSpec ParseRoot(const YAML::Node& root, Problems& problems) {
@@ -209,16 +258,23 @@ MappingSpec ParseRoot(const YAML::Node& root, Problems& problems) {
       continue;
     }
     CheckKeys(t,
-              {"table", "source", "mode", "columns", "filter", "pipeline", "allow_empty", "prune"},
+              {"table", "source", "token_file", "mode", "columns", "filter", "pipeline",
+               "allow_empty", "prune"},
               where, problems);
     TableMapping tm;
     tm.line = t.Mark().line + 1;
     tm.table = Scalar(t, "table", where, problems, true);
     if (!tm.table.empty()) where = "table '" + tm.table + "'";
     tm.source = Scalar(t, "source", where, problems, false);
-    if (!tm.source.empty() && !tm.source.starts_with("parquet:") && !tm.source.starts_with("spark:"))
+    if (!tm.source.empty() && !tm.source.starts_with("parquet:") && !IsRestSource(tm.source) &&
+        !tm.source.starts_with("spark:"))
       problems.Add(t["source"], "source '" + tm.source + "' of " + where +
-                                    " is not parquet:DIR or spark:sc://HOST:PORT (omit it for the warehouse)");
+                                    " is not parquet:DIR or rest:http://HOST:PORT[?warehouse=W] "
+                                    "or spark:sc://HOST:PORT "
+                                    "(omit it for the warehouse)");
+    tm.token_file = Scalar(t, "token_file", where, problems, false);
+    if (!tm.token_file.empty() && !IsRestSource(tm.source))
+      problems.Add(t["token_file"], "'token_file' in " + where + " needs a rest: source");
     std::string mode = Scalar(t, "mode", where, problems, false);
     if (mode.empty() || mode == "full")
       tm.mode = SyncMode::kFull;
@@ -432,8 +488,69 @@ Result<MappingSpec> MappingSpec::Load(const std::string& path) {
   if (!in) return skade::NotFound("mapping file '" + path + "' cannot be read");
   std::stringstream ss;
   ss << in.rdbuf();
-  return Parse(ss.str(), path);
+  return path.ends_with(".ron") ? ParseRon(ss.str(), path) : Parse(ss.str(), path);
 }
+
+namespace {
+
+void EmitStep(YAML::Emitter& out, const PipelineStep& step);
+
+// A registered custom step stays one line; an out-of-process one carries its runner's
+// settings, its columns, the reply's schema and its output steps.
+void EmitCustom(YAML::Emitter& out, const CustomStep& c) {
+  out << YAML::Key << "custom" << YAML::Value;
+  if (c.runner.empty()) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << c.name
+        << YAML::EndMap;
+    return;
+  }
+  out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << c.name;
+  out << YAML::Key << c.runner << YAML::Value << YAML::Flow << c.settings;
+  EmitList(out, "columns", c.columns);
+  out << YAML::Key << "schema" << YAML::Value << YAML::DoubleQuoted << c.schema;
+  out << YAML::Key << "output" << YAML::Value << YAML::BeginSeq;
+  for (const auto& v : c.output_vertices) EmitStep(out, v);
+  for (const auto& e : c.output_edges) EmitStep(out, e);
+  out << YAML::EndSeq << YAML::EndMap;
+}
+
+void EmitStep(YAML::Emitter& out, const PipelineStep& step) {
+  out << YAML::BeginMap;
+  if (const auto* v = std::get_if<VertexStep>(&step)) {
+    out << YAML::Key << "vertex" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "label" << YAML::Value << v->label;
+    if (v->id_columns.size() == 1)
+      out << YAML::Key << "id_column" << YAML::Value << v->id_columns[0];
+    else
+      EmitList(out, "id_columns", v->id_columns);
+    EmitList(out, "properties", v->properties);
+    if (!v->rename.empty())
+      out << YAML::Key << "rename" << YAML::Value << YAML::Flow << v->rename;
+    out << YAML::EndMap;
+  } else if (const auto* e = std::get_if<EdgeStep>(&step)) {
+    out << YAML::Key << (e->fk ? "fk_edges" : "edge") << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "type" << YAML::Value << e->type;
+    EmitEndpoint(out, "src", e->src);
+    EmitEndpoint(out, "dst", e->dst);
+    EmitList(out, "key_columns", e->key_columns);
+    EmitList(out, "properties", e->properties);
+    if (!e->rename.empty())
+      out << YAML::Key << "rename" << YAML::Value << YAML::Flow << e->rename;
+    out << YAML::EndMap;
+  } else {
+    EmitCustom(out, std::get<CustomStep>(step));
+  }
+  out << YAML::EndMap;
+}
+
+}  // namespace
+
+Result<MappingSpec> MappingSpec::ParseRon(const std::string& text, const std::string& origin) {
+  SKADE_ASSIGN_OR_RETURN(std::string yaml, ron::ToYamlText(text, origin));
+  return Parse(yaml, origin);
+}
+
+std::string MappingSpec::ToRon() const { return ron::Write(*this); }
 
 std::string MappingSpec::ToYaml() const {
   YAML::Emitter out;
@@ -442,41 +559,14 @@ std::string MappingSpec::ToYaml() const {
   for (const auto& t : tables) {
     out << YAML::BeginMap << YAML::Key << "table" << YAML::Value << t.table;
     if (!t.source.empty()) out << YAML::Key << "source" << YAML::Value << t.source;
+    if (!t.token_file.empty()) out << YAML::Key << "token_file" << YAML::Value << t.token_file;
     out << YAML::Key << "mode" << YAML::Value << std::string(SyncModeName(t.mode));
     EmitList(out, "columns", t.columns);
     if (!t.filter.empty()) out << YAML::Key << "filter" << YAML::Value << t.filter;
     if (t.allow_empty) out << YAML::Key << "allow_empty" << YAML::Value << true;
     if (t.prune) out << YAML::Key << "prune" << YAML::Value << true;
     out << YAML::Key << "pipeline" << YAML::Value << YAML::BeginSeq;
-    for (const auto& step : t.pipeline) {
-      out << YAML::BeginMap;
-      if (const auto* v = std::get_if<VertexStep>(&step)) {
-        out << YAML::Key << "vertex" << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "label" << YAML::Value << v->label;
-        if (v->id_columns.size() == 1)
-          out << YAML::Key << "id_column" << YAML::Value << v->id_columns[0];
-        else
-          EmitList(out, "id_columns", v->id_columns);
-        EmitList(out, "properties", v->properties);
-        if (!v->rename.empty())
-          out << YAML::Key << "rename" << YAML::Value << YAML::Flow << v->rename;
-        out << YAML::EndMap;
-      } else if (const auto* e = std::get_if<EdgeStep>(&step)) {
-        out << YAML::Key << (e->fk ? "fk_edges" : "edge") << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "type" << YAML::Value << e->type;
-        EmitEndpoint(out, "src", e->src);
-        EmitEndpoint(out, "dst", e->dst);
-        EmitList(out, "key_columns", e->key_columns);
-        EmitList(out, "properties", e->properties);
-        if (!e->rename.empty())
-          out << YAML::Key << "rename" << YAML::Value << YAML::Flow << e->rename;
-        out << YAML::EndMap;
-      } else {
-        out << YAML::Key << "custom" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
-            << "name" << YAML::Value << std::get<CustomStep>(step).name << YAML::EndMap;
-      }
-      out << YAML::EndMap;
-    }
+    for (const auto& step : t.pipeline) EmitStep(out, step);
     out << YAML::EndSeq << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;

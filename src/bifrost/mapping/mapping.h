@@ -47,9 +47,18 @@ struct EdgeStep {
   bool fk = false;
 };
 
-/// A transform looked up by name in the TransformRegistry.
+/// A transform looked up by name in the TransformRegistry, or, with a `runner`, one
+/// run out of process (an Arrow Flight service, a WASM guest): it is given `columns`
+/// (empty: every column read), must reply with rows of the declared `schema`, and
+/// its reply becomes the vertex and edge sets of `output_vertices` / `output_edges`.
 struct CustomStep {
   std::string name;
+  std::string runner;                           // "" (registered), "flight", "wasm"
+  std::map<std::string, std::string> settings;  // the runner's, checked when compiled
+  std::vector<std::string> columns;
+  std::string schema;  // the reply's columns, in the CLI schema language
+  std::vector<VertexStep> output_vertices;
+  std::vector<EdgeStep> output_edges;
 };
 
 using PipelineStep = std::variant<VertexStep, EdgeStep, CustomStep>;
@@ -57,7 +66,9 @@ using PipelineStep = std::variant<VertexStep, EdgeStep, CustomStep>;
 struct TableMapping {
   std::string table;   // namespace.name
   std::string source;  // empty: the skade warehouse; "parquet:DIR": the drop folder DIR/<table>/;
+                       // "rest:http://HOST:PORT[?warehouse=W]": an Iceberg REST catalog;
                        // "spark:sc://HOST:PORT": read through a Spark Connect server
+  std::string token_file;  // rest: a file holding the catalog's bearer token
   SyncMode mode = SyncMode::kFull;
   std::vector<std::string> columns;  // overrides the derived projection
   std::string filter;                // skade filter expression, pushed down
@@ -80,10 +91,16 @@ struct MappingSpec {
   /// found (unknown keys, missing fields, wrong shapes), one per line, with line numbers.
   /// Errors: kInvalidArgument (also for text nested deeper than kMaxDepth, alone).
   static Result<MappingSpec> Parse(const std::string& text, const std::string& origin);
-  /// Reads and parses a file. Errors: kNotFound / kIoError naming the file, or Parse's.
+  /// Parses RON text (see ron.h): the same fields, checked with the same messages.
+  /// Errors: kInvalidArgument `origin:line:column: what` for bad RON, else Parse's.
+  static Result<MappingSpec> ParseRon(const std::string& text, const std::string& origin);
+  /// Reads and parses a file, as RON when its name ends in `.ron`, else as YAML.
+  /// Errors: kNotFound / kIoError naming the file, or Parse's / ParseRon's.
   static Result<MappingSpec> Load(const std::string& path);
   /// The mapping as YAML (what `bifrost infer` prints and Parse reads back).
   std::string ToYaml() const;
+  /// The mapping as RON (ParseRon reads it back to the same mapping).
+  std::string ToRon() const;
 };
 
 }  // namespace bifrost

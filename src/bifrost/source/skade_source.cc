@@ -162,7 +162,12 @@ Result<std::optional<Fetched>> SkadeSource::FetchNew(const CompiledTable& ct,
                              "' not found (tables: " + TableNames() + ")");
     return std::unexpected(std::move(loaded).error());
   }
-  const skade::Table& table = **loaded;
+  return FetchFromTable(**loaded, ct, state, [this] { return TableNames(); });
+}
+
+Result<std::optional<Fetched>> FetchFromTable(const skade::Table& table, const CompiledTable& ct,
+                                              const TableState& state,
+                                              const std::function<std::string()>& table_names) {
   const skade::Snapshot* current = table.metadata()->CurrentSnapshot();
   if (current && state.snapshot_id == current->snapshot_id) return std::nullopt;
   if (!current && state.snapshot_id) return std::nullopt;
@@ -223,7 +228,7 @@ Result<std::optional<Fetched>> SkadeSource::FetchNew(const CompiledTable& ct,
   if (first && f.rows->num_rows() == 0 && !ct.spec.allow_empty)
     return skade::InvalidArgument(
         "table '" + ct.ident.ToString() + "': empty read refused: " + f.description +
-        " gave 0 rows (set allow_empty: true to accept; tables: " + TableNames() + ")");
+        " gave 0 rows (set allow_empty: true to accept; tables: " + table_names() + ")");
   return f;
 }
 

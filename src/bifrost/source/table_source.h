@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,9 @@
 #include "bifrost/transform/transform.h"
 
 namespace arrow {
+class Table;
+}
+namespace skade {
 class Table;
 }
 
@@ -58,6 +62,13 @@ class SkadeSource : public TableSource {
  private:
   skade::Catalog& catalog_;
 };
+
+/// What a skade-backed source does once it holds the table (the warehouse's, or one
+/// loaded from a REST catalog): the full scan, appends or changelog since `state`, as
+/// SkadeSource documents. `table_names` lists the tables there are, for errors.
+Result<std::optional<Fetched>> FetchFromTable(const skade::Table& table, const CompiledTable& ct,
+                                              const TableState& state,
+                                              const std::function<std::string()>& table_names);
 
 /// Schema lookup for CompileMapping against a catalog; a missing table's error lists
 /// the tables that exist.

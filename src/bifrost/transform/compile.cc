@@ -4,7 +4,9 @@
 #include <set>
 
 #include "bifrost/sink/property_values.h"
+#include "bifrost/transform/external_step.h"
 #include "bifrost/transform/transform.h"
+#include "skade/table/arrow_schema.h"
 #include "skade/expr/expression.h"
 
 namespace bifrost {
@@ -55,6 +57,7 @@ struct TableCompiler {
   const std::map<std::string, std::vector<std::string>>& vertex_keys;  // label → id properties
   std::vector<std::string>& problems;
   std::set<std::string> used;
+  std::string holder = "the table";  // what the columns are bound against
 
   // Two columns landing on one property name would overwrite each other, and a key
   // written over would change which vertex or edge the row is.
@@ -85,8 +88,8 @@ struct TableCompiler {
                                   const std::string& role, bool key) {
     const skade::NestedField* f = schema.FindTopLevel(column);
     if (!f) {
-      Problem(role + " column '" + column +
-              "' is not in the table (columns: " + schema.ColumnNames() + ")");
+      Problem(role + " column '" + column + "' is not in " + holder +
+              " (columns: " + schema.ColumnNames() + ")");
       return std::nullopt;
     }
     auto r = rename.find(column);
@@ -148,6 +151,68 @@ struct TableCompiler {
     }
     return cols;
   }
+
+  void CompileVertex(const VertexStep& v, CompiledTable& ct) {
+    CheckName(v.label, "vertex label");
+    for (const auto& [col, prop] : v.rename)
+      if (!schema.FindTopLevel(col))
+        Problem("rename of unknown column '" + col + "' (columns: " + schema.ColumnNames() + ")");
+    ct.vertices.push_back(
+        {v.label, BindAll(v.id_columns, v.rename, "vertex '" + v.label + "' id", true),
+         BindAll(v.properties, v.rename, "vertex '" + v.label + "' property", false)});
+    CheckDistinct(ct.vertices.back().ids, ct.vertices.back().properties,
+                  "vertex '" + v.label + "'");
+  }
+
+  void CompileEdge(const EdgeStep& e, CompiledTable& ct) {
+    std::string role = std::string(e.fk ? "fk_edges" : "edge") + " '" + e.type + "'";
+    CheckName(e.type, "edge type");
+    CompiledEdge ce;
+    ce.type = e.type;
+    ce.src_label = e.src.label;
+    ce.dst_label = e.dst.label;
+    ce.src = BindEndpoint(e.src, role + " src");
+    ce.dst = BindEndpoint(e.dst, role + " dst");
+    ce.keys = BindAll(e.key_columns, e.rename, role + " key", true);
+    ce.properties = BindAll(e.properties, e.rename, role + " property", false);
+    CheckDistinct(ce.keys, ce.properties, role);
+    ct.edges.push_back(std::move(ce));
+  }
+
+  // An out-of-process step: its columns are the table's, its output steps bind to the
+  // reply's declared schema; the runner checks its own settings.
+  std::shared_ptr<const Transform> CompileExternal(
+      const CustomStep& cs, const CompiledTable& table,
+      const std::map<std::string, std::vector<std::string>>& keys) {
+    const std::string step = "custom step '" + cs.name + "'";
+    std::vector<std::string> columns;  // as the table spells them
+    for (const auto& col : cs.columns)
+      if (const auto* f = schema.FindTopLevel(col)) {
+        used.insert(f->name);
+        columns.push_back(f->name);
+      } else {
+        Problem(step + " column '" + col + "' is not in the table (columns: " +
+                schema.ColumnNames() + ")");
+      }
+    auto declared = skade::ParseSchemaSpec(cs.schema);
+    if (!declared) {
+      Problem(step + " schema '" + cs.schema + "': " + declared.error().message);
+      return nullptr;
+    }
+    auto reply = std::make_shared<const skade::Schema>(std::move(*declared));
+    CompiledTable out{tm, table.ident, reply, {}, {}, {}, {}, {}};
+    std::vector<std::string> found;
+    TableCompiler oc{tm, *reply, keys, found, {}, step + " reply"};
+    for (const auto& v : cs.output_vertices) oc.CompileVertex(v, out);
+    for (const auto& e : cs.output_edges) oc.CompileEdge(e, out);
+    auto runner = MakeRowRunner(cs);
+    if (!runner) found.push_back("table '" + tm.table + "' (line " + std::to_string(tm.line) +
+                                 "): " + step + ": " + runner.error().message);
+    problems.insert(problems.end(), found.begin(), found.end());
+    if (!found.empty()) return nullptr;
+    return std::make_shared<ExternalStep>(cs.name, columns, skade::ToArrowSchema(*reply),
+                                          std::move(*runner), std::move(out));
+  }
 };
 
 }  // namespace
@@ -156,20 +221,26 @@ Result<std::vector<CompiledTable>> CompileMapping(const MappingSpec& spec,
                                                   const SchemaLookup& lookup,
                                                   const TransformRegistry& registry) {
   std::vector<std::string> problems;
+  bool unreachable = false;  // a schema lookup could not reach its source
   // Edge endpoints take the key names of the vertex step that owns their label.
   std::map<std::string, std::vector<std::string>> vertex_keys;
+  std::vector<const VertexStep*> vertex_steps;
   for (const auto& tm : spec.tables)
-    for (const auto& step : tm.pipeline)
-      if (const auto* v = std::get_if<VertexStep>(&step)) {
-        std::vector<std::string> keys;
-        for (const auto& c : v->id_columns) {
-          auto r = v->rename.find(c);
-          keys.push_back(r == v->rename.end() ? c : r->second);
-        }
-        auto [it, fresh] = vertex_keys.emplace(v->label, keys);
-        if (!fresh && it->second != keys)
-          problems.push_back("vertex label '" + v->label + "' is keyed differently by two steps");
-      }
+    for (const auto& step : tm.pipeline) {
+      if (const auto* v = std::get_if<VertexStep>(&step)) vertex_steps.push_back(v);
+      if (const auto* c = std::get_if<CustomStep>(&step))
+        for (const auto& v : c->output_vertices) vertex_steps.push_back(&v);
+    }
+  for (const auto* v : vertex_steps) {
+    std::vector<std::string> keys;
+    for (const auto& c : v->id_columns) {
+      auto r = v->rename.find(c);
+      keys.push_back(r == v->rename.end() ? c : r->second);
+    }
+    auto [it, fresh] = vertex_keys.emplace(v->label, keys);
+    if (!fresh && it->second != keys)
+      problems.push_back("vertex label '" + v->label + "' is keyed differently by two steps");
+  }
 
   std::vector<CompiledTable> out;
   for (const auto& tm : spec.tables) {
@@ -181,46 +252,30 @@ Result<std::vector<CompiledTable>> CompileMapping(const MappingSpec& spec,
     }
     auto schema = lookup(*ident);
     if (!schema) {
+      unreachable |= schema.error().kind == skade::ErrorKind::kIoError;
       problems.push_back("table '" + tm.table + "' (line " + std::to_string(tm.line) +
                          "): " + schema.error().message);
       continue;
     }
-    CompiledTable ct{tm, *ident, *schema, {}, {}, {}, {}};
+    CompiledTable ct{tm, *ident, *schema, {}, {}, {}, {}, {}};
     TableCompiler c{tm, **schema, vertex_keys, problems, {}};
     bool needs_all = false;
     for (const auto& step : tm.pipeline) {
       if (const auto* v = std::get_if<VertexStep>(&step)) {
-        c.CheckName(v->label, "vertex label");
-        for (const auto& [col, prop] : v->rename)
-          if (!(**schema).FindTopLevel(col))
-            c.Problem("rename of unknown column '" + col +
-                      "' (columns: " + (**schema).ColumnNames() + ")");
-        ct.vertices.push_back(
-            {v->label, c.BindAll(v->id_columns, v->rename, "vertex '" + v->label + "' id", true),
-             c.BindAll(v->properties, v->rename, "vertex '" + v->label + "' property", false)});
-        c.CheckDistinct(ct.vertices.back().ids, ct.vertices.back().properties,
-                        "vertex '" + v->label + "'");
+        c.CompileVertex(*v, ct);
       } else if (const auto* e = std::get_if<EdgeStep>(&step)) {
-        std::string role = std::string(e->fk ? "fk_edges" : "edge") + " '" + e->type + "'";
-        c.CheckName(e->type, "edge type");
-        CompiledEdge ce;
-        ce.type = e->type;
-        ce.src_label = e->src.label;
-        ce.dst_label = e->dst.label;
-        ce.src = c.BindEndpoint(e->src, role + " src");
-        ce.dst = c.BindEndpoint(e->dst, role + " dst");
-        ce.keys = c.BindAll(e->key_columns, e->rename, role + " key", true);
-        ce.properties = c.BindAll(e->properties, e->rename, role + " property", false);
-        c.CheckDistinct(ce.keys, ce.properties, role);
-        ct.edges.push_back(std::move(ce));
-      } else {
-        const auto& name = std::get<CustomStep>(step).name;
-        const Transform* t = registry.Find(name);
+        c.CompileEdge(*e, ct);
+      } else if (const auto& cs = std::get<CustomStep>(step); cs.runner.empty()) {
+        const Transform* t = registry.Find(cs.name);
         if (!t)
-          c.Problem("custom step '" + name +
+          c.Problem("custom step '" + cs.name +
                     "' is not registered (registered: " + registry.Names() + ")");
         ct.customs.push_back(t);
         needs_all = true;
+      } else if (auto ext = c.CompileExternal(cs, ct, vertex_keys)) {
+        ct.owned.push_back(ext);
+        ct.customs.push_back(ext.get());
+        needs_all |= cs.columns.empty();  // it reads every column unless it names them
       }
     }
     if (!tm.filter.empty()) {
@@ -246,7 +301,8 @@ Result<std::vector<CompiledTable>> CompileMapping(const MappingSpec& spec,
   if (!problems.empty()) {
     std::string msg;
     for (const auto& p : problems) msg += (msg.empty() ? "" : "\n") + p;
-    return skade::InvalidArgument(msg);
+    // A source that could not be reached (a REST catalog) is worth retrying.
+    return skade::MakeError(unreachable ? skade::ErrorKind::kIoError : skade::ErrorKind::kInvalidArgument, msg);
   }
   return out;
 }

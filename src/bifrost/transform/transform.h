@@ -78,6 +78,7 @@ struct CompiledTable {
   std::vector<CompiledVertex> vertices;
   std::vector<CompiledEdge> edges;
   std::vector<const Transform*> customs;
+  std::vector<std::shared_ptr<const Transform>> owned;  // the out-of-process steps of customs
 
   /// Runs the pipeline over fetched rows. For changelog rows (`_change_type`,
   /// `_change_ordinal` present) the last change per key wins: INSERT/UPDATE_AFTER
