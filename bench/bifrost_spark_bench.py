@@ -26,7 +26,8 @@ sys.path.insert(0, str(REPO / "tests" / "bifrost"))
 sys.path.insert(0, str(REPO / "tests" / "interop"))
 from bifrost_bench import SEED, run, timed, vertex_table, vertex_warehouse  # noqa: E402
 from graph_util import GraphServer, free_port  # noqa: E402
-from spark_connect import Served, SparkConnectServer  # noqa: E402
+from skade_util import Served  # noqa: E402
+from spark_connect import SparkConnectServer  # noqa: E402
 
 
 def mapping(graph: str, source: str | None) -> dict:
@@ -54,7 +55,7 @@ def main():
         pq.write_table(vertex_table(args.rows, random.Random(SEED)), f)
         run([skade, "--warehouse", wh, "append", "bench.v", f])
         port = free_port()
-        served = Served(wh, port)
+        served = Served(wh, listen=f"127.0.0.1:{port}", binary=skade)
         spark = SparkConnectServer(work, port, wh)
         seconds = {}
         for name, source in (("skade", None), ("spark", f"spark:{spark.url}")):

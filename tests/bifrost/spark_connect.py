@@ -1,5 +1,6 @@
 """A real Spark Connect server (Spark 4.0 from .deps/spark4, scripts/setup_spark_connect.sh)
-whose default catalog `wh` is Iceberg's REST catalog on a `skade serve`, and a TCP relay
+whose default catalog `wh` is Iceberg's REST catalog on a `skade serve` (skade_util.Served
+on a port chosen up front), and a TCP relay
 in front of it that a test can take down and bring back. Used by the Spark Connect
 tests and bench."""
 from __future__ import annotations
@@ -16,7 +17,6 @@ import time
 from pathlib import Path
 
 from graph_util import ROOT, free_port
-from skade_util import SKADE_BIN
 
 SPARK_HOME = Path(os.environ.get("BIFROST_SPARK_HOME", str(
     next(iter(glob.glob(str(ROOT / ".deps/spark4/venv/lib/python3*/site-packages/pyspark"))), ""))))
@@ -33,21 +33,6 @@ def wait_port(port: int, timeout: float, proc: subprocess.Popen, what: str, log:
         except OSError:
             time.sleep(0.2)
     raise AssertionError(f"{what} did not listen on {port} within {timeout} s: {log.read_text()[-3000:]}")
-
-
-class Served:
-    """`skade serve` of one warehouse on a given port (the one Spark's catalog names)."""
-
-    def __init__(self, warehouse: Path, port: int):
-        self.log = Path(warehouse).parent / "serve.log"
-        self.proc = subprocess.Popen([SKADE_BIN, "--warehouse", str(warehouse), "serve", "--listen",
-                                      f"127.0.0.1:{port}"], stdout=self.log.open("w"), stderr=subprocess.STDOUT)
-        wait_port(port, 20, self.proc, "skade serve", self.log)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(30)
 
 
 class SparkConnectServer:

@@ -18,8 +18,8 @@ import pyarrow.compute as pc
 import pytest
 
 from graph_util import Running, actual_graph, append, assert_same_graph, expected_graph, free_port, write_mapping
-from skade_util import SKADE_BIN, Skade
-from spark_connect import Relay, Served, SparkConnectServer
+from skade_util import SKADE_BIN, Served, Skade
+from spark_connect import Relay, SparkConnectServer
 from tables import MAPPING, SCHEMAS, create_tables, people, populate, read_tables, transfers
 
 
@@ -40,9 +40,9 @@ def skade(spark):
     s = Skade(spark.warehouse, SKADE_BIN)
     s.ok("init")
     s.ok("create-namespace", "db")
-    served = Served(spark.warehouse, spark.catalog_port)
+    served = Served(spark.warehouse, listen=f"127.0.0.1:{spark.catalog_port}")
     yield s
-    served.stop()
+    assert served.stop() == 0, served.proc.stderr.read()
 
 
 def through(mapping: dict, url: str, **overrides) -> dict:
