@@ -56,6 +56,7 @@ bench: build
 	scripts/bench.sh $(BUILD_DIR)
 	.venv/bin/python bench/bifrost_bench.py --build-dir $(BUILD_DIR)
 	.venv/bin/python bench/bifrost_transform_bench.py --build-dir $(BUILD_DIR)
+	.venv/bin/python bench/bifrost_spark_bench.py --build-dir $(BUILD_DIR)
 	.venv/bin/python bench/server_bench.py --build-dir $(BUILD_DIR)
 	.venv/bin/python bench/spark_bench.py --build-dir $(BUILD_DIR)
 	cd web && SKADE_BIN=$(abspath $(BUILD_DIR))/bin/skade npm run bench

@@ -60,6 +60,14 @@ MAPPING_V = {"graph": "bf_v", "tables": [TABLE_V]}
 MAPPING_ALL = {"graph": "bf", "tables": [TABLE_V, TABLE_E]}
 
 
+def vertex_warehouse(skade, wh: Path):
+    """A new warehouse with the empty vertex table bench.v."""
+    run([skade, "--warehouse", wh, "init"])
+    run([skade, "--warehouse", wh, "create-namespace", "bench"])
+    run([skade, "--warehouse", wh, "create", "bench.v", "--schema", "id:long!, name:string, score:double, grp:int",
+         "--identifier", "id"])
+
+
 def run(cmd, **kw):
     p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
     if p.returncode != 0:
@@ -168,10 +176,7 @@ def main():
     server = GraphServer(tcp=True)
     try:
         wh = work / "wh"
-        run([skade, "--warehouse", wh, "init"])
-        run([skade, "--warehouse", wh, "create-namespace", "bench"])
-        run([skade, "--warehouse", wh, "create", "bench.v", "--schema", "id:long!, name:string, score:double, grp:int",
-             "--identifier", "id"])
+        vertex_warehouse(skade, wh)
         run([skade, "--warehouse", wh, "create", "bench.e", "--schema", "id:long!, src:long, dst:long, w:double"])
         vertices = vertex_table(args.vertices, rng)
         edges = edge_table(args.edges, args.vertices, rng)

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(build-essential cmake ninja-build ccache pkg-config python3-venv
   libsqlite3-dev sqlite3 zlib1g-dev libsnappy-dev libzstd-dev nlohmann-json3-dev
   libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libcurl4-openssl-dev
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   chromium)
 
 missing=()
@@ -65,3 +66,6 @@ scripts/setup_java.sh
 
 # Spark (pyspark from requirements.txt) and the jars it loads: tests/spark/ and the demo's Spark job.
 scripts/setup_spark.sh
+
+# Bifröst's Spark Connect source: gRPC/protobuf for its client, a Spark 4 with the Connect server.
+scripts/setup_spark_connect.sh

@@ -12,23 +12,4 @@ JARS=(
   io.openlineage:openlineage-spark_2.12:1.53.0
   org.xerial:sqlite-jdbc:3.50.3.0
 )
-DIR=.deps/spark/jars
-STAMP=.deps/spark/.skade-jars
-if [ -d "$DIR" ] && [ "$(printf '%s\n' "${JARS[@]}")" = "$(cat "$STAMP" 2>/dev/null)" ]; then
-  exit 0
-fi
-echo "setup: resolving Spark's jars into $DIR"
-rm -rf "$DIR.tmp"
-mkdir -p "$DIR.tmp"
-copy_jar() {
-  mvn -B -q -Dstyle.color=never "$@" \
-    org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
-    -Dartifact="$jar" -DoutputDirectory="$PWD/$DIR.tmp"
-}
-for jar in "${JARS[@]}"; do
-  # Offline first: the local repository has them after the first resolve on this machine.
-  copy_jar -o >/dev/null 2>&1 || copy_jar
-done
-rm -rf "$DIR"
-mv "$DIR.tmp" "$DIR"
-printf '%s\n' "${JARS[@]}" > "$STAMP"
+scripts/resolve_jars.sh .deps/spark/jars .deps/spark/.skade-jars "${JARS[@]}"

@@ -19,8 +19,8 @@ Result<skade::Catalog*> Session::Catalog() {
 
 namespace {
 
-// Each table to its source: the warehouse unless the mapping names a drop folder or
-// a REST catalog.
+// Each table to its source: the warehouse unless the mapping names a drop folder,
+// a REST catalog or a Spark Connect server.
 class RoutingSource : public TableSource {
  public:
   RoutingSource(TableSource* warehouse, std::map<std::string, TableSource*> by_table)
@@ -43,6 +43,7 @@ Result<const std::vector<CompiledTable>*> Session::Compile() {
   if (options_.mapping.empty()) return skade::InvalidArgument("--mapping FILE is required");
   SKADE_ASSIGN_OR_RETURN(spec_, MappingSpec::Load(options_.mapping));
   folder_of_.clear();
+  spark_of_.clear();
   rest_of_.clear();
   SchemaLookup from_catalog;
   for (const auto& t : spec_->tables) {
@@ -51,6 +52,18 @@ Result<const std::vector<CompiledTable>*> Session::Compile() {
       from_catalog = CatalogSchemas(*catalog);
     }
     if (t.source.empty()) continue;
+    if (t.source.starts_with("spark:")) {
+      std::string url = t.source.substr(std::string_view("spark:").size());
+      auto& spark = sparks_[url];
+      if (!spark) {
+        SKADE_ASSIGN_OR_RETURN(spark, SparkConnectSource::Open(url));
+      }
+      spark_of_[t.table] = spark.get();
+      if (t.prune)
+        return skade::InvalidArgument("table '" + t.table +
+                                      "': 'prune' applies to warehouse tables, not Spark's");
+      continue;
+    }
     if (t.source.starts_with("rest:")) {
       SKADE_ASSIGN_OR_RETURN(rest_of_[t.table], rest_.For(t));
       continue;
@@ -69,6 +82,8 @@ Result<const std::vector<CompiledTable>*> Session::Compile() {
   }
   SchemaLookup lookup =
       [&](const skade::TableIdent& ident) -> Result<std::shared_ptr<const skade::Schema>> {
+    if (auto spark = spark_of_.find(ident.ToString()); spark != spark_of_.end())
+      return spark->second->SchemaOf(ident.ToString());
     if (auto rest = rest_of_.find(ident.ToString()); rest != rest_of_.end())
       return rest->second->SchemaOf(ident);
     auto it = folder_of_.find(ident.ToString());
@@ -84,6 +99,7 @@ Result<TableSource*> Session::Source() {
   SKADE_RETURN_IF_ERROR(Compile());
   std::map<std::string, TableSource*> by_table(folder_of_.begin(), folder_of_.end());
   by_table.insert(rest_of_.begin(), rest_of_.end());
+  by_table.insert(spark_of_.begin(), spark_of_.end());
   if (by_table.size() < compiled_.size()) {
     SKADE_ASSIGN_OR_RETURN(auto* catalog, Catalog());
     warehouse_source_ = std::make_unique<SkadeSource>(*catalog);

@@ -14,6 +14,7 @@
 #include "bifrost/sink/graph_sink.h"
 #include "bifrost/source/parquet_folder_source.h"
 #include "bifrost/source/rest_catalog_source.h"
+#include "bifrost/source/spark_connect_source.h"
 #include "bifrost/source/table_source.h"
 #include "bifrost/state/ledger.h"
 #include "skade/catalog/catalog.h"
@@ -46,8 +47,8 @@ class Session {
   /// Drops the connection, sink and ledger (after an I/O error), keeping the server.
   void Disconnect();
 
-  /// The source of each compiled table: the warehouse, its Parquet drop folder or a
-  /// REST catalog.
+  /// The source of each compiled table: the warehouse, its Parquet drop folder, a
+  /// REST catalog or a Spark Connect server.
   Result<TableSource*> Source();
 
   FalkorDbSink& sink() { return *sink_; }
@@ -67,6 +68,8 @@ class Session {
   std::map<std::string, ParquetFolderSource*> folder_of_;                // by table
   RestSources rest_;
   std::map<std::string, RestCatalogSource*> rest_of_;  // by table
+  std::map<std::string, std::unique_ptr<SparkConnectSource>> sparks_;    // by url
+  std::map<std::string, SparkConnectSource*> spark_of_;                  // by table
   std::unique_ptr<SkadeSource> warehouse_source_;
   std::unique_ptr<TableSource> source_;
   std::unique_ptr<EmbeddedServer> server_;

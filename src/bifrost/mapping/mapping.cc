@@ -266,9 +266,11 @@ MappingSpec ParseRoot(const YAML::Node& root, Problems& problems) {
     tm.table = Scalar(t, "table", where, problems, true);
     if (!tm.table.empty()) where = "table '" + tm.table + "'";
     tm.source = Scalar(t, "source", where, problems, false);
-    if (!tm.source.empty() && !tm.source.starts_with("parquet:") && !IsRestSource(tm.source))
+    if (!tm.source.empty() && !tm.source.starts_with("parquet:") && !IsRestSource(tm.source) &&
+        !tm.source.starts_with("spark:"))
       problems.Add(t["source"], "source '" + tm.source + "' of " + where +
                                     " is not parquet:DIR or rest:http://HOST:PORT[?warehouse=W] "
+                                    "or spark:sc://HOST:PORT "
                                     "(omit it for the warehouse)");
     tm.token_file = Scalar(t, "token_file", where, problems, false);
     if (!tm.token_file.empty() && !IsRestSource(tm.source))

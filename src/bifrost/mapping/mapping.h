@@ -66,7 +66,8 @@ using PipelineStep = std::variant<VertexStep, EdgeStep, CustomStep>;
 struct TableMapping {
   std::string table;   // namespace.name
   std::string source;  // empty: the skade warehouse; "parquet:DIR": the drop folder DIR/<table>/;
-                       // "rest:http://HOST:PORT[?warehouse=W]": an Iceberg REST catalog
+                       // "rest:http://HOST:PORT[?warehouse=W]": an Iceberg REST catalog;
+                       // "spark:sc://HOST:PORT": read through a Spark Connect server
   std::string token_file;  // rest: a file holding the catalog's bearer token
   SyncMode mode = SyncMode::kFull;
   std::vector<std::string> columns;  // overrides the derived projection

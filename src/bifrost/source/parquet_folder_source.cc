@@ -54,15 +54,9 @@ Result<std::shared_ptr<const skade::Schema>> ParquetFolderSource::SchemaOf(
   SKADE_ARROW_ASSIGN(auto reader, builder.Build(), first);
   std::shared_ptr<arrow::Schema> arrow_schema;
   SKADE_ARROW_RETURN(reader->GetSchema(&arrow_schema), first);
-  std::vector<skade::NestedField> fields;
-  int next_id = arrow_schema->num_fields() + 1;
-  for (int i = 0; i < arrow_schema->num_fields(); ++i) {
-    const auto& f = arrow_schema->field(i);
-    auto type = skade::FromArrowType(*f->type(), &next_id);
-    if (!type) return std::unexpected(type.error().WithContext(first + ": column " + f->name()));
-    fields.push_back(skade::NestedField{i + 1, f->name(), !f->nullable(), *type, ""});
-  }
-  return std::make_shared<const skade::Schema>(0, std::move(fields));
+  auto schema = skade::FromArrowSchema(*arrow_schema);
+  if (!schema) return std::unexpected(schema.error().WithContext(first));
+  return schema;
 }
 
 Result<std::optional<Fetched>> ParquetFolderSource::FetchNew(const CompiledTable& ct,

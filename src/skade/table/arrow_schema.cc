@@ -129,4 +129,16 @@ Result<TypePtr> FromArrowType(const arrow::DataType& t, int* next_id) {
   }
 }
 
+Result<std::shared_ptr<const Schema>> FromArrowSchema(const arrow::Schema& schema) {
+  std::vector<NestedField> fields;
+  int next_id = schema.num_fields() + 1;
+  for (int i = 0; i < schema.num_fields(); ++i) {
+    const auto& f = schema.field(i);
+    auto type = FromArrowType(*f->type(), &next_id);
+    if (!type) return std::unexpected(type.error().WithContext("column " + f->name()));
+    fields.push_back(NestedField{i + 1, f->name(), !f->nullable(), *type, ""});
+  }
+  return std::make_shared<const Schema>(0, std::move(fields));
+}
+
 }  // namespace skade

@@ -30,5 +30,8 @@ int FieldIdOf(const arrow::Field& field);
 /// An Iceberg type for an Arrow type (for files written without a table schema).
 /// Errors: kUnsupported naming the Arrow type.
 Result<TypePtr> FromArrowType(const arrow::DataType& type, int* next_id);
+/// A schema for an Arrow schema: top-level ids 1..n in order, nested ids after them,
+/// required where the field is not nullable. Errors: kUnsupported naming the column.
+Result<std::shared_ptr<const Schema>> FromArrowSchema(const arrow::Schema& schema);
 
 }  // namespace skade
