@@ -82,6 +82,15 @@ describe("the system map on a warehouse with a pipeline and a Spark run", () => 
       assert.ok(n.x > box.x && n.x < box.x + box.width && n.y > box.y && n.y < box.y + box.height, `${n.id} off map`);
     }
     assert.equal(await page.locator("header .counts").textContent(), `${graph.nodes.length} datasets`);
+    // the pipelines ran seconds apart, once: no cadence to fall behind, so nothing is stale
+    assert.deepEqual(
+      shown.nodes.filter((n) => n.look === "stale").map((n) => n.id),
+      [],
+    );
+    for (const n of graph.nodes) {
+      const detail = await server.json<ApiNodeDetail>("/node", { key: n.key });
+      assert.notEqual(detail.freshness.state, "stale", `${n.key} is stale by /node`);
+    }
     assert.equal(await page.locator("header .status").textContent(), "open");
     await screenshot(page, "e2e-1-lanes");
     // the other theme (key t) redraws in its colours; the labels take the theme's text colour

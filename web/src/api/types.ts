@@ -219,7 +219,18 @@ export interface ApiCommit {
 
 export interface ApiCommits {
   commits: ApiCommit[];
+  /** Oldest first the next `from_seq`; newest first the next `until_seq`. */
   next_seq: number;
+}
+
+export interface CommitsQuery {
+  /** The first commit_seq (inclusive). */
+  fromSeq?: number;
+  /** Only commits below this commit_seq (exclusive). */
+  untilSeq?: number;
+  order?: "asc" | "desc";
+  table?: string;
+  limit?: number;
 }
 
 export interface ApiDatasetRef {

@@ -5,7 +5,7 @@ import { subscribeEvents, type StreamState } from "../api/events.js";
 import type { ApiCommit, ApiLineageEvent } from "../api/types.js";
 import { LayoutClient } from "../layout/layout-client.js";
 import { columnsOf } from "../model/columns.js";
-import { displayGraph, type DisplayGraph } from "../model/display.js";
+import { displayGraph, groupsOf, type DisplayGraph } from "../model/display.js";
 import { focusLabel, focusView } from "../model/focus.js";
 import { applyLiveEvent, foldEvents } from "../model/live.js";
 import { looks, PULSE_MS } from "../model/looks.js";
@@ -26,19 +26,10 @@ import { applyTheme, initialTheme, toggleTheme } from "./theme.js";
 import { timeSlider } from "./time-slider.js";
 import { renderTimeline } from "./timeline-view.js";
 
-/**
- * The newest `keep` commits. The log lists oldest first, so it is paged to its end: the live
- * stream resumes after the newest one (resuming after the 500th would replay all later ones).
- */
+/** The newest `keep` commits, oldest first: the live stream resumes after the newest one. */
 async function recentCommits(api: ApiClient, keep: number): Promise<ApiCommit[]> {
-  const page = 10000;
-  let tail: ApiCommit[] = [];
-  for (let from = 1; ;) {
-    const log = await api.commits(from, undefined, page);
-    tail = [...tail, ...log.commits].slice(-keep);
-    if (log.commits.length < page) return tail;
-    from = log.next_seq;
-  }
+  const log = await api.commits({ order: "desc", limit: keep });
+  return log.commits.reverse();
 }
 
 export function startApp(root: HTMLElement): void {
@@ -51,6 +42,9 @@ export function startApp(root: HTMLElement): void {
   let display: DisplayGraph = { nodes: [], edges: [] };
   let drawnShape = "";
   let drawnPanel = "";
+  let drawnTimeline: [MapModel, ApiCommit[], number | null] | null = null;
+  // the slider's stops change only with the model (a map of 10,000 datasets has 40,000 times)
+  let steps: { of: MapModel | null; steps: number[] } = { of: null, steps: [] };
   let stream: StreamState = "connecting";
   let pathStart: string | null = null;
   const expanded = new Set<string>();
@@ -110,6 +104,8 @@ export function startApp(root: HTMLElement): void {
       render();
       return;
     }
+    // a dataset inside a collapsed group (a search hit, a deep link) opens its groups
+    if (key && !display.nodes.some((n) => n.id === key)) groupsOf(model, key).forEach((g) => expanded.add(g));
     setState({ ...state, selected: key, path: null, trace: key === state.selected ? state.trace : null });
     if (key) map.reveal(key);
   }
@@ -163,8 +159,14 @@ export function startApp(root: HTMLElement): void {
         (trace) => setState({ ...state, trace, path: null }),
       );
     }
-    renderTimeline(timelineHost, timeline(view, commits), (key) => select(key));
-    slider.setSteps(timeSteps(model), state.time);
+    // the timeline is redrawn only when the model, the commits or the time changed
+    const timelineOf = drawnTimeline;
+    if (!timelineOf || timelineOf[0] !== model || timelineOf[1] !== commits || timelineOf[2] !== state.time) {
+      drawnTimeline = [model, commits, state.time];
+      renderTimeline(timelineHost, timeline(view, commits), (key) => select(key));
+    }
+    if (steps.of !== model) steps = { of: model, steps: timeSteps(model) };
+    slider.setSteps(steps.steps, state.time);
     // a pulse fades: paint once more when the newest one is over
     const pulses = [...view.nodes.values()].map((n) => n.pulse_ms ?? -Infinity);
     const fade = Math.max(...pulses, -Infinity) + PULSE_MS - now;
@@ -177,6 +179,8 @@ export function startApp(root: HTMLElement): void {
       .then(([graph, log]) => {
         model = fromGraph(graph);
         commits = log;
+        // a deep link's selection is drawn as itself, not as the group it stands in
+        if (state.selected) groupsOf(model, state.selected).forEach((g) => expanded.add(g));
         const since = commits.at(-1)?.commit_seq;
         subscribeEvents({
           sinceSeq: since,

@@ -59,6 +59,9 @@ export class MapView {
       defaultEdgeType: "arrow",
       renderEdgeLabels: false,
       labelRenderedSizeThreshold: 0,
+      // level of detail: while the camera moves only the camera matrix changes (no re-layout, no
+      // new geometry) and labels wait for it to rest; a label stands only where there is room
+      hideLabelsOnMove: true,
       labelDensity: 4,
       labelGridCellSize: 60,
       labelColor: { color: color("fg") },
@@ -104,7 +107,13 @@ export class MapView {
     this.graph.clear();
     for (const n of display.nodes) {
       const p = layout.positions[n.id] ?? { x: 0, y: 0 };
-      this.graph.addNode(n.id, { x: p.x, y: -p.y, size: n.group ? 9 : 6, label: n.label, color: color("node") });
+      this.graph.addNode(n.id, {
+        x: p.x,
+        y: -p.y,
+        size: n.level === "system" ? 12 : n.group ? 9 : 6,
+        label: n.label,
+        color: color("node"),
+      });
     }
     for (const e of display.edges) this.graph.addDirectedEdgeWithKey(e.id, e.from, e.to);
     // the frame holds the labels too: they stand right of their nodes, up to a node's width
@@ -174,8 +183,9 @@ export class MapView {
     const width = this.container.clientWidth;
     const height = this.container.clientHeight;
     const offset = this.stage.offsetTop;
-    canvas.width = width;
-    canvas.height = height;
+    // resizing a canvas reallocates and clears it: only when the map's size changed
+    if (canvas.width !== width) canvas.width = width;
+    if (canvas.height !== height) canvas.height = height;
     const ctx = canvas.getContext("2d");
     if (!ctx || !this.layout) return;
     ctx.clearRect(0, 0, width, height);

@@ -31,8 +31,7 @@ export function layoutEdges(graph: DisplayGraph, maxInputs = LAYOUT_MAX_INPUTS):
   }
   const kept = new Set<string>();
   for (const list of inputs.values()) {
-    if (list.length > maxInputs)
-      list.sort((a, b) => b.edges.length - a.edges.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    if (list.length > maxInputs) list.sort((a, b) => b.weight - a.weight || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     for (const e of list.slice(0, maxInputs)) kept.add(e.id);
   }
   return graph.edges.filter((e) => kept.has(e.id));
