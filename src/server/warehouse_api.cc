@@ -49,17 +49,43 @@ Result<ViewFilter> WindowParams(const httplib::Request& req) {
   return f;
 }
 
-using ViewPtr = std::shared_ptr<const LineageView>;
+// The `/graph` answers (all but their `window`) made from one fold, by what else they
+// were asked for: serialising 10,000 nodes and 30,000 edges costs as much as the fold.
+class Answers {
+ public:
+  std::shared_ptr<const std::string> Find(const std::string& key) {
+    std::lock_guard lock(mu_);
+    auto it = bodies_.find(key);
+    return it == bodies_.end() ? nullptr : it->second;
+  }
+  std::shared_ptr<const std::string> Keep(const std::string& key, std::string body) {
+    auto kept = std::make_shared<const std::string>(std::move(body));
+    std::lock_guard lock(mu_);
+    if (bodies_.size() >= kBodies) bodies_.clear();
+    bodies_[key] = kept;
+    return kept;
+  }
+
+ private:
+  static constexpr size_t kBodies = 4;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const std::string>> bodies_;
+};
+
+struct Folded {
+  std::shared_ptr<const LineageView> view;
+  std::shared_ptr<Answers> answers;
+};
 
 // Folding every stored event is what a big map costs (10,000 datasets: the most of a
 // second), and what is folded changes only with a commit (the events table and the
-// tables' facts are both in the commit log): the views of the last few windows are kept,
+// tables' facts are both in the commit log): the folds of the last few windows are kept,
 // each with the newest commit_seq it saw.
 class ViewCache {
  public:
-  // The view of every stored event in the window, after delivering those still waiting
+  // The fold of every stored event in the window, after delivering those still waiting
   // in the commit log.
-  Result<ViewPtr> Get(ServerContext& ctx, const ViewFilter& filter) {
+  Result<Folded> Get(ServerContext& ctx, const ViewFilter& filter) {
     if (ctx.options.deliver_lineage) ctx.options.deliver_lineage(true);
     // Read before the fold: a commit landing during it makes the next request fold again.
     SKADE_ASSIGN_OR_RETURN(auto newest, ctx.catalog.CommitsBefore(kMaxInt, 0, std::nullopt, 1));
@@ -70,15 +96,16 @@ class ViewCache {
     {
       std::lock_guard lock(mu_);
       for (const auto& e : entries_)
-        if (e.key == key && e.seq == seq) return e.view;
+        if (e.key == key && e.seq == seq) return e.folded;
     }
     SKADE_ASSIGN_OR_RETURN(auto events, lineage::ReadStoredEvents(ctx.catalog));
-    auto view = std::make_shared<const LineageView>(LineageView::Build(std::move(events), filter, ctx.catalog));
+    Folded folded{std::make_shared<const LineageView>(LineageView::Build(std::move(events), filter, ctx.catalog)),
+                  std::make_shared<Answers>()};
     std::lock_guard lock(mu_);
     std::erase_if(entries_, [&](const Entry& e) { return e.key == key; });
-    entries_.push_front({key, seq, view});
+    entries_.push_front({key, seq, folded});
     if (entries_.size() > kViews) entries_.pop_back();
-    return view;
+    return folded;
   }
 
  private:
@@ -86,7 +113,7 @@ class ViewCache {
   struct Entry {
     std::string key;
     int64_t seq;
-    ViewPtr view;
+    Folded folded;
   };
   std::mutex mu_;
   std::deque<Entry> entries_;  // newest first
@@ -128,42 +155,50 @@ void Graph(ServerContext& ctx, ViewCache& views, const httplib::Request& req, ht
   if (!columns) return SendFailure(ctx, res, columns.error());
   auto loaded = views.Get(ctx, *filter);
   if (!loaded) return SendFailure(ctx, res, loaded.error());
-  const LineageView* view = loaded->get();
-
-  std::set<std::string> shown;
-  Json focus = nullptr;
+  const LineageView* view = loaded->view.get();
+  std::optional<std::string> focus_key;
   if (req.has_param("focus")) {
-    std::string key = req.get_param_value("focus");
-    if (!view->nodes().contains(key)) return NoSuchNode(ctx, res, key);
-    focus = FocusJson(*view, key, *up, *down, shown);
-  } else {
-    for (const auto& [key, n] : view->nodes()) shown.insert(key);
+    focus_key = req.get_param_value("focus");
+    if (!view->nodes().contains(*focus_key)) return NoSuchNode(ctx, res, *focus_key);
   }
-  std::map<std::string, int64_t> shown_per_system;
-  Json nodes = Json::array(), edges = Json::array(), column_lineage = Json::array();
-  for (const auto& key : shown) {
-    const ViewNode& n = view->nodes().at(key);
-    ++shown_per_system[n.system];
-    nodes.push_back(NodeJson(n, *columns));
+  std::string asked = *columns ? "columns" : "-";
+  if (focus_key) asked += "/" + std::to_string(*up) + "/" + std::to_string(*down) + "/" + *focus_key;
+  auto body = loaded->answers->Find(asked);
+  if (!body) {
+    std::set<std::string> shown;
+    Json focus = nullptr;
+    if (focus_key)
+      focus = FocusJson(*view, *focus_key, *up, *down, shown);
+    else
+      for (const auto& [key, n] : view->nodes()) shown.insert(key);
+    std::map<std::string, int64_t> shown_per_system;
+    Json nodes = Json::array(), edges = Json::array(), column_lineage = Json::array();
+    for (const auto& key : shown) {
+      const ViewNode& n = view->nodes().at(key);
+      ++shown_per_system[n.system];
+      nodes.push_back(NodeJson(n, *columns));
+    }
+    for (const auto& e : view->edges())
+      if (shown.contains(e.from) && shown.contains(e.to)) edges.push_back(EdgeJson(e));
+    if (*columns)
+      for (const auto& c : view->column_lineage())
+        if (shown.contains(c.to)) column_lineage.push_back(ColumnLineageJson(c));
+    Json systems = Json::array();
+    for (const auto& [system, total] : view->system_totals())
+      systems.push_back(Json{{"system", system}, {"total", total}, {"shown", shown_per_system[system]}});
+    Json rest{{"systems", std::move(systems)},
+              {"nodes", std::move(nodes)},
+              {"edges", std::move(edges)},
+              {"column_lineage", std::move(column_lineage)},
+              {"focus", std::move(focus)}};
+    body = loaded->answers->Keep(asked, rest.dump(-1, ' ', false, Json::error_handler_t::replace));
   }
-  for (const auto& e : view->edges())
-    if (shown.contains(e.from) && shown.contains(e.to)) edges.push_back(EdgeJson(e));
-  if (*columns)
-    for (const auto& c : view->column_lineage())
-      if (shown.contains(c.to)) column_lineage.push_back(ColumnLineageJson(c));
-  Json systems = Json::array();
-  for (const auto& [system, total] : view->system_totals())
-    systems.push_back(Json{{"system", system}, {"total", total}, {"shown", shown_per_system[system]}});
-  SendJson(res, 200,
-           Json{{"window",
-                 {{"since_ms", OptionalJson(filter->since_ms)},
-                  {"until_ms", OptionalJson(filter->until_ms)},
-                  {"generated_ms", NowMs()}}},
-                {"systems", std::move(systems)},
-                {"nodes", std::move(nodes)},
-                {"edges", std::move(edges)},
-                {"column_lineage", std::move(column_lineage)},
-                {"focus", std::move(focus)}});
+  // The window (with the time of this answer) first, then the kept rest: `{"systems":...}`.
+  Json window{{"since_ms", OptionalJson(filter->since_ms)},
+              {"until_ms", OptionalJson(filter->until_ms)},
+              {"generated_ms", NowMs()}};
+  res.status = 200;
+  res.set_content("{\"window\":" + window.dump() + "," + body->substr(1), "application/json");
 }
 
 Json WriterJson(const LineageEvent& e, const EventFacts* facts) {
@@ -273,7 +308,7 @@ void Node(ServerContext& ctx, ViewCache& views, const httplib::Request& req, htt
   std::string key = req.get_param_value("key");
   auto loaded = views.Get(ctx, {});
   if (!loaded) return SendFailure(ctx, res, loaded.error());
-  const LineageView* view = loaded->get();
+  const LineageView* view = loaded->view.get();
   auto it = view->nodes().find(key);
   if (it == view->nodes().end()) return NoSuchNode(ctx, res, key);
   const ViewNode& n = it->second;
@@ -340,7 +375,7 @@ void Impact(ServerContext& ctx, ViewCache& views, const httplib::Request& req, h
   if (!filter) return SendFailure(ctx, res, filter.error());
   auto loaded = views.Get(ctx, *filter);
   if (!loaded) return SendFailure(ctx, res, loaded.error());
-  const LineageView* view = loaded->get();
+  const LineageView* view = loaded->view.get();
   if (!view->nodes().contains(key)) return NoSuchNode(ctx, res, key);
   auto reached = view->Reach(key, direction == "downstream",
                              static_cast<int>(std::min<int64_t>(*depth, 1 << 30)));
