@@ -10,7 +10,7 @@ import { columnsOf } from "../model/columns.js";
 import { displayGraph, groupsOf, type DisplayGraph } from "../model/display.js";
 import { focusLabel, focusView } from "../model/focus.js";
 import { applyLiveEvent, foldEvents } from "../model/live.js";
-import { looks, PULSE_MS } from "../model/looks.js";
+import { looks, PULSE_MS, type Looks } from "../model/looks.js";
 import { EMPTY_MODEL, fromGraph, type MapModel } from "../model/map-model.js";
 import { navigate } from "../model/navigation.js";
 import { parseRunEvents, runEventToLineage } from "../model/openlineage.js";
@@ -124,7 +124,7 @@ export function startApp(root: HTMLElement): void {
     status.dataset.state = stream;
     const shape = JSON.stringify([display.nodes.map((n) => n.id), display.edges.map((e) => e.id)]);
     const now = Date.now();
-    const paint = (): void => map.repaint(looks(view, display, state.selected, state.path, now, state.trace));
+    const looksOf = (shown: DisplayGraph): Looks => looks(view, shown, state.selected, state.path, now, state.trace);
     if (shape !== drawnShape) {
       drawnShape = shape;
       const shown = display;
@@ -139,14 +139,13 @@ export function startApp(root: HTMLElement): void {
         performance.mark("skade:layout-laid");
         laid = { graph: shown, layout };
         const first = drawn === 0;
-        map.show(shown, layout);
-        paint();
+        map.show(shown, layout, looksOf(shown));
         if (first && state.selected) map.reveal(state.selected);
         drawn++;
         // for benchmarks and tools: when each layout has been drawn (web/bench/map.bench.ts)
         performance.mark("skade:layout-done", { detail: { drawn, nodes: shown.nodes.length } });
       });
-    } else paint();
+    } else map.repaint(looksOf(display));
     // the panel (and a preview or changes table open in it) is redrawn only when what it shows changed
     const node = state.selected ? view.nodes.get(state.selected) : undefined;
     const panelShape = JSON.stringify([
