@@ -6,7 +6,18 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
 import type { ApiGraph } from "../src/api/types.js";
-import { clickNode, launch, openMap, probe, screenshot, Server, sleep, waitDrawn, Warehouse } from "./harness.js";
+import {
+  clickNode,
+  closeAll,
+  launch,
+  openMap,
+  probe,
+  screenshot,
+  Server,
+  sleep,
+  waitDrawn,
+  Warehouse,
+} from "./harness.js";
 
 const NAMESPACES = 70; // more than the collapse threshold (60)
 
@@ -38,22 +49,12 @@ describe("a map of many namespaces opens collapsed and opens group by group", ()
     warehouse = new Warehouse();
     warehouse.skade("init");
     server = await Server.start(warehouse);
-    const r = await fetch(`${server.url}/api/v1/lineage/batch`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(events()),
-    });
-    assert.equal(r.status, 201, await r.text());
+    await server.postEvents(events());
     graph = await server.json<ApiGraph>("/graph");
     browser = await launch();
   });
 
-  after(async () => {
-    await browser?.close();
-    const code = await server?.stop();
-    assert.equal(code, 0, server?.log());
-    warehouse?.remove();
-  });
+  after(() => closeAll(browser, server, warehouse));
 
   test("system and namespace groups open on click, in place, and a search hit opens its groups", async () => {
     const kafka = graph.nodes.filter((n) => n.system === "kafka");

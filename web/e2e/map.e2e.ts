@@ -8,6 +8,7 @@ import type { ApiGraph, ApiImpact, ApiNodeDetail, Cell } from "../src/api/types.
 import {
   buildPipeline,
   clickNode,
+  closeAll,
   launch,
   openMap,
   probe,
@@ -53,12 +54,7 @@ describe("the system map on a warehouse with a pipeline and a Spark run", () => 
     browser = await launch();
   });
 
-  after(async () => {
-    await browser?.close();
-    const code = await server?.stop();
-    assert.equal(code, 0, server?.log());
-    warehouse?.remove();
-  });
+  after(() => closeAll(browser, server, warehouse));
 
   test("a lane per system and every node of /graph, each inside its lane", async () => {
     const page = await openMap(browser, server);
@@ -296,12 +292,7 @@ describe("the system map follows commits made by another process", () => {
     browser = await launch();
   });
 
-  after(async () => {
-    await browser?.close();
-    const code = await server?.stop();
-    assert.equal(code, 0, server?.log());
-    warehouse?.remove();
-  });
+  after(() => closeAll(browser, server, warehouse));
 
   const within = (page: Page, ms: number, check: string): Promise<unknown> =>
     page.waitForFunction(check, undefined, { timeout: ms, polling: 20 });
