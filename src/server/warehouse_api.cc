@@ -75,6 +75,7 @@ class Answers {
 struct Folded {
   std::shared_ptr<const LineageView> view;
   std::shared_ptr<Answers> answers;
+  int64_t commit_seq = 0;  // the newest commit when it was folded
 };
 
 // Folding every stored event is what a big map costs (10,000 datasets: the most of a
@@ -100,7 +101,7 @@ class ViewCache {
     }
     SKADE_ASSIGN_OR_RETURN(auto events, lineage::ReadStoredEvents(ctx.catalog));
     Folded folded{std::make_shared<const LineageView>(LineageView::Build(std::move(events), filter, ctx.catalog)),
-                  std::make_shared<Answers>()};
+                  std::make_shared<Answers>(), seq};
     std::lock_guard lock(mu_);
     std::erase_if(entries_, [&](const Entry& e) { return e.key == key; });
     entries_.push_front({key, seq, folded});
@@ -196,7 +197,8 @@ void Graph(ServerContext& ctx, ViewCache& views, const httplib::Request& req, ht
   // The window (with the time of this answer) first, then the kept rest: `{"systems":...}`.
   Json window{{"since_ms", OptionalJson(filter->since_ms)},
               {"until_ms", OptionalJson(filter->until_ms)},
-              {"generated_ms", NowMs()}};
+              {"generated_ms", NowMs()},
+              {"commit_seq", loaded->commit_seq}};
   res.status = 200;
   res.set_content("{\"window\":" + window.dump() + "," + body->substr(1), "application/json");
 }

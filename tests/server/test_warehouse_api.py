@@ -388,12 +388,17 @@ def test_freshness_follows_the_cadence_of_writes_and_the_fold_follows_commits(wa
                           "runs_of_two": "fresh", "twice": "unknown"}
         assert api.json("/node", key=keys["runs_of_two"])["freshness"]["median_interval_ms"] == H - 5000
 
+        # the graph names the newest commit it was folded at: the event stream resumes after it
+        newest = api.json("/commits", order="desc", limit=1)["commits"][0]["commit_seq"]
+        assert graph["window"]["commit_seq"] == newest
         # the fold is kept while nothing is committed, and folded again after a commit
         again = api.json("/graph")
         assert {k: v for k, v in again.items() if k != "window"} == {k: v for k, v in graph.items() if k != "window"}
         post_events(served, [run_event("later", now, inputs=["hourly_running"])])
         after = api.json("/graph")
         assert {n["name"] for n in after["nodes"]} == set(writes) | {"later"}
+        assert after["window"]["commit_seq"] > newest
+        assert after["window"]["commit_seq"] == api.json("/commits", order="desc", limit=1)["commits"][0]["commit_seq"]
         later = next(n["key"] for n in after["nodes"] if n["name"] == "later")
         assert [(e["from"], e["to"]) for e in after["edges"]] == [(keys["hourly_running"], later)]
         assert [r["key"] for r in api.json("/impact", key=keys["hourly_running"])["entries"]] == [later]

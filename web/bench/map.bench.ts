@@ -306,7 +306,15 @@ async function expandGroup(
   page: Page,
   pattern: string,
   timeout = 120_000,
-): Promise<{ ms: number; group: string; nodesAfter: number; edgesAfter: number }> {
+): Promise<{
+  ms: number;
+  to_layout_request_ms: number;
+  layout_ms: number;
+  draw_ms: number;
+  group: string;
+  nodesAfter: number;
+  edgesAfter: number;
+}> {
   const before = await page.evaluate((pattern) => {
     const w = window as unknown as { __skadeMap: MapProbe; __bench: { painted: number[] } };
     const box = document.querySelector(".map .stage")?.getBoundingClientRect();
@@ -343,8 +351,16 @@ async function expandGroup(
       const ids = new Set(nodes.map((x) => x.id));
       const gone = groups.filter((g) => !ids.has(g));
       if (gone.length !== 1) throw new Error(`expected one group to expand, not ${gone.length}`);
-      const ms = (w.__bench.painted.at(-1) ?? NaN) - (w.__bench.downs.at(-1) ?? NaN);
-      return { ms, group: gone[0], nodesAfter: nodes.length, edgesAfter: w.__skadeMap.edges().length };
+      const down = w.__bench.downs.at(-1) ?? NaN;
+      const ms = (w.__bench.painted.at(-1) ?? NaN) - down;
+      // where it went: the click to the layout request (main thread), the layout (worker), drawing
+      const last = (name: string): number => performance.getEntriesByName(name).at(-1)?.startTime ?? NaN;
+      const split = {
+        to_layout_request_ms: last("skade:layout-asked") - down,
+        layout_ms: last("skade:layout-laid") - last("skade:layout-asked"),
+        draw_ms: (w.__bench.painted.at(-1) ?? NaN) - last("skade:layout-laid"),
+      };
+      return { ms, ...split, group: gone[0], nodesAfter: nodes.length, edgesAfter: w.__skadeMap.edges().length };
     },
     { groups: before.groups },
   );

@@ -74,7 +74,8 @@ export interface ApiFocus {
 }
 
 export interface ApiGraph {
-  window: { since_ms: Millis | null; until_ms: Millis | null; generated_ms: Millis };
+  /** `commit_seq`: the newest commit the graph was folded at, where the event stream resumes. */
+  window: { since_ms: Millis | null; until_ms: Millis | null; generated_ms: Millis; commit_seq: number };
   systems: ApiSystemCount[];
   nodes: ApiNode[];
   edges: ApiEdge[];

@@ -192,7 +192,9 @@ export function startApp(root: HTMLElement): void {
         commits = log;
         // a deep link's selection is drawn as itself, not as the group it stands in
         if (state.selected) groupsOf(model, state.selected).forEach((g) => expanded.add(g));
-        const since = commits.at(-1)?.commit_seq;
+        // the stream resumes after the commit the graph was folded at: what the graph holds is not
+        // replayed (the commit log could have been read before the graph's fold delivered events)
+        const since = graph.window.commit_seq;
         subscribeEvents({
           sinceSeq: since,
           onState: (s) => {
