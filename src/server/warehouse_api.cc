@@ -5,7 +5,10 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <deque>
 #include <limits>
+#include <memory>
+#include <mutex>
 
 #include "server/api_params.h"
 #include "server/lineage_view.h"
@@ -46,13 +49,76 @@ Result<ViewFilter> WindowParams(const httplib::Request& req) {
   return f;
 }
 
-// The view of every stored event in the window, after delivering those still
-// waiting in the commit log.
-Result<LineageView> LoadView(ServerContext& ctx, const ViewFilter& filter) {
-  if (ctx.options.deliver_lineage) ctx.options.deliver_lineage(true);
-  SKADE_ASSIGN_OR_RETURN(auto events, lineage::ReadStoredEvents(ctx.catalog));
-  return LineageView::Build(std::move(events), filter, ctx.catalog);
-}
+// The `/graph` answers (all but their `window`) made from one fold, by what else they
+// were asked for: serialising 10,000 nodes and 30,000 edges costs as much as the fold.
+class Answers {
+ public:
+  std::shared_ptr<const std::string> Find(const std::string& key) {
+    std::lock_guard lock(mu_);
+    auto it = bodies_.find(key);
+    return it == bodies_.end() ? nullptr : it->second;
+  }
+  std::shared_ptr<const std::string> Keep(const std::string& key, std::string body) {
+    auto kept = std::make_shared<const std::string>(std::move(body));
+    std::lock_guard lock(mu_);
+    if (bodies_.size() >= kBodies) bodies_.clear();
+    bodies_[key] = kept;
+    return kept;
+  }
+
+ private:
+  static constexpr size_t kBodies = 4;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const std::string>> bodies_;
+};
+
+struct Folded {
+  std::shared_ptr<const LineageView> view;
+  std::shared_ptr<Answers> answers;
+  int64_t commit_seq = 0;  // the newest commit when it was folded
+};
+
+// Folding every stored event is what a big map costs (10,000 datasets: the most of a
+// second), and what is folded changes only with a commit (the events table and the
+// tables' facts are both in the commit log): the folds of the last few windows are kept,
+// each with the newest commit_seq it saw.
+class ViewCache {
+ public:
+  // The fold of every stored event in the window, after delivering those still waiting
+  // in the commit log.
+  Result<Folded> Get(ServerContext& ctx, const ViewFilter& filter) {
+    if (ctx.options.deliver_lineage) ctx.options.deliver_lineage(true);
+    // Read before the fold: a commit landing during it makes the next request fold again.
+    SKADE_ASSIGN_OR_RETURN(auto newest, ctx.catalog.CommitsBefore(kMaxInt, 0, std::nullopt, 1));
+    int64_t seq = newest.empty() ? 0 : newest.front().commit_seq;
+    std::string key = std::to_string(filter.since_ms.value_or(-1)) + "/" +
+                      std::to_string(filter.until_ms.value_or(-1));
+    for (const auto& system : filter.systems) key += "/" + system;
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& e : entries_)
+        if (e.key == key && e.seq == seq) return e.folded;
+    }
+    SKADE_ASSIGN_OR_RETURN(auto events, lineage::ReadStoredEvents(ctx.catalog));
+    Folded folded{std::make_shared<const LineageView>(LineageView::Build(std::move(events), filter, ctx.catalog)),
+                  std::make_shared<Answers>(), seq};
+    std::lock_guard lock(mu_);
+    std::erase_if(entries_, [&](const Entry& e) { return e.key == key; });
+    entries_.push_front({key, seq, folded});
+    if (entries_.size() > kViews) entries_.pop_back();
+    return folded;
+  }
+
+ private:
+  static constexpr size_t kViews = 3;
+  struct Entry {
+    std::string key;
+    int64_t seq;
+    Folded folded;
+  };
+  std::mutex mu_;
+  std::deque<Entry> entries_;  // newest first
+};
 
 Json FocusJson(const LineageView& view, const std::string& key, int64_t up, int64_t down,
                std::set<std::string>& shown) {
@@ -79,7 +145,7 @@ Json FocusJson(const LineageView& view, const std::string& key, int64_t up, int6
               {"hidden", std::move(hidden)}};
 }
 
-void Graph(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void Graph(ServerContext& ctx, ViewCache& views, const httplib::Request& req, httplib::Response& res) {
   auto filter = WindowParams(req);
   if (!filter) return SendFailure(ctx, res, filter.error());
   auto up = IntParam(req, "up", 1, 0, kMaxInt);
@@ -88,43 +154,53 @@ void Graph(ServerContext& ctx, const httplib::Request& req, httplib::Response& r
   if (!down) return SendFailure(ctx, res, down.error());
   auto columns = BoolParam(req, "columns", true);
   if (!columns) return SendFailure(ctx, res, columns.error());
-  auto view = LoadView(ctx, *filter);
-  if (!view) return SendFailure(ctx, res, view.error());
-
-  std::set<std::string> shown;
-  Json focus = nullptr;
+  auto loaded = views.Get(ctx, *filter);
+  if (!loaded) return SendFailure(ctx, res, loaded.error());
+  const LineageView* view = loaded->view.get();
+  std::optional<std::string> focus_key;
   if (req.has_param("focus")) {
-    std::string key = req.get_param_value("focus");
-    if (!view->nodes().contains(key)) return NoSuchNode(ctx, res, key);
-    focus = FocusJson(*view, key, *up, *down, shown);
-  } else {
-    for (const auto& [key, n] : view->nodes()) shown.insert(key);
+    focus_key = req.get_param_value("focus");
+    if (!view->nodes().contains(*focus_key)) return NoSuchNode(ctx, res, *focus_key);
   }
-  std::map<std::string, int64_t> shown_per_system;
-  Json nodes = Json::array(), edges = Json::array(), column_lineage = Json::array();
-  for (const auto& key : shown) {
-    const ViewNode& n = view->nodes().at(key);
-    ++shown_per_system[n.system];
-    nodes.push_back(NodeJson(n, *columns));
+  std::string asked = *columns ? "columns" : "-";
+  if (focus_key) asked += "/" + std::to_string(*up) + "/" + std::to_string(*down) + "/" + *focus_key;
+  auto body = loaded->answers->Find(asked);
+  if (!body) {
+    std::set<std::string> shown;
+    Json focus = nullptr;
+    if (focus_key)
+      focus = FocusJson(*view, *focus_key, *up, *down, shown);
+    else
+      for (const auto& [key, n] : view->nodes()) shown.insert(key);
+    std::map<std::string, int64_t> shown_per_system;
+    Json nodes = Json::array(), edges = Json::array(), column_lineage = Json::array();
+    for (const auto& key : shown) {
+      const ViewNode& n = view->nodes().at(key);
+      ++shown_per_system[n.system];
+      nodes.push_back(NodeJson(n, *columns));
+    }
+    for (const auto& e : view->edges())
+      if (shown.contains(e.from) && shown.contains(e.to)) edges.push_back(EdgeJson(e));
+    if (*columns)
+      for (const auto& c : view->column_lineage())
+        if (shown.contains(c.to)) column_lineage.push_back(ColumnLineageJson(c));
+    Json systems = Json::array();
+    for (const auto& [system, total] : view->system_totals())
+      systems.push_back(Json{{"system", system}, {"total", total}, {"shown", shown_per_system[system]}});
+    Json rest{{"systems", std::move(systems)},
+              {"nodes", std::move(nodes)},
+              {"edges", std::move(edges)},
+              {"column_lineage", std::move(column_lineage)},
+              {"focus", std::move(focus)}};
+    body = loaded->answers->Keep(asked, rest.dump(-1, ' ', false, Json::error_handler_t::replace));
   }
-  for (const auto& e : view->edges())
-    if (shown.contains(e.from) && shown.contains(e.to)) edges.push_back(EdgeJson(e));
-  if (*columns)
-    for (const auto& c : view->column_lineage())
-      if (shown.contains(c.to)) column_lineage.push_back(ColumnLineageJson(c));
-  Json systems = Json::array();
-  for (const auto& [system, total] : view->system_totals())
-    systems.push_back(Json{{"system", system}, {"total", total}, {"shown", shown_per_system[system]}});
-  SendJson(res, 200,
-           Json{{"window",
-                 {{"since_ms", OptionalJson(filter->since_ms)},
-                  {"until_ms", OptionalJson(filter->until_ms)},
-                  {"generated_ms", NowMs()}}},
-                {"systems", std::move(systems)},
-                {"nodes", std::move(nodes)},
-                {"edges", std::move(edges)},
-                {"column_lineage", std::move(column_lineage)},
-                {"focus", std::move(focus)}});
+  // The window (with the time of this answer) first, then the kept rest: `{"systems":...}`.
+  Json window{{"since_ms", OptionalJson(filter->since_ms)},
+              {"until_ms", OptionalJson(filter->until_ms)},
+              {"generated_ms", NowMs()},
+              {"commit_seq", loaded->commit_seq}};
+  res.status = 200;
+  res.set_content("{\"window\":" + window.dump() + "," + body->substr(1), "application/json");
 }
 
 Json WriterJson(const LineageEvent& e, const EventFacts* facts) {
@@ -138,22 +214,29 @@ Json WriterJson(const LineageEvent& e, const EventFacts* facts) {
               {"run_state", facts ? facts->run_state : "COMPLETE"}};
 }
 
-// docs/api.md, "Freshness rule".
+// docs/api.md, "Freshness rule" (web/src/model/freshness.ts computes the same): the
+// usual cadence is the median gap between bursts of writes, a burst being writes within
+// a minute of each other; a node with fewer than 3 such gaps is never stale.
+constexpr int64_t kBurstMs = 60'000;
+constexpr size_t kMinGaps = 3;
+
 Json FreshnessJson(const ViewNode& n, int64_t now_ms) {
   Json unknown{{"state", "unknown"},
                {"last_write_ms", OptionalJson(n.last_write_ms())},
                {"median_interval_ms", nullptr},
                {"stale_after_ms", nullptr}};
-  if (n.dropped_ms || n.write_times_ms.size() < 3) return unknown;
-  std::vector<int64_t> intervals;
-  for (size_t i = 1; i < n.write_times_ms.size(); ++i)
-    intervals.push_back(n.write_times_ms[i] - n.write_times_ms[i - 1]);
-  std::sort(intervals.begin(), intervals.end());
-  size_t mid = intervals.size() / 2;
+  std::vector<int64_t> writes(n.write_times_ms.begin(), n.write_times_ms.end());
+  std::sort(writes.begin(), writes.end());
+  std::vector<int64_t> gaps;
+  for (size_t i = 1; i < writes.size(); ++i)
+    if (writes[i] - writes[i - 1] > kBurstMs) gaps.push_back(writes[i] - writes[i - 1]);
+  if (n.dropped_ms || gaps.size() < kMinGaps) return unknown;
+  std::sort(gaps.begin(), gaps.end());
+  size_t mid = gaps.size() / 2;
   // As the viewer computes it: the mean of the middle two for an even count.
-  double median = intervals.size() % 2 ? static_cast<double>(intervals[mid])
-                                       : (static_cast<double>(intervals[mid - 1]) + intervals[mid]) / 2;
-  int64_t last = n.write_times_ms.back();
+  double median = gaps.size() % 2 ? static_cast<double>(gaps[mid])
+                                  : (static_cast<double>(gaps[mid - 1]) + gaps[mid]) / 2;
+  int64_t last = writes.back();
   double stale_after = static_cast<double>(last) + 3 * median;
   auto number = [](double v) { return v == std::floor(v) ? Json(static_cast<int64_t>(v)) : Json(v); };
   return Json{{"state", static_cast<double>(now_ms) > stale_after ? "stale" : "fresh"},
@@ -221,12 +304,13 @@ Json TableJson(const TableMetadata& m) {
               {"refs", std::move(refs)}};
 }
 
-void Node(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void Node(ServerContext& ctx, ViewCache& views, const httplib::Request& req, httplib::Response& res) {
   if (!req.has_param("key") || req.get_param_value("key").empty())
     return SendError(ctx, res, 400, "BadRequestException", "key is required (a dataset key)");
   std::string key = req.get_param_value("key");
-  auto view = LoadView(ctx, {});
-  if (!view) return SendFailure(ctx, res, view.error());
+  auto loaded = views.Get(ctx, {});
+  if (!loaded) return SendFailure(ctx, res, loaded.error());
+  const LineageView* view = loaded->view.get();
   auto it = view->nodes().find(key);
   if (it == view->nodes().end()) return NoSuchNode(ctx, res, key);
   const ViewNode& n = it->second;
@@ -263,7 +347,7 @@ std::string CsvLine(const std::vector<std::string>& cells) {
   return line + "\r\n";
 }
 
-void Impact(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void Impact(ServerContext& ctx, ViewCache& views, const httplib::Request& req, httplib::Response& res) {
   if (!req.has_param("key") || req.get_param_value("key").empty())
     return SendError(ctx, res, 400, "BadRequestException", "key is required (a dataset key)");
   std::string key = req.get_param_value("key");
@@ -291,8 +375,9 @@ void Impact(ServerContext& ctx, const httplib::Request& req, httplib::Response& 
   }
   auto filter = WindowParams(req);
   if (!filter) return SendFailure(ctx, res, filter.error());
-  auto view = LoadView(ctx, *filter);
-  if (!view) return SendFailure(ctx, res, view.error());
+  auto loaded = views.Get(ctx, *filter);
+  if (!loaded) return SendFailure(ctx, res, loaded.error());
+  const LineageView* view = loaded->view.get();
   if (!view->nodes().contains(key)) return NoSuchNode(ctx, res, key);
   auto reached = view->Reach(key, direction == "downstream",
                              static_cast<int>(std::min<int64_t>(*depth, 1 << 30)));
@@ -321,25 +406,34 @@ void Impact(ServerContext& ctx, const httplib::Request& req, httplib::Response& 
   SendJson(res, 200, Json{{"key", key}, {"direction", direction}, {"depth", *depth}, {"entries", std::move(entries)}});
 }
 
-void Commits(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
+void Commits(ServerContext& ctx, ViewCache&, const httplib::Request& req, httplib::Response& res) {
   auto from = IntParam(req, "from_seq", 1, 1, kMaxInt);
   if (!from) return SendFailure(ctx, res, from.error());
+  auto until = IntParam(req, "until_seq", kMaxInt, 1, kMaxInt);
+  if (!until) return SendFailure(ctx, res, until.error());
   auto limit = IntParam(req, "limit", 500, 0, 10000);
   if (!limit) return SendFailure(ctx, res, limit.error());
+  std::string order = req.has_param("order") ? req.get_param_value("order") : "asc";
+  if (order != "asc" && order != "desc")
+    return SendError(ctx, res, 400, "BadRequestException", "order must be asc or desc, got '" + ShownValue(order) + "'");
   std::optional<TableIdent> table;
   if (req.has_param("table")) {
     auto ident = TableIdent::Parse(req.get_param_value("table"));
     if (!ident) return SendFailure(ctx, res, ident.error());
     table = *ident;
   }
+  bool newest_first = order == "desc";
   Json commits = Json::array();
-  int64_t next = *from;
+  // What continues the listing: the next from_seq, or newest first the next until_seq.
+  int64_t next = newest_first ? (req.has_param("until_seq") ? *until : *from) : *from;
   if (*limit > 0) {
-    auto rows = ctx.catalog.CommitsSince(*from - 1, table, *limit);
+    auto rows = newest_first ? ctx.catalog.CommitsBefore(*until, *from - 1, table, *limit)
+                             : ctx.catalog.CommitsSince(*from - 1, table, *limit);
     if (!rows) return SendFailure(ctx, res, rows.error());
     for (const auto& e : *rows) {
+      if (e.commit_seq >= *until) break;
       commits.push_back(CommitJson(e));
-      next = e.commit_seq + 1;
+      next = newest_first ? e.commit_seq : e.commit_seq + 1;
     }
   }
   SendJson(res, 200, Json{{"commits", std::move(commits)}, {"next_seq", next}});
@@ -362,8 +456,12 @@ Json CommitJson(const CommitLogEntry& e) {
 }
 
 void AddWarehouseApiRoutes(httplib::Server& http, ServerContext& ctx) {
-  auto route = [&](const char* path, void (*handler)(ServerContext&, const httplib::Request&, httplib::Response&)) {
-    http.Get(path, [&ctx, handler](const httplib::Request& req, httplib::Response& res) { handler(ctx, req, res); });
+  auto views = std::make_shared<ViewCache>();
+  auto route = [&](const char* path,
+                   void (*handler)(ServerContext&, ViewCache&, const httplib::Request&, httplib::Response&)) {
+    http.Get(path, [&ctx, views, handler](const httplib::Request& req, httplib::Response& res) {
+      handler(ctx, *views, req, res);
+    });
   };
   route("/api/skade/v1/graph", Graph);
   route("/api/skade/v1/node", Node);

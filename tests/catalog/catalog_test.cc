@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "skade/catalog/names.h"
 #include "skade/io/file_io.h"
@@ -92,6 +93,39 @@ TEST_F(CatalogTest, CommitIsCompareAndSwapAndLogged) {
   EXPECT_EQ(log[1].operation, "append");
   EXPECT_EQ(log[1].engine, "skade");
   EXPECT_LT(log[0].commit_seq, log[1].commit_seq);
+}
+
+TEST_F(CatalogTest, CommitsBeforeListsNewestFirstBetweenExclusiveBounds) {
+  ASSERT_THAT(cat_->CreateNamespace("s"), IsOk());
+  for (const char* name : {"a", "b", "c", "d"})
+    ASSERT_THAT(cat_->CreateTable({"s", name}, SimpleSchema(), PartitionSpec(), {}), IsOk());
+  ASSERT_THAT(cat_->DropTable({"s", "b"}), IsOk());
+  auto seqs = [](const std::vector<CommitLogEntry>& log) {
+    std::vector<int64_t> out;
+    for (const auto& e : log) out.push_back(e.commit_seq);
+    return out;
+  };
+  std::vector<int64_t> all = seqs(*cat_->CommitsSince(0));
+  ASSERT_EQ(all.size(), 5u);
+  const int64_t kNone = std::numeric_limits<int64_t>::max();
+  EXPECT_THAT(seqs(*cat_->CommitsBefore(kNone)), ElementsAre(all[4], all[3], all[2], all[1], all[0]));
+  EXPECT_THAT(seqs(*cat_->CommitsBefore(kNone, 0, std::nullopt, 2)), ElementsAre(all[4], all[3]));
+  // both bounds exclusive
+  EXPECT_THAT(seqs(*cat_->CommitsBefore(all[3], all[0])), ElementsAre(all[2], all[1]));
+  EXPECT_THAT(seqs(*cat_->CommitsBefore(all[0])), ::testing::IsEmpty());
+  // one table's rows: b's create and drop
+  auto b = *cat_->CommitsBefore(kNone, 0, TableIdent{"s", "b"});
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[0].action, "drop");
+  EXPECT_EQ(b[1].action, "create");
+  // the same rows as oldest first
+  auto asc = *cat_->CommitsSince(0);
+  auto desc = *cat_->CommitsBefore(kNone);
+  for (size_t i = 0; i < asc.size(); ++i) {
+    EXPECT_EQ(asc[i].commit_seq, desc[asc.size() - 1 - i].commit_seq);
+    EXPECT_EQ(asc[i].table.ToString(), desc[asc.size() - 1 - i].table.ToString());
+    EXPECT_EQ(asc[i].action, desc[asc.size() - 1 - i].action);
+  }
 }
 
 TEST_F(CatalogTest, MultiTableCommitIsAllOrNothing) {

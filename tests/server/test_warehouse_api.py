@@ -312,12 +312,11 @@ def test_node_detail_of_a_table(wh):
     log = skade.log("--table", "shop.orders")
     assert w["actor"] == "nightly-load" and w["commit_seq"] == log[-1]["commit_seq"] and w["run_state"] == "COMPLETE"
     assert w["run_id"] is None and w["ts_ms"] == d["node"]["last_write_ms"]
-    # 4 writes milliseconds apart: fresh by the rule, or stale once 3 median intervals passed
-    f = d["freshness"]
+    # 4 writes seconds apart are one burst: no cadence, so never stale
     times = d["node"]["write_times_ms"]
-    gaps = sorted(b - a for a, b in zip(times, times[1:]))
-    assert f["median_interval_ms"] == gaps[1] and f["stale_after_ms"] == times[-1] + 3 * gaps[1]
-    assert f["state"] == ("stale" if time.time() * 1000 > f["stale_after_ms"] else "fresh")
+    assert len(times) == 4 and times[-1] - times[0] < 60_000
+    assert d["freshness"] == {"state": "unknown", "last_write_ms": times[-1], "median_interval_ms": None,
+                              "stale_after_ms": None}
 
 
 def test_node_detail_of_a_dataset_and_a_dropped_table(wh):
@@ -333,6 +332,78 @@ def test_node_detail_of_a_dataset_and_a_dropped_table(wh):
     spark = next(n for n in api.json("/graph")["nodes"] if n["name"].endswith("/shop/gold_rest"))
     s = api.json("/node", key=spark["key"])
     assert s["latest_writer"]["run_id"] and s["latest_writer"]["job"] == s["latest_writer"]["actor"]
+
+
+def run_event(name: str, t_ms: int, inputs=()):
+    """A COMPLETE OpenLineage RunEvent writing postgres `name` at `t_ms`."""
+    ds = lambda n: {"namespace": "postgres://db:5432", "name": n}  # noqa: E731
+    return {"eventType": "COMPLETE", "eventTime": dt.datetime.fromtimestamp(t_ms / 1000, dt.timezone.utc).isoformat(),
+            "producer": "https://example.com/test", "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json",
+            "run": {"runId": str(uuid.uuid4())}, "job": {"namespace": "etl", "name": f"load_{name}"},
+            "inputs": [ds(i) for i in inputs], "outputs": [ds(name)]}
+
+
+def post_events(served: Served, events: list):
+    req = urllib.request.Request(served.url + "/api/v1/lineage/batch", data=json.dumps(events).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    assert urllib.request.urlopen(req, timeout=60).status == 201
+
+
+def expected_freshness(times: list[int], now_ms: int) -> dict:
+    """docs/api.md's rule, written out: the median gap between bursts (a minute apart or more)."""
+    gaps = sorted(g for g in (b - a for a, b in zip(times, times[1:])) if g > 60_000)
+    if len(gaps) < 3:
+        return {"state": "unknown", "last_write_ms": times[-1] if times else None, "median_interval_ms": None,
+                "stale_after_ms": None}
+    mid = len(gaps) // 2
+    median = gaps[mid] if len(gaps) % 2 else (gaps[mid - 1] + gaps[mid]) / 2
+    after = times[-1] + 3 * median
+    return {"state": "stale" if now_ms > after else "fresh", "last_write_ms": times[-1],
+            "median_interval_ms": median, "stale_after_ms": after}
+
+
+def test_freshness_follows_the_cadence_of_writes_and_the_fold_follows_commits(warehouse):
+    H = 3_600_000
+    now = ms(time.time())
+    writes = {
+        "hourly_stopped": [now - 14 * H + i * H for i in range(5)],        # last write 10 h ago: stale
+        "hourly_running": [now - 4 * H - 1800_000 + i * H for i in range(5)],  # last 30 min ago: fresh
+        "one_burst": [now - 100 * H + i * 2000 for i in range(6)],       # one run of 6 commits: unknown
+        "runs_of_two": [t + d for t in (now - 3 * H, now - 2 * H, now - H, now - 60_000) for d in (0, 5000)],
+        "twice": [now - 50 * H, now - 40 * H, now - 30 * H],            # two gaps: unknown
+    }
+    served = Served(warehouse)
+    try:
+        api = Api(served)
+        post_events(served, [run_event(name, t) for name, times in writes.items() for t in times])
+        graph = api.json("/graph")
+        keys = {n["name"]: n["key"] for n in graph["nodes"]}
+        states = {}
+        for name, times in writes.items():
+            d = api.json("/node", key=keys[name])
+            assert d["node"]["write_times_ms"] == times, name
+            assert d["freshness"] == expected_freshness(times, ms(time.time())), name
+            states[name] = d["freshness"]["state"]
+        assert states == {"hourly_stopped": "stale", "hourly_running": "fresh", "one_burst": "unknown",
+                          "runs_of_two": "fresh", "twice": "unknown"}
+        assert api.json("/node", key=keys["runs_of_two"])["freshness"]["median_interval_ms"] == H - 5000
+
+        # the graph names the newest commit it was folded at: the event stream resumes after it
+        newest = api.json("/commits", order="desc", limit=1)["commits"][0]["commit_seq"]
+        assert graph["window"]["commit_seq"] == newest
+        # the fold is kept while nothing is committed, and folded again after a commit
+        again = api.json("/graph")
+        assert {k: v for k, v in again.items() if k != "window"} == {k: v for k, v in graph.items() if k != "window"}
+        post_events(served, [run_event("later", now, inputs=["hourly_running"])])
+        after = api.json("/graph")
+        assert {n["name"] for n in after["nodes"]} == set(writes) | {"later"}
+        assert after["window"]["commit_seq"] > newest
+        assert after["window"]["commit_seq"] == api.json("/commits", order="desc", limit=1)["commits"][0]["commit_seq"]
+        later = next(n["key"] for n in after["nodes"] if n["name"] == "later")
+        assert [(e["from"], e["to"]) for e in after["edges"]] == [(keys["hourly_running"], later)]
+        assert [r["key"] for r in api.json("/impact", key=keys["hourly_running"])["entries"]] == [later]
+    finally:
+        assert served.stop() == 0
 
 
 # --- /impact -------------------------------------------------------------------------------
@@ -502,6 +573,40 @@ def test_commits_page_through_the_log(wh):
     assert api.json("/commits", limit=0) == {"commits": [], "next_seq": 1}
 
 
+def test_commits_newest_first_and_below_an_exclusive_until_seq(wh):
+    api, skade = wh["api"], wh["skade"]
+    seqs = [e["commit_seq"] for e in skade.log()]
+    # newest first, paged back by until_seq
+    seen, until = [], None
+    while True:
+        page = api.json("/commits", order="desc", limit=4, **({"until_seq": until} if until else {}))
+        got = [c["commit_seq"] for c in page["commits"]]
+        assert got == sorted(got, reverse=True) and len(got) <= 4
+        seen += got
+        if not got:
+            assert page["next_seq"] == until
+            break
+        assert page["next_seq"] == got[-1]
+        until = page["next_seq"]
+    assert seen == seqs[::-1]
+    assert [c["commit_seq"] for c in api.json("/commits", order="desc", limit=3)["commits"]] == seqs[::-1][:3]
+    # until_seq is exclusive, from_seq inclusive, in either order
+    a, b = seqs[1], seqs[5]
+    asc = api.json("/commits", from_seq=a, until_seq=b)
+    assert [c["commit_seq"] for c in asc["commits"]] == [s for s in seqs if a <= s < b]
+    assert asc["next_seq"] == b
+    desc = api.json("/commits", from_seq=a, until_seq=b, order="desc")
+    assert [c["commit_seq"] for c in desc["commits"]] == [s for s in seqs if a <= s < b][::-1]
+    assert desc["next_seq"] == a
+    # the newest first entries are the same entries
+    newest = api.json("/commits", order="desc", limit=1)["commits"][0]
+    assert newest == api.json("/commits", from_seq=seqs[-1])["commits"][0]
+    orders = [e["commit_seq"] for e in skade.log("--table", "shop.orders")]
+    got = api.json("/commits", table="shop.orders", order="desc", until_seq=orders[-1])["commits"]
+    assert [c["commit_seq"] for c in got] == orders[-2::-1]
+    assert api.json("/commits", order="desc", until_seq=1) == {"commits": [], "next_seq": 1}
+
+
 # --- errors --------------------------------------------------------------------------------
 
 
@@ -523,7 +628,8 @@ def test_every_error_case(wh):
              (f"/tables/shop/orders/changes?from={first}&compute_updates=1", "compute_updates"),
              (f"/tables/shop/orders/changes?from={first}&limit=99999999999999999999", "limit"),
              ("/tables/shop/orders/changes?from=x", "from"), ("/commits?limit=10001", "limit"),
-             ("/commits?from_seq=0", "from_seq"), ("/commits?table=nodot", "nodot")]
+             ("/commits?from_seq=0", "from_seq"), ("/commits?table=nodot", "nodot"),
+             ("/commits?until_seq=0", "until_seq"), ("/commits?order=sideways", "order")]
     for path, word in cases:
         msg = api.error(path, 400, bad)
         assert word in msg, (path, msg)

@@ -150,6 +150,11 @@ export class Server {
       .split("\n")
       .filter((l) => l.trim() !== "")
       .map((l) => JSON.parse(l.replaceAll("/data/wh", w.path)) as unknown);
+    await this.postEvents(events);
+  }
+
+  /** POSTs OpenLineage RunEvents as one batch. */
+  async postEvents(events: unknown[]): Promise<void> {
     const r = await fetch(`${this.url}/api/v1/lineage/batch`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -170,6 +175,14 @@ export class Server {
   log(): string {
     return this.stderr.join("");
   }
+}
+
+/** Ends what a test file started: the browser, the server (which must exit 0), the warehouse. */
+export async function closeAll(browser?: Browser, server?: Server, warehouse?: Warehouse): Promise<void> {
+  await browser?.close();
+  const code = await server?.stop();
+  if (server && code !== 0) throw new Error(`skade serve exited ${code}: ${server.log()}`);
+  warehouse?.remove();
 }
 
 export function launch(): Promise<Browser> {

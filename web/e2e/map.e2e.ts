@@ -8,6 +8,7 @@ import type { ApiGraph, ApiImpact, ApiNodeDetail, Cell } from "../src/api/types.
 import {
   buildPipeline,
   clickNode,
+  closeAll,
   launch,
   openMap,
   probe,
@@ -53,12 +54,7 @@ describe("the system map on a warehouse with a pipeline and a Spark run", () => 
     browser = await launch();
   });
 
-  after(async () => {
-    await browser?.close();
-    const code = await server?.stop();
-    assert.equal(code, 0, server?.log());
-    warehouse?.remove();
-  });
+  after(() => closeAll(browser, server, warehouse));
 
   test("a lane per system and every node of /graph, each inside its lane", async () => {
     const page = await openMap(browser, server);
@@ -82,6 +78,15 @@ describe("the system map on a warehouse with a pipeline and a Spark run", () => 
       assert.ok(n.x > box.x && n.x < box.x + box.width && n.y > box.y && n.y < box.y + box.height, `${n.id} off map`);
     }
     assert.equal(await page.locator("header .counts").textContent(), `${graph.nodes.length} datasets`);
+    // the pipelines ran seconds apart, once: no cadence to fall behind, so nothing is stale
+    assert.deepEqual(
+      shown.nodes.filter((n) => n.look === "stale").map((n) => n.id),
+      [],
+    );
+    for (const n of graph.nodes) {
+      const detail = await server.json<ApiNodeDetail>("/node", { key: n.key });
+      assert.notEqual(detail.freshness.state, "stale", `${n.key} is stale by /node`);
+    }
     assert.equal(await page.locator("header .status").textContent(), "open");
     await screenshot(page, "e2e-1-lanes");
     // the other theme (key t) redraws in its colours; the labels take the theme's text colour
@@ -287,12 +292,7 @@ describe("the system map follows commits made by another process", () => {
     browser = await launch();
   });
 
-  after(async () => {
-    await browser?.close();
-    const code = await server?.stop();
-    assert.equal(code, 0, server?.log());
-    warehouse?.remove();
-  });
+  after(() => closeAll(browser, server, warehouse));
 
   const within = (page: Page, ms: number, check: string): Promise<unknown> =>
     page.waitForFunction(check, undefined, { timeout: ms, polling: 20 });

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { adjacency, fromGraph, lanesOf } from "../src/model/map-model.js";
-import { displayGraph, shortLabel } from "../src/model/display.js";
-import { warehouseGraph } from "./fixtures/warehouse-graph.js";
+import { displayGraph, groupsOf, shortLabel } from "../src/model/display.js";
+import { edge, node, T0, warehouseGraph } from "./fixtures/warehouse-graph.js";
 
 test("a /graph answer becomes nodes by key, its edges, and one lane per system with skade first", () => {
   const model = fromGraph(warehouseGraph);
@@ -50,6 +50,60 @@ test("a lane over the threshold collapses each namespace into a group, with edge
   const expanded = displayGraph(model, { threshold: 3, expanded: new Set(["group:skade:raw"]) });
   assert.ok(expanded.nodes.some((n) => n.id === "raw.orders"));
   assert.equal(displayGraph(model).nodes.length, 7);
+});
+
+test("a lane of more namespaces than the threshold starts as one system group, which opens into namespaces", () => {
+  // kafka: 4 namespaces of 3 topics each, all feeding mart.daily; threshold 3
+  const topics = [0, 1, 2, 3].flatMap((ns) =>
+    [0, 1, 2].map((t) => node(`kafka:ns${ns}.t${t}`, T0, [], { namespace: `kafka://ns${ns}` })),
+  );
+  const model = fromGraph({
+    ...warehouseGraph,
+    nodes: [...topics, node("mart.daily", T0, [T0])],
+    edges: topics.map((t) => edge(t.key, "mart.daily", "load", T0, T0)),
+  });
+  const closed = displayGraph(model, { threshold: 3 });
+  assert.deepEqual(
+    closed.nodes.map((n) => [n.id, n.level, n.members.length]),
+    [
+      ["mart.daily", null, 1],
+      ["group:kafka", "system", 12],
+    ],
+  );
+  assert.equal(closed.nodes[1].label, "kafka (12 in 4 namespaces)");
+  // the 12 model edges are one display edge of weight 12
+  assert.deepEqual(closed.edges, [
+    { id: "group:kafka\u0000mart.daily", from: "group:kafka", to: "mart.daily", weight: 12 },
+  ]);
+
+  const system = displayGraph(model, { threshold: 3, expanded: new Set(["group:kafka"]) });
+  assert.deepEqual(
+    system.nodes.filter((n) => n.lane === "kafka").map((n) => [n.id, n.level]),
+    [0, 1, 2, 3].map((ns) => [`group:kafka:kafka://ns${ns}`, "namespace"]),
+  );
+  assert.deepEqual(
+    system.edges.map((e) => e.weight),
+    [3, 3, 3, 3],
+  );
+
+  // a dataset's groups, outermost first, open it
+  const groups = groupsOf(model, "kafka:ns2.t1");
+  assert.deepEqual(groups, ["group:kafka", "group:kafka:kafka://ns2"]);
+  const open = displayGraph(model, { threshold: 3, expanded: new Set(groups) });
+  const kafka = open.nodes.filter((n) => n.lane === "kafka").map((n) => n.id);
+  assert.deepEqual(kafka, [
+    "group:kafka:kafka://ns0",
+    "group:kafka:kafka://ns1",
+    "kafka:ns2.t0",
+    "kafka:ns2.t1",
+    "kafka:ns2.t2",
+    "group:kafka:kafka://ns3",
+  ]);
+  assert.equal(
+    open.edges.reduce((sum, e) => sum + e.weight, 0),
+    12,
+  );
+  assert.deepEqual(groupsOf(model, "no:such"), []);
 });
 
 test("a path name is labelled by its last two parts", () => {

@@ -12,7 +12,7 @@ test("with nothing selected: failed runs, stale and dropped tables stand out", (
   const l = looks(model, display, null, null, T0 + 10 * HOUR);
   assert.equal(l.nodes.get("spark:gold.revenue"), "failed");
   assert.equal(l.nodes.get("raw.tmp"), "dropped");
-  // mart.daily wrote hourly until T0 + 4 h: stale after T0 + 7 h
+  // mart.daily wrote half-hourly until T0 + 4 h: stale after T0 + 5.5 h
   assert.equal(l.nodes.get("mart.daily"), "stale");
   assert.equal(l.nodes.get("raw.orders"), "normal");
   assert.equal(l.hotEdges.size, 0);

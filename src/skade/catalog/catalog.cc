@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 
 #include "skade/catalog/names.h"
 #include "skade/catalog/sqlite_internal.h"
@@ -732,15 +733,30 @@ Result<std::vector<std::pair<int64_t, std::string>>> Catalog::AnnotationsSince(i
 Result<std::vector<CommitLogEntry>> Catalog::CommitsSince(int64_t after_seq,
                                                           std::optional<TableIdent> table,
                                                           int64_t limit) {
+  return CommitRows(false, after_seq, std::numeric_limits<int64_t>::max(), table, limit);
+}
+
+Result<std::vector<CommitLogEntry>> Catalog::CommitsBefore(int64_t before_seq, int64_t after_seq,
+                                                           std::optional<TableIdent> table,
+                                                           int64_t limit) {
+  return CommitRows(true, after_seq, before_seq, table, limit);
+}
+
+Result<std::vector<CommitLogEntry>> Catalog::CommitRows(bool newest_first, int64_t after_seq,
+                                                        int64_t before_seq,
+                                                        const std::optional<TableIdent>& table,
+                                                        int64_t limit) {
   std::vector<CommitLogEntry> out;
   {
     std::lock_guard lock(mu_);
-    SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_,
+    std::string sql =
         "SELECT commit_seq, table_namespace, table_name, action, snapshot_id, operation, "
         "previous_metadata_location, metadata_location, committed_at_ms, engine, lineage_event "
-        "FROM skade_commit_log WHERE catalog_name=?1 AND commit_seq > ?2 "
-        "AND (?3 IS NULL OR (table_namespace=?3 AND table_name=?4)) ORDER BY commit_seq LIMIT ?5"));
-    s.Bind(1, name_).Bind(2, after_seq).Bind(5, limit);
+        "FROM skade_commit_log WHERE catalog_name=?1 AND commit_seq > ?2 AND commit_seq < ?6 "
+        "AND (?3 IS NULL OR (table_namespace=?3 AND table_name=?4)) ORDER BY commit_seq ";
+    sql += newest_first ? "DESC LIMIT ?5" : "LIMIT ?5";
+    SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, sql));
+    s.Bind(1, name_).Bind(2, after_seq).Bind(5, limit).Bind(6, before_seq);
     if (table) s.Bind(3, table->ns).Bind(4, table->name);
     else s.BindNull(3).BindNull(4);
     while (true) {

@@ -226,6 +226,11 @@ class Catalog {
   Result<std::vector<CommitLogEntry>> CommitsSince(int64_t after_seq,
                                                    std::optional<TableIdent> table = std::nullopt,
                                                    int64_t limit = -1);
+  /// The same, newest first: rows with `after_seq` < commit_seq < `before_seq`, at
+  /// most `limit` (-1: all) of the newest of them.
+  Result<std::vector<CommitLogEntry>> CommitsBefore(int64_t before_seq, int64_t after_seq = 0,
+                                                    std::optional<TableIdent> table = std::nullopt,
+                                                    int64_t limit = -1);
 
   /// The annotations stored with commits after `after_seq` as (commit_seq, annotation),
   /// oldest first; rows without one are skipped (cheaper than CommitsSince).
@@ -256,6 +261,10 @@ class Catalog {
   bool IsCatalogFile(std::string_view path) const;
 
  private:
+  /// Log rows with after_seq < commit_seq < before_seq, other engines' rows described
+  /// from their metadata.
+  Result<std::vector<CommitLogEntry>> CommitRows(bool newest_first, int64_t after_seq, int64_t before_seq,
+                                                 const std::optional<TableIdent>& table, int64_t limit);
   struct FileIdentity {
     uint64_t dev = 0, ino = 0;
   };

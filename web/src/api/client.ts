@@ -7,6 +7,7 @@ import type {
   ApiNodeDetail,
   Cell,
   ChangesQuery,
+  CommitsQuery,
   GraphQuery,
   ImpactDirection,
   PreviewQuery,
@@ -69,8 +70,9 @@ export class ApiClient {
     return this.base + "/impact" + query({ key, direction, depth, format: "csv" });
   }
 
-  commits(fromSeq?: number, table?: string, limit?: number): Promise<ApiCommits> {
-    return this.json<ApiCommits>("/commits" + query({ from_seq: fromSeq, table, limit }));
+  commits(q: CommitsQuery = {}): Promise<ApiCommits> {
+    const params = { from_seq: q.fromSeq, until_seq: q.untilSeq, order: q.order, table: q.table, limit: q.limit };
+    return this.json<ApiCommits>("/commits" + query(params));
   }
 
   preview(table: string, q: PreviewQuery = {}, onRow?: (row: Cell[], header: RowsHeader) => void): Promise<Rows> {

@@ -76,7 +76,8 @@ export interface ApiFocus {
 }
 
 export interface ApiGraph {
-  window: { since_ms: Millis | null; until_ms: Millis | null; generated_ms: Millis };
+  /** `commit_seq`: the newest commit the graph was folded at, where the event stream resumes. */
+  window: { since_ms: Millis | null; until_ms: Millis | null; generated_ms: Millis; commit_seq: number };
   systems: ApiSystemCount[];
   nodes: ApiNode[];
   edges: ApiEdge[];
@@ -221,7 +222,18 @@ export interface ApiCommit {
 
 export interface ApiCommits {
   commits: ApiCommit[];
+  /** Oldest first the next `from_seq`; newest first the next `until_seq`. */
   next_seq: number;
+}
+
+export interface CommitsQuery {
+  /** The first commit_seq (inclusive). */
+  fromSeq?: number;
+  /** Only commits below this commit_seq (exclusive). */
+  untilSeq?: number;
+  order?: "asc" | "desc";
+  table?: string;
+  limit?: number;
 }
 
 export interface ApiDatasetRef {

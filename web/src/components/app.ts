@@ -4,11 +4,13 @@ import { ApiClient } from "../api/client.js";
 import { subscribeEvents, type StreamState } from "../api/events.js";
 import type { ApiCommit } from "../api/types.js";
 import { LayoutClient } from "../layout/layout-client.js";
+import type { Layout } from "../layout/protocol.js";
+import { openedGroup } from "../layout/splice.js";
 import { columnsOf } from "../model/columns.js";
-import { displayGraph, type DisplayGraph } from "../model/display.js";
+import { displayGraph, groupsOf, type DisplayGraph } from "../model/display.js";
 import { focusLabel, focusView } from "../model/focus.js";
 import { applyLiveEvent, foldEvents } from "../model/live.js";
-import { looks, PULSE_MS } from "../model/looks.js";
+import { looks, PULSE_MS, type Looks } from "../model/looks.js";
 import { EMPTY_MODEL, fromGraph, type MapModel } from "../model/map-model.js";
 import { navigate } from "../model/navigation.js";
 import { parseRunEvents, runEventsToLineage } from "../model/openlineage.js";
@@ -26,19 +28,10 @@ import { applyTheme, initialTheme, toggleTheme } from "./theme.js";
 import { timeSlider } from "./time-slider.js";
 import { renderTimeline } from "./timeline-view.js";
 
-/**
- * The newest `keep` commits. The log lists oldest first, so it is paged to its end: the live
- * stream resumes after the newest one (resuming after the 500th would replay all later ones).
- */
+/** The newest `keep` commits, oldest first: the live stream resumes after the newest one. */
 async function recentCommits(api: ApiClient, keep: number): Promise<ApiCommit[]> {
-  const page = 10000;
-  let tail: ApiCommit[] = [];
-  for (let from = 1; ;) {
-    const log = await api.commits(from, undefined, page);
-    tail = [...tail, ...log.commits].slice(-keep);
-    if (log.commits.length < page) return tail;
-    from = log.next_seq;
-  }
+  const log = await api.commits({ order: "desc", limit: keep });
+  return log.commits.reverse();
 }
 
 export function startApp(root: HTMLElement): void {
@@ -50,7 +43,12 @@ export function startApp(root: HTMLElement): void {
   let state: ViewState = decodeState(location.hash);
   let display: DisplayGraph = { nodes: [], edges: [] };
   let drawnShape = "";
+  /** The display graph drawn last and its layout. */
+  let laid: { graph: DisplayGraph; layout: Layout } | null = null;
   let drawnPanel = "";
+  let drawnTimeline: [MapModel, ApiCommit[], number | null] | null = null;
+  // the slider's stops change only with the model (a map of 10,000 datasets has 40,000 times)
+  let steps: { of: MapModel | null; steps: number[] } = { of: null, steps: [] };
   let stream: StreamState = "connecting";
   let pathStart: string | null = null;
   const expanded = new Set<string>();
@@ -110,6 +108,8 @@ export function startApp(root: HTMLElement): void {
       render();
       return;
     }
+    // a dataset inside a collapsed group (a search hit, a deep link) opens its groups
+    if (key && !display.nodes.some((n) => n.id === key)) groupsOf(model, key).forEach((g) => expanded.add(g));
     setState({ ...state, selected: key, path: null, trace: key === state.selected ? state.trace : null });
     if (key) map.reveal(key);
   }
@@ -124,21 +124,28 @@ export function startApp(root: HTMLElement): void {
     status.dataset.state = stream;
     const shape = JSON.stringify([display.nodes.map((n) => n.id), display.edges.map((e) => e.id)]);
     const now = Date.now();
-    const paint = (): void => map.repaint(looks(view, display, state.selected, state.path, now, state.trace));
+    const looksOf = (shown: DisplayGraph): Looks => looks(view, shown, state.selected, state.path, now, state.trace);
     if (shape !== drawnShape) {
       drawnShape = shape;
       const shown = display;
-      void layouts.layout(shown).then((layout) => {
+      // a group opened on the drawn map: only its members are laid out, in its place
+      const opened = laid ? openedGroup(laid.graph, shown) : null;
+      const splice =
+        laid && opened ? { base: laid.layout, group: opened.group, lane: opened.members.nodes[0].lane } : undefined;
+      // for benchmarks: the layout's share of an expand (layout-asked to layout-laid)
+      performance.mark("skade:layout-asked");
+      void layouts.layout(opened ? opened.members : shown, splice).then((layout) => {
         if (!layout) return;
+        performance.mark("skade:layout-laid");
+        laid = { graph: shown, layout };
         const first = drawn === 0;
-        map.show(shown, layout);
-        paint();
+        map.show(shown, layout, looksOf(shown));
         if (first && state.selected) map.reveal(state.selected);
         drawn++;
         // for benchmarks and tools: when each layout has been drawn (web/bench/map.bench.ts)
         performance.mark("skade:layout-done", { detail: { drawn, nodes: shown.nodes.length } });
       });
-    } else paint();
+    } else map.repaint(looksOf(display));
     // the panel (and a preview or changes table open in it) is redrawn only when what it shows changed
     const node = state.selected ? view.nodes.get(state.selected) : undefined;
     const panelShape = JSON.stringify([
@@ -163,8 +170,14 @@ export function startApp(root: HTMLElement): void {
         (trace) => setState({ ...state, trace, path: null }),
       );
     }
-    renderTimeline(timelineHost, timeline(view, commits), (key) => select(key));
-    slider.setSteps(timeSteps(model), state.time);
+    // the timeline is redrawn only when the model, the commits or the time changed
+    const timelineOf = drawnTimeline;
+    if (!timelineOf || timelineOf[0] !== model || timelineOf[1] !== commits || timelineOf[2] !== state.time) {
+      drawnTimeline = [model, commits, state.time];
+      renderTimeline(timelineHost, timeline(view, commits), (key) => select(key));
+    }
+    if (steps.of !== model) steps = { of: model, steps: timeSteps(model) };
+    slider.setSteps(steps.steps, state.time);
     // a pulse fades: paint once more when the newest one is over
     const pulses = [...view.nodes.values()].map((n) => n.pulse_ms ?? -Infinity);
     const fade = Math.max(...pulses, -Infinity) + PULSE_MS - now;
@@ -177,7 +190,11 @@ export function startApp(root: HTMLElement): void {
       .then(([graph, log]) => {
         model = fromGraph(graph);
         commits = log;
-        const since = commits.at(-1)?.commit_seq;
+        // a deep link's selection is drawn as itself, not as the group it stands in
+        if (state.selected) groupsOf(model, state.selected).forEach((g) => expanded.add(g));
+        // the stream resumes after the commit the graph was folded at: what the graph holds is not
+        // replayed (the commit log could have been read before the graph's fold delivered events)
+        const since = graph.window.commit_seq;
         subscribeEvents({
           sinceSeq: since,
           onState: (s) => {

@@ -38,7 +38,7 @@ export interface DrawnLane {
 }
 
 export class MapView {
-  private readonly graph = new Graph<NodeAttrs>({ type: "directed", multi: false });
+  private graph = new Graph<NodeAttrs>({ type: "directed", multi: false });
   private readonly sigma: Sigma<NodeAttrs>;
   private readonly lanes: HTMLCanvasElement;
   private readonly stage: HTMLDivElement;
@@ -59,6 +59,9 @@ export class MapView {
       defaultEdgeType: "arrow",
       renderEdgeLabels: false,
       labelRenderedSizeThreshold: 0,
+      // level of detail: while the camera moves only the camera matrix changes (no re-layout, no
+      // new geometry) and labels wait for it to rest; a label stands only where there is room
+      hideLabelsOnMove: true,
       labelDensity: 4,
       labelGridCellSize: 60,
       labelColor: { color: color("fg") },
@@ -98,15 +101,21 @@ export class MapView {
     return { ...attrs, color: colours[look], size: look === "selected" || look === "pulse" ? 10 : attrs.size };
   }
 
-  /** Draws `display` at `layout`; ELK's y grows downwards, sigma's upwards. */
-  show(display: DisplayGraph, layout: Layout): void {
+  /**
+   * Draws `display` at `layout` with `looks`; ELK's y grows downwards, sigma's upwards. A new
+   * graph handed to sigma is indexed once (clearing and refilling the drawn one made sigma index
+   * it for every node and edge added, and again for each refresh).
+   */
+  show(display: DisplayGraph, layout: Layout, looks: Looks): void {
     this.layout = layout;
-    this.graph.clear();
+    this.looks = looks;
+    const graph = new Graph<NodeAttrs>({ type: "directed", multi: false });
     for (const n of display.nodes) {
       const p = layout.positions[n.id] ?? { x: 0, y: 0 };
-      this.graph.addNode(n.id, { x: p.x, y: -p.y, size: n.group ? 9 : 6, label: n.label, color: color("node") });
+      const size = n.level === "system" ? 12 : n.group ? 9 : 6;
+      graph.addNode(n.id, { x: p.x, y: -p.y, size, label: n.label, color: color("node") });
     }
-    for (const e of display.edges) this.graph.addDirectedEdgeWithKey(e.id, e.from, e.to);
+    for (const e of display.edges) graph.addDirectedEdgeWithKey(e.id, e.from, e.to);
     // the frame holds the labels too: they stand right of their nodes, up to a node's width
     const xs = display.nodes.map((n) => layout.positions[n.id]?.x ?? 0);
     const ys = layout.lanes.flatMap((l) => [-l.top, -l.bottom]);
@@ -115,13 +124,27 @@ export class MapView {
         ? { x: [Math.min(...xs), Math.max(...xs) + NODE_WIDTH], y: [Math.min(...ys), Math.max(...ys)] }
         : null,
     );
-    this.sigma.refresh();
+    this.labelColor();
+    this.graph = graph;
+    this.sigma.setGraph(graph);
   }
 
+  /** New looks for the drawn graph: its nodes and edges are reduced again, not indexed again. */
   repaint(looks: Looks): void {
     this.looks = looks;
-    this.sigma.setSetting("labelColor", { color: color("fg") });
-    this.sigma.refresh();
+    if (this.labelColor()) return;
+    this.sigma.refresh({
+      partialGraph: { nodes: this.graph.nodes(), edges: this.graph.edges() },
+      skipIndexation: true,
+    });
+  }
+
+  /** Sets the theme's label colour when it changed (which refreshes everything); whether it did. */
+  private labelColor(): boolean {
+    const fg = color("fg");
+    if (this.sigma.getSetting("labelColor").color === fg) return false;
+    this.sigma.setSetting("labelColor", { color: fg });
+    return true;
   }
 
   /** The drawn nodes where the page shows them (the test hook, and tools). */
@@ -174,8 +197,9 @@ export class MapView {
     const width = this.container.clientWidth;
     const height = this.container.clientHeight;
     const offset = this.stage.offsetTop;
-    canvas.width = width;
-    canvas.height = height;
+    // resizing a canvas reallocates and clears it: only when the map's size changed
+    if (canvas.width !== width) canvas.width = width;
+    if (canvas.height !== height) canvas.height = height;
     const ctx = canvas.getContext("2d");
     if (!ctx || !this.layout) return;
     ctx.clearRect(0, 0, width, height);

@@ -25,16 +25,25 @@ export function renderTimeline(host: HTMLElement, lanes: TimelineLane[], onPick:
     const label = svg("text", { x: "0", y: String(i * rowHeight + 15), class: "lane-label" });
     label.textContent = lane.system;
     root.append(label);
+    // bars closer than a pixel are one rect (a big map writes thousands): its title counts them
+    const columns = new Map<number, { first: TimelineLane["bars"][number]; count: number }>();
     for (const bar of lane.bars) {
+      const x = Math.round(((bar.t - min) / span) * width);
+      const column = columns.get(x);
+      if (column) column.count++;
+      else columns.set(x, { first: bar, count: 1 });
+    }
+    for (const [x, { first: bar, count }] of columns) {
       const rect = svg("rect", {
-        x: String(80 + ((bar.t - min) / span) * width),
+        x: String(80 + x),
         y: String(i * rowHeight + 3),
         width: "3",
         height: String(rowHeight - 6),
         class: "bar",
       });
       const title = svg("title", {});
-      title.textContent = `${new Date(bar.t).toISOString()} ${bar.label}`;
+      const more = count > 1 ? ` (and ${count - 1} more)` : "";
+      title.textContent = `${new Date(bar.t).toISOString()} ${bar.label}${more}`;
       rect.append(title);
       rect.addEventListener("click", () => onPick(bar.key));
       root.append(rect);

@@ -18,10 +18,13 @@ export class LayoutClient {
     };
   }
 
-  /** The layout of `graph`, or null when a newer request overtook it. */
-  layout(graph: DisplayGraph): Promise<Layout | null> {
+  /**
+   * The layout of `graph` (with `splice`: `splice.base` with the group replaced by `graph`, its
+   * members), or null when a newer request overtook it.
+   */
+  layout(graph: DisplayGraph, splice?: LayoutRequest["splice"]): Promise<Layout | null> {
     const id = ++this.latest;
-    const request: LayoutRequest = { id, graph };
+    const request: LayoutRequest = { id, graph, splice };
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.worker.postMessage(request);

@@ -1,7 +1,10 @@
-// The layout Web Worker: ELK's layered algorithm off the main thread, then lanes per system.
+// The layout Web Worker: ELK's layered algorithm off the main thread, then lanes per system (or
+// an opened group's members put in its place).
 import ELK from "elkjs/lib/elk.bundled.js";
+import type { DisplayNode } from "../model/display.js";
 import { elkGraph } from "./elk-graph.js";
 import { bandLanes } from "./lanes.js";
+import { spliceLayout } from "./splice.js";
 import type { LayoutRequest, LayoutResponse, Point } from "./protocol.js";
 
 interface WorkerScope {
@@ -12,14 +15,19 @@ interface WorkerScope {
 const scope = self as unknown as WorkerScope;
 const elk = new ELK();
 
+// ELK's first layout pays for compiling its code: a two-node one while the map fetches its graph
+const node = (id: string): DisplayNode => ({ id, label: id, lane: "", members: [id], group: false, level: null });
+void elk.layout(elkGraph({ nodes: [node("a"), node("b")], edges: [{ id: "e", from: "a", to: "b", weight: 1 }] }));
+
 scope.onmessage = (event) => {
-  const { id, graph } = event.data;
+  const { id, graph, splice } = event.data;
   elk
     .layout(elkGraph(graph))
     .then((laid) => {
       const placed: Record<string, Point> = {};
       for (const c of laid.children ?? []) placed[c.id] = { x: c.x ?? 0, y: c.y ?? 0 };
-      scope.postMessage({ id, layout: bandLanes(graph, placed) });
+      const layout = splice ? spliceLayout(splice.base, splice.group, splice.lane, placed) : bandLanes(graph, placed);
+      scope.postMessage({ id, layout });
     })
     .catch((e: unknown) => scope.postMessage({ id, error: String(e) }));
 };

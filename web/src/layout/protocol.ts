@@ -3,7 +3,10 @@ import type { DisplayGraph } from "../model/display.js";
 
 export interface LayoutRequest {
   id: number;
+  /** What to lay out: the whole drawn graph, or with `splice` only an opened group's members. */
   graph: DisplayGraph;
+  /** The drawn layout in which the members take the place of `group` (of lane `lane`). */
+  splice?: { base: Layout; group: string; lane: string };
 }
 
 export interface Point {

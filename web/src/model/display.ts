@@ -1,7 +1,10 @@
-// What the map draws: nodes, or namespace groups standing for many nodes, and the edges between
-// them. A lane with more nodes than the threshold shows each namespace as one group node
-// until the group is expanded.
-import { edgeId, lanesOf, type MapModel } from "./map-model.js";
+// What the map draws: nodes, or groups standing for many nodes, and the edges between them. A
+// lane with more nodes than the threshold shows each namespace as one group node until the group
+// is expanded; a lane with more namespaces than that too (a map of thousands of datasets) starts
+// as one group for the whole system, which expands into its namespaces.
+import { lanesOf, type MapModel } from "./map-model.js";
+
+export type GroupLevel = "system" | "namespace";
 
 export interface DisplayNode {
   id: string;
@@ -10,14 +13,16 @@ export interface DisplayNode {
   /** The dataset keys it stands for: one for a node, all members for a group. */
   members: string[];
   group: boolean;
+  /** What a group stands for; null for a node. */
+  level: GroupLevel | null;
 }
 
 export interface DisplayEdge {
   id: string;
   from: string;
   to: string;
-  /** The model edges it stands for. */
-  edges: string[];
+  /** How many model edges it stands for. */
+  weight: number;
 }
 
 export interface DisplayGraph {
@@ -37,6 +42,16 @@ export function groupId(system: string, namespace: string): string {
   return `group:${system}:${namespace}`;
 }
 
+export function systemGroupId(system: string): string {
+  return `group:${system}`;
+}
+
+/** The groups to expand so that `key` is drawn as a node (outermost first). */
+export function groupsOf(model: MapModel, key: string): string[] {
+  const n = model.nodes.get(key);
+  return n ? [systemGroupId(n.system), groupId(n.system, n.namespace)] : [];
+}
+
 export interface DisplayOptions {
   /** Only these keys (focus mode); all when absent. */
   visible?: ReadonlySet<string>;
@@ -49,30 +64,48 @@ export function displayGraph(model: MapModel, options: DisplayOptions = {}): Dis
   const threshold = options.threshold ?? COLLAPSE_THRESHOLD;
   const idOf = new Map<string, string>();
   const nodes: DisplayNode[] = [];
+  const node = (k: string, lane: string): DisplayNode => ({
+    id: k,
+    label: shortLabel(model.nodes.get(k)?.name ?? k),
+    lane,
+    members: [k],
+    group: false,
+    level: null,
+  });
   for (const lane of lanesOf(model)) {
-    const keys = lane.keys.filter((k) => !options.visible || options.visible.has(k));
+    const keys = options.visible ? lane.keys.filter((k) => options.visible?.has(k)) : lane.keys;
+    if (keys.length <= threshold) {
+      for (const k of keys) {
+        idOf.set(k, k);
+        nodes.push(node(k, lane.system));
+      }
+      continue;
+    }
     const byNamespace = new Map<string, string[]>();
     for (const k of keys) {
       const ns = model.nodes.get(k)?.namespace ?? "";
-      byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), k]);
+      const list = byNamespace.get(ns);
+      if (list) list.push(k);
+      else byNamespace.set(ns, [k]);
+    }
+    const sid = systemGroupId(lane.system);
+    if (byNamespace.size > threshold && !options.expanded?.has(sid)) {
+      keys.forEach((k) => idOf.set(k, sid));
+      const label = `${lane.system} (${keys.length} in ${byNamespace.size} namespaces)`;
+      nodes.push({ id: sid, label, lane: lane.system, members: keys, group: true, level: "system" });
+      continue;
     }
     for (const [ns, members] of byNamespace) {
       const gid = groupId(lane.system, ns);
-      if (keys.length > threshold && members.length > 1 && !options.expanded?.has(gid)) {
+      if (members.length > 1 && !options.expanded?.has(gid)) {
         members.forEach((k) => idOf.set(k, gid));
-        nodes.push({ id: gid, label: `${ns} (${members.length})`, lane: lane.system, members, group: true });
-      } else {
+        const label = `${ns} (${members.length})`;
+        nodes.push({ id: gid, label, lane: lane.system, members, group: true, level: "namespace" });
+      } else
         for (const k of members) {
           idOf.set(k, k);
-          nodes.push({
-            id: k,
-            label: shortLabel(model.nodes.get(k)?.name ?? k),
-            lane: lane.system,
-            members: [k],
-            group: false,
-          });
+          nodes.push(node(k, lane.system));
         }
-      }
     }
   }
   const edges = new Map<string, DisplayEdge>();
@@ -81,9 +114,9 @@ export function displayGraph(model: MapModel, options: DisplayOptions = {}): Dis
     const to = idOf.get(e.to);
     if (from === undefined || to === undefined || from === to) continue;
     const id = `${from}\u0000${to}`;
-    const d = edges.get(id) ?? { id, from, to, edges: [] };
-    d.edges.push(edgeId(e));
-    edges.set(id, d);
+    const d = edges.get(id);
+    if (d) d.weight++;
+    else edges.set(id, { id, from, to, weight: 1 });
   }
   return { nodes, edges: [...edges.values()] };
 }

@@ -39,21 +39,39 @@ function byKey<T>(entries: [string, T][]): Map<string, T> {
 export function fromGraph(graph: ApiGraph): MapModel {
   const nodes = byKey(graph.nodes.map((n): [string, MapNode] => [n.key, { ...n, pulse_ms: null }]));
   const columns = new Map<string, ApiColumnLineage[]>();
-  for (const c of graph.column_lineage) columns.set(c.to, [...(columns.get(c.to) ?? []), c]);
+  for (const c of graph.column_lineage) {
+    const list = columns.get(c.to);
+    if (list) list.push(c);
+    else columns.set(c.to, [c]);
+  }
   return { nodes, edges: graph.edges, columns, last_seq: null };
 }
 
 /** One lane per system, skade first, then by name; each lane's keys sorted. */
 export function lanesOf(model: Pick<MapModel, "nodes">): Lane[] {
   const lanes = new Map<string, string[]>();
-  for (const n of model.nodes.values()) lanes.set(n.system, [...(lanes.get(n.system) ?? []), n.key]);
+  for (const n of model.nodes.values()) {
+    const keys = lanes.get(n.system);
+    if (keys) keys.push(n.key);
+    else lanes.set(n.system, [n.key]);
+  }
   return [...lanes.entries()]
     .sort(([a], [b]) => (a === "skade" ? -1 : b === "skade" ? 1 : a.localeCompare(b)))
     .map(([system, keys]) => ({ system, keys: keys.sort() }));
 }
 
+export interface Adjacency {
+  up: Map<string, string[]>;
+  down: Map<string, string[]>;
+}
+
+// A model's edges are never changed in place (a live event makes a new list): one adjacency each.
+const adjacencies = new WeakMap<readonly MapEdge[], Adjacency>();
+
 /** Every node key's inputs and outputs (distinct, sorted), self-reads left out. */
-export function adjacency(model: Pick<MapModel, "edges">): { up: Map<string, string[]>; down: Map<string, string[]> } {
+export function adjacency(model: Pick<MapModel, "edges">): Adjacency {
+  const known = adjacencies.get(model.edges);
+  if (known) return known;
   const up = new Map<string, Set<string>>();
   const down = new Map<string, Set<string>>();
   const add = (m: Map<string, Set<string>>, k: string, v: string): void => {
@@ -68,5 +86,7 @@ export function adjacency(model: Pick<MapModel, "edges">): { up: Map<string, str
   }
   const sorted = (m: Map<string, Set<string>>): Map<string, string[]> =>
     new Map([...m].map(([k, s]) => [k, [...s].sort()]));
-  return { up: sorted(up), down: sorted(down) };
+  const built = { up: sorted(up), down: sorted(down) };
+  adjacencies.set(model.edges, built);
+  return built;
 }
