@@ -73,30 +73,6 @@ class Skade:
         return self.jsonl("log", *args)
 
 
-class Served:
-    """A running `skade serve`; `.url` is its base URL."""
-
-    def __init__(self, warehouse: Path, *args: str):
-        self.warehouse = warehouse
-        self.proc = subprocess.Popen([SKADE_BIN, "--warehouse", str(warehouse), "serve", "--listen", "127.0.0.1:0",
-                                      *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        m = re.search(r"http://([^/]+)/", line)
-        if not m:
-            self.proc.kill()
-            raise AssertionError(f"serve did not start: {line!r} {self.proc.stderr.read()!r}")
-        self.url = f"http://{m.group(1)}"
-
-    def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            raise
-
-
 def open_catalog(warehouse: Path):
     from pyiceberg.catalog.sql import SqlCatalog
 
