@@ -69,3 +69,6 @@ scripts/setup_spark.sh
 
 # Bifröst's Spark Connect source: gRPC/protobuf for its client, a Spark 4 with the Connect server.
 scripts/setup_spark_connect.sh
+
+# Airflow 3 (its own venv under .deps/airflow): the peer of tests/bifrost/test_airflow_events.py.
+scripts/setup_airflow.sh

@@ -54,5 +54,36 @@ TEST(FileLedgerTest, OneRoundHolderAtATime) {
   EXPECT_EQ(b.AcquireRound(seconds(1)).value(), true);
 }
 
+TEST(FileLedgerTest, OutboxIsWrittenWithTheCursorAndKeptInOrder) {
+  skade::testing::TempDir dir;
+  std::string path = dir.path() + "/g.json";
+  {
+    FileLedger ledger(path);
+    ASSERT_THAT(ledger.AdvanceAndEnqueue("db.people", TableState{1, {}}, R"({"n":1})"), IsOk());
+    ASSERT_THAT(ledger.Advance("db.teams", TableState{5, {}}), IsOk());  // keeps the outbox
+    ASSERT_THAT(ledger.AdvanceAndEnqueue("db.people", TableState{2, {}}, R"({"n":2})"), IsOk());
+    ASSERT_THAT(ledger.AdvanceAndEnqueue("db.teams", TableState{6, {}}, R"({"n":3})"), IsOk());
+  }
+  FileLedger reopened(path);
+  EXPECT_EQ(reopened.Get("db.people")->snapshot_id, 2);
+  auto outbox = reopened.Outbox();
+  ASSERT_THAT(outbox, IsOk());
+  ASSERT_EQ(outbox->size(), 3u);
+  EXPECT_EQ((*outbox)[0].body, R"({"n":1})");
+  EXPECT_EQ((*outbox)[2].body, R"({"n":3})");
+  EXPECT_LT((*outbox)[0].seq, (*outbox)[1].seq);
+  ASSERT_THAT(reopened.Dequeue((*outbox)[1].seq), IsOk());
+  ASSERT_THAT(reopened.Dequeue((*outbox)[1].seq), IsOk());  // already gone: not an error
+  auto left = reopened.Outbox();
+  ASSERT_EQ(left->size(), 2u);
+  EXPECT_EQ((*left)[1].body, R"({"n":3})");
+  // A sequence number is never reused, even after the newest entry left.
+  ASSERT_THAT(reopened.Dequeue((*left)[1].seq), IsOk());
+  ASSERT_THAT(reopened.AdvanceAndEnqueue("db.teams", TableState{7, {}}, R"({"n":4})"), IsOk());
+  EXPECT_GT(reopened.Outbox()->back().seq, (*left)[1].seq);
+  // The outbox is not a table.
+  EXPECT_THAT(*reopened.ToJson(), ::testing::Not(::testing::HasSubstr("outbox")));
+}
+
 }  // namespace
 }  // namespace bifrost

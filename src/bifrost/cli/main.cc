@@ -10,6 +10,7 @@
 #include <limits>
 #include <thread>
 
+#include "airflow_cli.h"
 #include "bifrost/mapping/infer.h"
 #include "bifrost/sync/metrics.h"
 #include "bifrost/sync/round.h"
@@ -158,14 +159,16 @@ void PrintTableLines(const RoundReport& r) {
   }
 }
 
-Status CmdBuild(Session& s, std::chrono::milliseconds lease, bool rebuild) {
+Status CmdBuild(Session& s, std::chrono::milliseconds lease, bool rebuild, AirflowEvents* events) {
   SKADE_ASSIGN_OR_RETURN(auto* tables, s.Compile());
   SKADE_ASSIGN_OR_RETURN(std::string graph, s.GraphName());
+  if (events) events->SetGraph(graph);
   SKADE_ASSIGN_OR_RETURN(TableSource * source, s.Source());
   auto attempt = [&]() -> Result<RoundReport> {
     SKADE_RETURN_IF_ERROR(s.Connect());
     Syncer syncer(*tables, *source, s.sink(), s.ledger(), lease);
     syncer.SetStop(Stopping);
+    if (events) syncer.SetEventMaker(events->Maker());
     return rebuild ? syncer.Rebuild() : syncer.SyncOnce();
   };
   auto io_failed = [](const RoundReport& r) {
@@ -219,6 +222,7 @@ Status CmdBuild(Session& s, std::chrono::milliseconds lease, bool rebuild) {
       static_cast<long long>(sink.relationships_created),
       static_cast<long long>(sink.nodes_deleted),
       static_cast<long long>(sink.relationships_deleted), r.seconds);
+  if (events) DeliverAirflowEvents(*events, s.ledger(), lease, true);
   if (r.AnyFailed())
     return skade::InvalidArgument("build refused " +
                                   std::to_string(r.Count(TableRound::Outcome::kFailed)) +
@@ -233,6 +237,7 @@ struct RunArgs {
   std::string lease = "60s";
   int64_t max_rounds = 0;  // 0: until stopped
   bool stopped_between_rounds = false;  // set by CmdRun: a signal found it waiting
+  AirflowEvents* events = nullptr;      // --airflow-url
 };
 
 // The newest commit_seq in the catalog's durable commit log (0 when empty).
@@ -285,6 +290,10 @@ Status CmdRun(Session& s, RunArgs& args) {
   // A mapping of REST catalog tables alone needs no local warehouse: no commit watch.
   auto opened = s.Catalog();
   skade::Catalog* catalog = opened ? *opened : nullptr;
+  if (args.events) {
+    SKADE_ASSIGN_OR_RETURN(std::string graph, s.GraphName());
+    args.events->SetGraph(graph);
+  }
   std::unique_ptr<MetricsServer> metrics_server;
   Metrics metrics;
   if (!args.metrics_addr.empty()) {
@@ -313,6 +322,7 @@ Status CmdRun(Session& s, RunArgs& args) {
     seen =
         NewestCommit(catalog, seen);  // before fetching: a commit during the round brings another
     RoundReport r;
+    bool connected = false;
     if (Status st = s.Connect(); !st) {
       // A bad address or a missing server binary will not heal by waiting.
       if (st.error().kind != skade::ErrorKind::kIoError) return st;
@@ -324,7 +334,9 @@ Status CmdRun(Session& s, RunArgs& args) {
     } else {
       Syncer syncer(*tables, *source, s.sink(), s.ledger(), lease);
       syncer.SetStop(Stopping);
+      if (args.events) syncer.SetEventMaker(args.events->Maker());
       r = syncer.SyncOnce();
+      connected = true;
     }
     // A round the signal cut short: reported by Main as interrupted, its cursors unmoved.
     if (Stopping() && r.AnyFailed()) return {};
@@ -340,6 +352,11 @@ Status CmdRun(Session& s, RunArgs& args) {
       if (t.outcome == TableRound::Outcome::kFailed)
         std::fprintf(stderr, "bifrost: error: %s\n", OneLine(t.description).c_str());
     std::fflush(stdout);
+    // After the round, whatever Airflow does: the events wait in the ledger's outbox.
+    if (args.events && connected && !Stopping()) {
+      DeliverAirflowEvents(*args.events, s.ledger(), lease, false);
+      args.events->Publish(metrics);
+    }
     if (args.max_rounds != 0 && round == args.max_rounds) break;
     WaitForWork(catalog, watcher.get(), seen, wait, r.IsFailure());
   }
@@ -414,6 +431,10 @@ int Main(int argc, char** argv) {
   build->add_flag("--rebuild", rebuild,
                   "read every table afresh into a new graph that replaces the graph whole, and "
                   "reset the cursors (after a cursor's snapshot expired)");
+  AirflowOptions airflow;
+  std::string airflow_timeout;
+  AddAirflowFlags(*build, airflow, airflow_timeout, DurationCheck());
+  std::unique_ptr<AirflowEvents> events;
   std::string build_lease = "60s";
   build->add_option("--lease", build_lease,
                     "round lease shared with running instances (default 60s)")
@@ -421,7 +442,7 @@ int Main(int argc, char** argv) {
   build->callback([&] {
     action = [&](Session& s) -> Status {
       SKADE_ASSIGN_OR_RETURN(auto lease, ParseDuration(build_lease));
-      return CmdBuild(s, lease, rebuild);
+      return CmdBuild(s, lease, rebuild, events.get());
     };
   });
 
@@ -444,7 +465,13 @@ int Main(int argc, char** argv) {
   run->add_option("--rounds", run_args.max_rounds,
                   "stop after N rounds, N >= 1 (default: run until stopped)")
       ->check(CountCheck(1));
-  run->callback([&] { action = [&](Session& s) { return CmdRun(s, run_args); }; });
+  AddAirflowFlags(*run, airflow, airflow_timeout, DurationCheck());
+  run->callback([&] {
+    action = [&](Session& s) {
+      run_args.events = events.get();
+      return CmdRun(s, run_args);
+    };
+  });
 
   auto* state = app.add_subcommand("state", "the state ledger");
   auto* show = state->add_subcommand("show", "print every table's cursor");
@@ -468,10 +495,20 @@ int Main(int argc, char** argv) {
     return rc == 0 ? 0 : 1;
   }
   if (!action) return 1;
+  if (!airflow_timeout.empty())  // checked while parsing
+    airflow.timeout_ms =
+        static_cast<int>(std::min<int64_t>(ParseDuration(airflow_timeout)->count(), INT32_MAX));
+  if (auto made = MakeAirflowEvents(airflow); !made) {
+    std::fprintf(stderr, "bifrost: error: %s\n", OneLine(made.error().message).c_str());
+    return 1;
+  } else {
+    events = std::move(*made);
+  }
   opts.timeout = *ParseDuration(timeout);  // checked while parsing
   // Well inside "about a second": commands give up kStopGrace after the signal.
   InstallStopHandlers(std::chrono::milliseconds(900));
   opts.stop_fd = StopFd();
+  if (events) events->SetStopFd(opts.stop_fd);
   Session session(opts);
   Status st = action(session);
   if (int sig = StopSignal(); sig != 0 && !run_args.stopped_between_rounds) {

@@ -4,7 +4,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -36,16 +38,35 @@ Result<TableState> StateFromJson(const nlohmann::json& j, const std::string& whe
 
 }  // namespace
 
-Result<std::map<std::string, TableState>> FileLedger::Read() {
-  std::map<std::string, TableState> out;
+// The file's member holding the outbox: {"next": N, "events": [{"seq": S, "event": {...}}]}.
+// Not a table name (those are namespace.table).
+constexpr const char* kOutboxMember = "$outbox";
+
+Result<nlohmann::json> FileLedger::ReadJson() {
   std::ifstream in(path_);
-  if (!in) return out;  // never written: every cursor is empty
+  if (!in) return nlohmann::json::object();  // never written: every cursor is empty
   std::stringstream ss;
   ss << in.rdbuf();
   auto j = nlohmann::json::parse(ss.str(), nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return skade::Corrupt("state ledger " + path_ + " is not a JSON object");
+  if (j.contains(kOutboxMember) &&
+      (!j[kOutboxMember].is_object() || !j[kOutboxMember].value("events", nlohmann::json()).is_array()))
+    return skade::Corrupt("state ledger " + path_ + ": " + kOutboxMember + " is not an outbox");
+  return j;
+}
+
+Status FileLedger::Write(const nlohmann::json& j) {
+  auto written = skade::ReplaceFile(path_, j.dump(2) + "\n");
+  if (!written) return std::unexpected(written.error().WithContext("state ledger"));
+  return {};
+}
+
+Result<std::map<std::string, TableState>> FileLedger::Read() {
+  std::map<std::string, TableState> out;
+  SKADE_ASSIGN_OR_RETURN(auto j, ReadJson());
   for (const auto& [table, state] : j.items()) {
+    if (table == kOutboxMember) continue;
     SKADE_ASSIGN_OR_RETURN(out[table], StateFromJson(state, "state ledger " + path_));
   }
   return out;
@@ -58,13 +79,49 @@ Result<TableState> FileLedger::Get(const std::string& table) {
 }
 
 Status FileLedger::Advance(const std::string& table, const TableState& state) {
-  SKADE_ASSIGN_OR_RETURN(auto all, Read());
-  all[table] = state;
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [t, s] : all) j[t] = StateToJson(s);
-  auto written = skade::ReplaceFile(path_, j.dump(2) + "\n");
-  if (!written) return std::unexpected(written.error().WithContext("state ledger"));
-  return {};
+  SKADE_ASSIGN_OR_RETURN(auto j, ReadJson());
+  j[table] = StateToJson(state);
+  return Write(j);
+}
+
+Status FileLedger::AdvanceAndEnqueue(const std::string& table, const TableState& state,
+                                     const std::string& event) {
+  auto body = nlohmann::json::parse(event, nullptr, false);
+  if (body.is_discarded()) return skade::Internal("outbox event is not JSON: " + event);
+  SKADE_ASSIGN_OR_RETURN(auto j, ReadJson());
+  j[table] = StateToJson(state);
+  auto& outbox = j[kOutboxMember];
+  if (!outbox.is_object()) outbox = {{"next", 1}, {"events", nlohmann::json::array()}};
+  int64_t seq = outbox.value("next", int64_t{1});
+  outbox["next"] = seq + 1;
+  outbox["events"].push_back({{"seq", seq}, {"event", body}});
+  return Write(j);
+}
+
+Result<std::vector<OutboxEntry>> FileLedger::Outbox() {
+  SKADE_ASSIGN_OR_RETURN(auto j, ReadJson());
+  std::vector<OutboxEntry> out;
+  if (!j.contains(kOutboxMember)) return out;
+  for (const auto& e : j[kOutboxMember]["events"]) {
+    if (!e.is_object() || !e.value("seq", nlohmann::json()).is_number_integer() || !e.contains("event"))
+      return skade::Corrupt("state ledger " + path_ + ": an outbox entry has no seq or event");
+    out.push_back({e["seq"].get<int64_t>(), e["event"].dump()});
+  }
+  return out;
+}
+
+Status FileLedger::Dequeue(int64_t seq) {
+  SKADE_ASSIGN_OR_RETURN(auto j, ReadJson());
+  if (!j.contains(kOutboxMember)) return {};
+  auto& events = j[kOutboxMember]["events"];
+  auto before = events.size();
+  for (auto it = events.begin(); it != events.end(); ++it)
+    if (it->is_object() && it->value("seq", int64_t{-1}) == seq) {
+      events.erase(it);
+      break;
+    }
+  if (events.size() == before) return {};
+  return Write(j);
 }
 
 Result<std::string> FileLedger::ToJson() {
@@ -84,13 +141,28 @@ Result<TableState> RedisLedger::Get(const std::string& table) {
 }
 
 Status RedisLedger::Advance(const std::string& table, const TableState& state) {
+  return FencedAdvance(table, state, "");
+}
+
+Status RedisLedger::AdvanceAndEnqueue(const std::string& table, const TableState& state,
+                                      const std::string& event) {
+  return FencedAdvance(table, state, event);
+}
+
+Status RedisLedger::FencedAdvance(const std::string& table, const TableState& state,
+                                  const std::string& event) {
   // Fenced: only the lease holder moves a cursor, so an instance that lost its lease
-  // mid-round (stalled past the TTL) cannot set back what the new holder stored.
+  // mid-round (stalled past the TTL) cannot set back what the new holder stored. The
+  // outbox entry, if any, is written by the same script: both or neither.
   static const char* kFenced =
       "if ARGV[1] == '' or redis.call('GET', KEYS[2]) == ARGV[1] then "
-      "redis.call('HSET', KEYS[1], ARGV[2], ARGV[3]) return 1 end return 0";
-  auto reply = connection_.Command({"EVAL", kFenced, "2", key_, key_ + ":lease", token_, table,
-                                    StateToJson(state).dump()});
+      "redis.call('HSET', KEYS[1], ARGV[2], ARGV[3]) "
+      "if ARGV[4] ~= '' then "
+      "local seq = redis.call('INCR', KEYS[4]) redis.call('HSET', KEYS[3], seq, ARGV[4]) end "
+      "return 1 end return 0";
+  auto reply = connection_.Command({"EVAL", kFenced, "4", key_, key_ + ":lease", key_ + ":outbox",
+                                    key_ + ":outbox:seq", token_, table,
+                                    StateToJson(state).dump(), event});
   if (!reply)
     return std::unexpected(std::move(reply).error().WithContext("state ledger " + Describe()));
   if (reply->integer != 1)
@@ -98,6 +170,31 @@ Status RedisLedger::Advance(const std::string& table, const TableState& state) {
                             "state ledger " + Describe() + ": the round lease passed to another "
                             "instance before the cursor of " + table +
                             " was stored; the round will be replayed");
+  return {};
+}
+
+Result<std::vector<OutboxEntry>> RedisLedger::Outbox() {
+  auto reply = connection_.Command({"HGETALL", key_ + ":outbox"});
+  if (!reply)
+    return std::unexpected(std::move(reply).error().WithContext("state ledger " + Describe()));
+  std::vector<OutboxEntry> out;
+  for (size_t i = 0; i + 1 < reply->elements.size(); i += 2) {
+    const std::string& field = reply->elements[i].text;
+    int64_t seq = 0;
+    auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), seq);
+    if (ec != std::errc() || end != field.data() + field.size())
+      return skade::Corrupt("state ledger " + Describe() + ": outbox field '" + field +
+                            "' is not a sequence number");
+    out.push_back({seq, reply->elements[i + 1].text});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.seq < b.seq; });
+  return out;
+}
+
+Status RedisLedger::Dequeue(int64_t seq) {
+  auto reply = connection_.Command({"HDEL", key_ + ":outbox", std::to_string(seq)});
+  if (!reply)
+    return std::unexpected(std::move(reply).error().WithContext("state ledger " + Describe()));
   return {};
 }
 

@@ -25,6 +25,12 @@ void Metrics::Record(const RoundReport& r) {
   last_round_seconds_ = r.seconds;
 }
 
+void Metrics::Set(const std::string& name, const std::string& type, const std::string& help,
+                  double value) {
+  std::lock_guard lock(mu_);
+  extra_[name] = {type, help, value};
+}
+
 std::string Metrics::RenderPrometheus() const {
   std::lock_guard lock(mu_);
   std::string out;
@@ -57,6 +63,7 @@ std::string Metrics::RenderPrometheus() const {
   family("bifrost_graph_queries_total", "counter", "Write queries sent to the graph.", sink_.queries);
   family("bifrost_round_seconds_total", "counter", "Time spent in rounds.", seconds_);
   family("bifrost_last_round_seconds", "gauge", "Duration of the last round.", last_round_seconds_);
+  for (const auto& [name, f] : extra_) family(name.c_str(), f.type.c_str(), f.help.c_str(), f.value);
   return out;
 }
 

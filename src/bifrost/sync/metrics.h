@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,6 +17,10 @@ namespace bifrost {
 class Metrics {
  public:
   void Record(const RoundReport& round);
+  /// Sets a family kept by a part outside the round (e.g. the Airflow events), rendered
+  /// after the round's families in name order. `type` is counter or gauge.
+  void Set(const std::string& name, const std::string& type, const std::string& help,
+           double value);
   /// The exposition text; every family has HELP and TYPE, counters end in _total.
   std::string RenderPrometheus() const;
 
@@ -26,6 +31,11 @@ class Metrics {
   int64_t rows_read_ = 0;
   SinkReport sink_;  // summed over rounds
   double seconds_ = 0, last_round_seconds_ = 0;
+  struct Family {
+    std::string type, help;
+    double value = 0;
+  };
+  std::map<std::string, Family> extra_;
 };
 
 /// `GET /metrics` on HOST:PORT from a background thread; stops on destruction.

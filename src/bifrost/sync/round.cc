@@ -119,6 +119,7 @@ Result<Syncer::Pending> Syncer::Fetch(const CompiledTable& table, bool from_scra
   if (!from_scratch) {
     SKADE_ASSIGN_OR_RETURN(state, ledger_.Get(r.table));
   }
+  p.from = state;
   auto fetch = source_.FetchNew(table, state);
   if (!fetch) {
     // Name the table, once, whatever layer the error came from.
@@ -144,6 +145,12 @@ Status Syncer::Finish(Pending& p) {
   SKADE_RETURN_IF_ERROR(KeepLease(true));  // the fetch may have outlasted it
   SKADE_ASSIGN_OR_RETURN(p.round.sink, sink_.Apply(p.mutation));
   // Only now: a crash before this line replays the round.
+  return Advance(p);
+}
+
+Status Syncer::Advance(const Pending& p) {
+  auto event = make_event_ ? make_event_(p.round, p.from, p.next) : std::nullopt;
+  if (event) return ledger_.AdvanceAndEnqueue(p.round.table, p.next, *event);
   return ledger_.Advance(p.round.table, p.next);
 }
 
@@ -189,7 +196,7 @@ void Syncer::CreateGraph(std::vector<Pending*>& pending, bool replace) {
     pending[i]->round.sink = added[i];
     pending[i]->round.description +=
         replace ? "; rebuilt into a new graph" : "; bulk-loaded into a new graph";
-    if (auto s = ledger_.Advance(pending[i]->round.table, pending[i]->next); !s)
+    if (auto s = Advance(*pending[i]); !s)
       pending[i]->round.Fail(s.error());
   }
 }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,12 @@ class Syncer {
   /// (kIoError "interrupted"), their cursors where they were, so the next round
   /// replays them.
   void SetStop(std::function<bool()> stop) { stop_ = std::move(stop); }
+  /// Asked for each table round the sink applied, with the cursor it started from and
+  /// the one about to be stored: an event (JSON text) goes into the ledger's outbox in
+  /// the same write as the cursor (StateLedger::AdvanceAndEnqueue); nullopt, none.
+  using EventMaker = std::function<std::optional<std::string>(
+      const TableRound& round, const TableState& from, const TableState& to)>;
+  void SetEventMaker(EventMaker make) { make_event_ = std::move(make); }
 
  private:
   /// kIoError once `stop_` says so.
@@ -100,6 +107,7 @@ class Syncer {
   /// A table's round up to the sink: fetched and transformed.
   struct Pending {
     TableRound round;
+    TableState from;  // the cursor the fetch started from
     TableState next;
     GraphMutation mutation;
   };
@@ -111,6 +119,8 @@ class Syncer {
   RoundReport Close(std::vector<Pending>& prepared, std::chrono::steady_clock::time_point start);
   /// Applies the mutation, then advances the cursor.
   Status Finish(Pending& pending);
+  /// Stores the cursor of an applied table round, with its event if there is one.
+  Status Advance(const Pending& pending);
   /// How this round starts: into a graph that exists; into none, no table synced
   /// yet (a first build); or into none although cursors say rows were applied
   /// (the graph was deleted or its server lost it: every table is read afresh).
@@ -127,6 +137,7 @@ class Syncer {
   std::chrono::milliseconds lease_;
   std::chrono::steady_clock::time_point leased_at_;
   std::function<bool()> stop_;
+  EventMaker make_event_;
 };
 
 }  // namespace bifrost

@@ -34,8 +34,10 @@ void GlobalInit() {
 
 // One request: a POST of `post` when given, else a GET; the answer's body into `reply`
 // when given. `what` names the URL in errors ("lineage endpoint", "REST catalog").
+// `stop_fd`, when readable, abandons the request.
 Result<int> Perform(const std::string& url, const std::string* post, const HttpHeaders& headers,
-                    int timeout_ms, std::string* reply, size_t max_body, const std::string& what) {
+                    int timeout_ms, std::string* reply, size_t max_body, const std::string& what,
+                    int stop_fd = -1) {
   if (!url.starts_with("http://") && !url.starts_with("https://"))
     return InvalidArgument(what + " '" + url + "' is not an http:// or https:// URL");
   GlobalInit();
@@ -63,11 +65,34 @@ Result<int> Perform(const std::string& url, const std::string* post, const HttpH
   }
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  CURLcode rc = curl_easy_perform(curl);
+  // The multi interface, to wait on the stop fd beside the transfer.
+  CURLM* multi = curl_multi_init();
+  curl_multi_add_handle(multi, curl);
+  CURLcode rc = CURLE_OK;
+  bool stopped = false;
+  for (int running = 1; running;) {
+    if (curl_multi_perform(multi, &running) != CURLM_OK) {
+      rc = CURLE_FAILED_INIT;
+      break;
+    }
+    if (!running) break;
+    curl_waitfd stop{stop_fd, CURL_WAIT_POLLIN, 0};
+    curl_multi_poll(multi, stop_fd >= 0 ? &stop : nullptr, stop_fd >= 0 ? 1 : 0, 1000, nullptr);
+    if (stop_fd >= 0 && stop.revents != 0) {
+      stopped = true;
+      break;
+    }
+  }
+  int left = 0;
+  while (CURLMsg* msg = curl_multi_info_read(multi, &left))
+    if (msg->msg == CURLMSG_DONE) rc = msg->data.result;
+  curl_multi_remove_handle(multi, curl);
+  curl_multi_cleanup(multi);
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   curl_slist_free_all(list);
   curl_easy_cleanup(curl);
+  if (stopped) return IoError(what + " '" + url + "': interrupted");
   if (rc == CURLE_URL_MALFORMAT) return InvalidArgument(what + " '" + url + "' is not a valid URL");
   if (rc == CURLE_UNSUPPORTED_PROTOCOL) return Unsupported(what + " '" + url + "': " + error);
   if (rc == CURLE_WRITE_ERROR && sink.overflow)
@@ -90,6 +115,17 @@ Result<HttpReply> HttpGet(const std::string& url, const HttpHeaders& headers, in
   HttpReply reply;
   SKADE_ASSIGN_OR_RETURN(reply.status,
                          Perform(url, nullptr, headers, timeout_ms, &reply.body, max_body, "URL"));
+  return reply;
+}
+
+Result<HttpReply> HttpRequest(const HttpCall& call) {
+  if (call.method != "GET" && call.method != "POST")
+    return Unsupported("HTTP method " + call.method + " (GET or POST)");
+  HttpReply reply;
+  SKADE_ASSIGN_OR_RETURN(reply.status,
+                         Perform(call.url, call.method == "POST" ? &call.body : nullptr, call.headers,
+                                 call.timeout_ms, &reply.body, size_t{64} << 20, call.what,
+                                 call.stop_fd));
   return reply;
 }
 

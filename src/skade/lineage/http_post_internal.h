@@ -1,5 +1,5 @@
 // skade's HTTP client (libcurl): POSTs for the OpenLineage sink, GETs for Bifröst's
-// REST catalog source.
+// REST catalog source, both for Bifröst's Airflow events.
 #pragma once
 
 #include <string>
@@ -27,5 +27,20 @@ struct HttpReply {
 /// error). Errors: as HttpPost's, and kIoError for a body past `max_body`.
 Result<HttpReply> HttpGet(const std::string& url, const HttpHeaders& headers, int timeout_ms,
                           size_t max_body = size_t{256} << 20);
+
+/// A GET or POST whose wait can be cut short.
+struct HttpCall {
+  std::string method = "POST";  // GET or POST
+  std::string url;              // http:// or https://
+  std::string body;             // POSTed as JSON
+  HttpHeaders headers;
+  int timeout_ms = 5000;
+  std::string what = "URL";  // names the URL in errors
+  int stop_fd = -1;          // when readable, the request is abandoned (kIoError "interrupted")
+};
+
+/// Sends `call`: the status and body of the answer, whatever the status. Errors: as
+/// HttpGet's (answers past 64 MiB), and kIoError "interrupted" after the stop fd.
+Result<HttpReply> HttpRequest(const HttpCall& call);
 
 }  // namespace skade::lineage
