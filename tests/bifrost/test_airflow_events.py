@@ -397,6 +397,9 @@ def test_tokens_are_renewed_as_they_expire(airflow, skade, bifrost, workdir):
             if batch < 2:
                 time.sleep(10)  # across the token's renewal point (30 s before its expiry)
         assert metric(port, "bifrost_airflow_token_fetches_total") >= 2
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+        check = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+        assert check.returncode == 0, check.stdout + check.stderr
     finally:
         assert run.stop() == 0, run.errors
     # each of the three once (an attempt that timed out on a slow api-server is looked up
