@@ -1,6 +1,5 @@
 #include "bifrost/platform/airflow_events.h"
 
-#include <cctype>
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -37,21 +36,6 @@ Result<std::string> ReadSecret(const std::string& path, const std::string& flag)
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   if (s.empty()) return skade::InvalidArgument(flag + " '" + path + "' is empty");
   return s;
-}
-
-std::string QueryEscape(std::string_view s) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
 }
 
 // The `exp` claim of a JWT (seconds since the epoch), if it has one.
@@ -250,11 +234,12 @@ Result<AirflowEvents::Answer> AirflowEvents::Call(const std::string& method,
 Result<std::optional<int64_t>> AirflowEvents::AssetId(const std::string& uri) {
   if (auto it = asset_ids_.find(uri); it != asset_ids_.end()) return it->second;
   for (int offset = 0;; offset += kPage) {
-    SKADE_ASSIGN_OR_RETURN(auto a, Call("GET",
-                                        "/api/v2/assets?uri_prefix_pattern=" + QueryEscape(uri) +
-                                            "&limit=" + std::to_string(kPage) +
-                                            "&offset=" + std::to_string(offset) + "&order_by=id",
-                                        ""));
+    SKADE_ASSIGN_OR_RETURN(
+        auto a, Call("GET",
+                     "/api/v2/assets?uri_prefix_pattern=" + skade::lineage::UrlEncode(uri) +
+                         "&limit=" + std::to_string(kPage) + "&offset=" + std::to_string(offset) +
+                         "&order_by=id",
+                     ""));
     if (a.status != 200 || !a.json.is_object() ||
         !a.json.value("assets", nlohmann::json()).is_array())
       return skade::IoError("GET /api/v2/assets answered HTTP " + std::to_string(a.status) + ": " +
@@ -278,12 +263,13 @@ Result<bool> AirflowEvents::AlreadyDelivered(int64_t asset_id, const std::string
   gmtime_r(&since, &tm);
   std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
   for (int offset = 0;; offset += kPage) {
-    SKADE_ASSIGN_OR_RETURN(
-        auto a, Call("GET",
-                     "/api/v2/assets/events?asset_id=" + std::to_string(asset_id) +
-                         "&timestamp_gte=" + QueryEscape(iso) + "&order_by=timestamp&limit=" +
-                         std::to_string(kPage) + "&offset=" + std::to_string(offset),
-                     ""));
+    SKADE_ASSIGN_OR_RETURN(auto a,
+                           Call("GET",
+                                "/api/v2/assets/events?asset_id=" + std::to_string(asset_id) +
+                                    "&timestamp_gte=" + skade::lineage::UrlEncode(iso) +
+                                    "&order_by=timestamp&limit=" + std::to_string(kPage) +
+                                    "&offset=" + std::to_string(offset),
+                                ""));
     if (a.status != 200 || !a.json.is_object() ||
         !a.json.value("asset_events", nlohmann::json()).is_array())
       return skade::IoError("GET /api/v2/assets/events answered HTTP " + std::to_string(a.status) +

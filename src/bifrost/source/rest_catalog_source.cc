@@ -17,21 +17,7 @@ namespace {
 using Json = nlohmann::json;
 constexpr int kTimeoutMs = 30000;
 
-// RFC 3986 unreserved characters stay, everything else is %XX.
-std::string Encode(std::string_view s) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
+using skade::lineage::UrlEncode;
 
 Result<std::string> Decode(std::string_view s) {
   std::string out;
@@ -55,7 +41,7 @@ std::string NamespacePath(const std::string& ns) {
   size_t start = 0;
   while (true) {
     size_t dot = ns.find('.', start);
-    out += Encode(ns.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    out += UrlEncode(ns.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
     if (dot == std::string::npos) return out;
     out += "%1F";
     start = dot + 1;
@@ -112,7 +98,7 @@ struct RestCatalogSource::State {
   Status Configure() {
     if (prefix) return {};
     SKADE_ASSIGN_OR_RETURN(Json config,
-                           Get("/v1/config" + (warehouse.empty() ? "" : "?warehouse=" + Encode(warehouse))));
+                           Get("/v1/config" + (warehouse.empty() ? "" : "?warehouse=" + UrlEncode(warehouse))));
     std::string found;
     for (const char* part : {"defaults", "overrides"}) {  // overrides win
       const Json& p = config.contains(part) ? config[part] : Json();
@@ -122,7 +108,7 @@ struct RestCatalogSource::State {
     return {};
   }
 
-  std::string Root() const { return "/v1/" + (prefix->empty() ? "" : Encode(*prefix) + "/"); }
+  std::string Root() const { return "/v1/" + (prefix->empty() ? "" : UrlEncode(*prefix) + "/"); }
 
   std::string TableNames(const std::string& ns) {
     auto list = Get(Root() + "namespaces/" + NamespacePath(ns) + "/tables");
@@ -137,7 +123,7 @@ struct RestCatalogSource::State {
 
   Result<std::unique_ptr<skade::Table>> Load(const skade::TableIdent& ident) {
     SKADE_RETURN_IF_ERROR(Configure());
-    auto loaded = Get(Root() + "namespaces/" + NamespacePath(ident.ns) + "/tables/" + Encode(ident.name));
+    auto loaded = Get(Root() + "namespaces/" + NamespacePath(ident.ns) + "/tables/" + UrlEncode(ident.name));
     if (!loaded) {
       if (loaded.error().kind != skade::ErrorKind::kNotFound) return std::unexpected(std::move(loaded).error());
       return skade::NotFound("table '" + ident.ToString() + "' not found in " + Where() +

@@ -2,6 +2,7 @@
 // curl's errors become skade errors here.
 #include <curl/curl.h>
 
+#include <cctype>
 #include <mutex>
 
 #include "skade/lineage/http_post_internal.h"
@@ -116,6 +117,21 @@ Result<HttpReply> HttpGet(const std::string& url, const HttpHeaders& headers, in
   SKADE_ASSIGN_OR_RETURN(reply.status,
                          Perform(url, nullptr, headers, timeout_ms, &reply.body, max_body, "URL"));
   return reply;
+}
+
+std::string UrlEncode(std::string_view s) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
 }
 
 Result<HttpReply> HttpRequest(const HttpCall& call) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct HttpReply {
 /// error). Errors: as HttpPost's, and kIoError for a body past `max_body`.
 Result<HttpReply> HttpGet(const std::string& url, const HttpHeaders& headers, int timeout_ms,
                           size_t max_body = size_t{256} << 20);
+
+/// `s` for a URL's path segment or query value: RFC 3986 unreserved characters stay,
+/// everything else is %XX.
+std::string UrlEncode(std::string_view s);
 
 /// A GET or POST whose wait can be cut short.
 struct HttpCall {
