@@ -6,6 +6,7 @@
 #include <set>
 
 #include "bifrost/mapping/ron_internal.h"
+#include "skade/common/utf8.h"
 
 namespace bifrost::ron {
 namespace {
@@ -17,24 +18,6 @@ int HexDigit(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-void AppendUtf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 // Length of the valid UTF-8 sequence at `p`, 0 when it is not one.
@@ -393,7 +376,7 @@ class Parser {
           return bad(braced ? "'\\u{...}' needs 1 to 6 hex digits and a '}'" : "'\\u' needs 4 hex digits");
         if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
           return bad("'\\u' names no character a mapping file can hold");
-        AppendUtf8(out, cp);
+        skade::AppendUtf8(out, cp);
         return true;
       }
       default:

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <optional>
 
+#include "skade/common/utf8.h"
 #include "skade/format/value.h"
 
 namespace skade {
@@ -119,21 +120,7 @@ std::optional<std::string> TruncateUpper(const std::string& s, bool utf8, int le
     if (next >= 0xD800 && next <= 0xDFFF) next = 0xE000;
     t.resize(start);
     if (next <= 0x10FFFF) {
-      if (next < 0x80) {
-        t += static_cast<char>(next);
-      } else if (next < 0x800) {
-        t += static_cast<char>(0xC0 | (next >> 6));
-        t += static_cast<char>(0x80 | (next & 0x3F));
-      } else if (next < 0x10000) {
-        t += static_cast<char>(0xE0 | (next >> 12));
-        t += static_cast<char>(0x80 | ((next >> 6) & 0x3F));
-        t += static_cast<char>(0x80 | (next & 0x3F));
-      } else {
-        t += static_cast<char>(0xF0 | (next >> 18));
-        t += static_cast<char>(0x80 | ((next >> 12) & 0x3F));
-        t += static_cast<char>(0x80 | ((next >> 6) & 0x3F));
-        t += static_cast<char>(0x80 | (next & 0x3F));
-      }
+      AppendUtf8(t, next);
       return t;
     }
   }
