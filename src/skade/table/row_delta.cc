@@ -4,6 +4,7 @@
 #include <arrow/compute/api.h>
 
 #include <chrono>
+#include <random>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -371,7 +372,11 @@ Result<CommitResult> WithRecompute(Table& t, F attempt) {
   for (int i = 1;; ++i) {
     auto r = attempt();
     if (r || r.error().kind != ErrorKind::kCommitConflict || i >= 20) return r;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1 + (i * 7) % 50));
+    // Random, growing waits: with a fixed schedule two racing writers retry in lockstep and
+    // keep colliding until the attempts run out.
+    thread_local std::minstd_rand jitter{std::random_device{}()};
+    int cap = std::min(5 + i * 10, 200);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + jitter() % cap));
     SKADE_RETURN_IF_ERROR(t.Refresh());
   }
 }
