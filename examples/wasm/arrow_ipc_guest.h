@@ -402,22 +402,27 @@ static inline uint32_t ai_string(ai_out* w, const char* s, uint32_t n) {
   return at;
 }
 
-/* Starts a message: its prefix, the root offset and the Message table, whose header
- * (tag `type`) is written next. Returns the Message table; ai_end_message finishes it. */
-static inline uint32_t ai_begin_message(ai_out* w, uint8_t type, uint32_t* start) {
+/* Starts a message: its prefix, the root offset, the Message table and its header table
+ * (tag `type`, `nfields` fields, `size` inline bytes, *slots its field offsets). Returns the
+ * header table; *start and *message are for ai_end_metadata. */
+static inline uint32_t ai_begin_message(ai_out* w, uint8_t type, uint16_t nfields, uint16_t size,
+                                        uint32_t* start, uint32_t* message, uint32_t* slots) {
   *start = w->at; /* a multiple of 8, so alignment within the flatbuffer is absolute */
   ai_skip(w, 8);
-  uint32_t root = ai_skip(w, 4), slots;
+  uint32_t root = ai_skip(w, 4);
   /* Message: [0] i32 vtable, [4] header offset, [8] bodyLength, [16] version, [18] header tag */
-  uint32_t t = ai_table(w, 4, 24, &slots);
-  ai_slot(w, slots, AI_MESSAGE_VERSION, 16);
-  ai_slot(w, slots, AI_MESSAGE_HEADER_TYPE, 18);
-  ai_slot(w, slots, AI_MESSAGE_HEADER, 4);
-  ai_slot(w, slots, AI_MESSAGE_BODY_LENGTH, 8);
+  uint32_t t = ai_table(w, 4, 24, slots);
+  ai_slot(w, *slots, AI_MESSAGE_VERSION, 16);
+  ai_slot(w, *slots, AI_MESSAGE_HEADER_TYPE, 18);
+  ai_slot(w, *slots, AI_MESSAGE_HEADER, 4);
+  ai_slot(w, *slots, AI_MESSAGE_BODY_LENGTH, 8);
   ai_put_u16(w, t + 16, 4); /* MetadataVersion V5 */
   ai_put(w, t + 18, &type, 1);
   ai_ref(w, root, t);
-  return t;
+  *message = t;
+  uint32_t header = ai_table(w, nfields, size, slots);
+  ai_ref(w, t + 4, header);
+  return header;
 }
 /* Pads the metadata, fills in its size and the body length. */
 static inline void ai_end_metadata(ai_out* w, uint32_t start, uint32_t message, uint32_t body_len) {
@@ -446,12 +451,9 @@ static inline void ai_put_bitmap(ai_out* w, uint32_t at, const uint8_t* bits, in
 }
 
 static inline void ai_write_schema(ai_out* w, const ai_column* cols, uint32_t ncols) {
-  uint32_t start;
-  uint32_t msg = ai_begin_message(w, AI_HEADER_SCHEMA, &start);
   /* Schema: [0] i32 vtable, [4] fields offset; endianness left at its default, Little */
-  uint32_t slots;
-  uint32_t schema = ai_table(w, 2, 8, &slots);
-  ai_ref(w, msg + 4, schema);
+  uint32_t start, msg, slots;
+  uint32_t schema = ai_begin_message(w, AI_HEADER_SCHEMA, 2, 8, &start, &msg, &slots);
   ai_slot(w, slots, AI_SCHEMA_FIELDS, 4);
   uint32_t fields = ai_vector(w, ncols, 4, 4);
   ai_ref(w, schema + 4, fields - 4);
@@ -496,12 +498,9 @@ static inline void ai_write_schema(ai_out* w, const ai_column* cols, uint32_t nc
 }
 
 static inline void ai_write_batch(ai_out* w, const ai_column* cols, uint32_t ncols, int64_t n) {
-  uint32_t start;
-  uint32_t msg = ai_begin_message(w, AI_HEADER_RECORD_BATCH, &start);
   /* RecordBatch: [0] i32 vtable, [4] nodes offset, [8] length, [16] buffers offset */
-  uint32_t slots;
-  uint32_t batch = ai_table(w, 3, 24, &slots);
-  ai_ref(w, msg + 4, batch);
+  uint32_t start, msg, slots;
+  uint32_t batch = ai_begin_message(w, AI_HEADER_RECORD_BATCH, 3, 24, &start, &msg, &slots);
   ai_slot(w, slots, AI_BATCH_LENGTH, 8);
   ai_slot(w, slots, AI_BATCH_NODES, 4);
   ai_slot(w, slots, AI_BATCH_BUFFERS, 16);
