@@ -308,6 +308,37 @@ def test_wasm_guests_write_the_streams_pyarrow_writes(workdir):
         assert framing(echo) == framing(ipc_stream(table)), table.num_rows
 
 
+def test_guest_ipc_reader_survives_corrupt_streams(workdir):
+    """arrow_ipc_guest.h's reader, built for the host under ASan and UBSan, on 20000
+    corruptions each of pyarrow's stream of the five types and the example guest's reply:
+    no read outside a stream, what reads writes again, and both kinds of outcome occur."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    assert cc, "no C compiler"
+    fuzz = workdir / "guest_ipc_fuzz"
+    r = subprocess.run([cc, "-std=c11", "-O1", "-g", "-Wall", "-Werror", "-fsanitize=address,undefined",
+                        "-fno-sanitize-recover=all", "-fno-sanitize=alignment", "-I", str(GUEST_HEADER_DIR),
+                        "-o", str(fuzz), str(HERE / "guest_ipc_fuzz.c")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rng = random.Random(26)
+    five = pa.table({
+        "i": pa.array([rng.choice([None, 7, -7]) for _ in range(19)], pa.int32()),
+        "l": pa.array([rng.choice([None, 2**40]) for _ in range(19)], pa.int64()),
+        "d": pa.array([rng.choice([None, 0.5]) for _ in range(19)], pa.float64()),
+        "b": pa.array([rng.choice([None, True, False]) for _ in range(19)], pa.bool_()),
+        "s": pa.array([rng.choice([None, "", "Åsgard"]) for _ in range(19)]),
+    })
+    seeds = [workdir / "five.arrows", workdir / "reply.arrows"]
+    seeds[0].write_bytes(ipc_stream(five))
+    rows = accounts(random.Random(27), list(range(1, 11))).select(["id", "friends"])
+    seeds[1].write_bytes(call_guest(clang_wasm(EXAMPLE_GUEST, workdir / "friend_edges.wasm"), ipc_stream(rows)))
+    r = subprocess.run([str(fuzz), "20000", *map(str, seeds)], capture_output=True, text=True, timeout=300,
+                       env={"ASAN_OPTIONS": "detect_leaks=0"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    for line in r.stdout.splitlines():
+        read, refused = (int(w) for w in line.split(": ")[1].replace(" read,", "").replace(" refused", "").split())
+        assert read > 0 and refused > 0, line
+
+
 HOSTILE = {
     "trap": "__builtin_trap();",
     "loop": "for (volatile int i = 0;; ++i) {}",
