@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bifröst's out-of-process custom steps: Debian's clang and lld (C to wasm32), then the
-# example WASM guests in examples/wasm/ built into .deps/wasm/ (rebuilt when a source
-# changed). The wasmtime library comes with the wasmtime wheel (requirements.txt).
+# example WASM guests in examples/wasm/ built into .deps/wasm/ (rebuilt when a source or
+# one of the guest headers changed). The wasmtime library comes with the wasmtime wheel (requirements.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +19,9 @@ fi
 mkdir -p .deps/wasm
 for src in examples/wasm/*.c; do
   out=.deps/wasm/$(basename "${src%.c}").wasm
-  if [ ! -f "$out" ] || [ "$src" -nt "$out" ] || [ examples/wasm/bifrost_guest.h -nt "$out" ]; then
+  stale=0
+  for dep in "$src" examples/wasm/*.h; do [ "$dep" -nt "$out" ] && stale=1; done
+  if [ ! -f "$out" ] || [ "$stale" = 1 ]; then
     echo "setup: building the WASM guest $out"
     clang --target=wasm32 -O2 -nostdlib -Wall -Wextra -Werror -Wl,--no-entry -o "$out" "$src"
   fi

@@ -1,8 +1,8 @@
 /* Example guest: derives edges from a column. Each input row has `id` (int64) and
  * `friends` (utf8, a comma-separated list of ids such as "3, 7,12"); the reply has one
  * row per listed friend: `src` = id, `dst` = the friend, `rank` = its place in the list
- * (from 1). A null or empty list gives no rows; a token that is not a number fails the
- * call with a message naming the row. */
+ * (from 1), all three int64. A null or empty list gives no rows; a token that is not a
+ * number fails the call with a message naming the row. */
 #include "bifrost_guest.h"
 
 static int is_space(char c) { return c == ' ' || c == '\t'; }
@@ -53,41 +53,38 @@ static const char* row_error(uint64_t row) {
   return message;
 }
 
+static ai_batch in;
+
 __attribute__((export_name("bifrost_transform"))) uint64_t bifrost_transform(uint32_t ptr,
                                                                              uint32_t len) {
-  const bf_header* in = (const bf_header*)(uintptr_t)ptr;
-  if (len < sizeof(bf_header) || in->magic != BF_MAGIC) return bf_fail("input is not a batch");
-  const bf_column* id = bf_find(in, "id", BF_INT64);
-  const bf_column* friends = bf_find(in, "friends", BF_UTF8);
+  const char* err = ai_read_stream((const uint8_t*)(uintptr_t)ptr, len, &in);
+  if (err) return bf_fail(err);
+  const ai_column* id = ai_find(&in, "id", AI_INT64);
+  const ai_column* friends = ai_find(&in, "friends", AI_UTF8);
   if (!id || !friends) return bf_fail("input needs id (int64) and friends (utf8)");
-  const uint8_t* id_valid = bf_at(in, id->valid_off);
-  const int64_t* ids = bf_at(in, id->values_off);
-  const uint8_t* f_valid = bf_at(in, friends->valid_off);
-  const uint32_t* offsets = bf_at(in, friends->values_off);
-  const char* text = bf_at(in, friends->data_off);
+  const int64_t* ids = id->values;
+  const int32_t* offsets = friends->values;
 
   uint64_t total = 0;
-  for (uint64_t r = 0; r < in->nrows; ++r) {
-    if (!id_valid[r] || !f_valid[r]) continue;
-    int64_t n = each_friend(text + offsets[r], offsets[r + 1] - offsets[r], 0, 0);
-    if (n < 0) return bf_fail(row_error(r));
+  for (int64_t r = 0; r < in.nrows; ++r) {
+    if (!ai_valid(id, r) || !ai_valid(friends, r)) continue;
+    int64_t n = each_friend(friends->data + offsets[r], (uint32_t)(offsets[r + 1] - offsets[r]), 0, 0);
+    if (n < 0) return bf_fail(row_error((uint64_t)r));
     total += (uint64_t)n;
   }
-  bf_header* out = bf_reply(3, total);
-  uint8_t *src_valid, *dst_valid, *rank_valid;
-  int64_t* src = out ? bf_reply_column(out, 0, "src", BF_INT64, &src_valid) : 0;
-  int64_t* dst = src ? bf_reply_column(out, 1, "dst", BF_INT64, &dst_valid) : 0;
-  int64_t* rank = dst ? bf_reply_column(out, 2, "rank", BF_INT64, &rank_valid) : 0;
-  if (!rank) return bf_fail("out of memory for the reply");
+  int64_t* src = bf_alloc((uint32_t)(total * 8));
+  int64_t* dst = bf_alloc((uint32_t)(total * 8));
+  int64_t* rank = bf_alloc((uint32_t)(total * 8));
+  if (!src || !dst || !rank) return bf_fail("out of memory for the reply");
   uint64_t at = 0;
-  for (uint64_t r = 0; r < in->nrows; ++r) {
-    if (!id_valid[r] || !f_valid[r]) continue;
-    int64_t n = each_friend(text + offsets[r], offsets[r + 1] - offsets[r], dst + at, rank + at);
+  for (int64_t r = 0; r < in.nrows; ++r) {
+    if (!ai_valid(id, r) || !ai_valid(friends, r)) continue;
+    int64_t n = each_friend(friends->data + offsets[r], (uint32_t)(offsets[r + 1] - offsets[r]),
+                            dst + at, rank + at);
     for (int64_t k = 0; k < n; ++k) src[at + k] = ids[r];
     at += (uint64_t)n;
   }
-  memset(src_valid, 1, (size_t)total);
-  memset(dst_valid, 1, (size_t)total);
-  memset(rank_valid, 1, (size_t)total);
-  return bf_done(out);
+  ai_column out[3] = {bf_column("src", AI_INT64, src, 0), bf_column("dst", AI_INT64, dst, 0),
+                      bf_column("rank", AI_INT64, rank, 0)};
+  return bf_reply(out, 3, (int64_t)total);
 }

@@ -230,21 +230,139 @@ def test_wasm_example_guest_builds_and_gives_the_oracle_graph(skade, bifrost, wo
     assert_same_graph(oracle(rows), actual_graph(bifrost, ORACLE_MAPPING, "--mapping", m))
 
 
+def ipc_stream(table: pa.Table, as_is: bool = False) -> bytes:
+    """pyarrow's stream of one batch of the rows, as the host sends them (a batch even when
+    there are no rows): of a fresh copy of them, or of `table`'s own (maybe sliced) arrays."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        if as_is and table.num_rows:
+            writer.write_table(table)
+        else:
+            writer.write_batch(pa.RecordBatch.from_pylist(table.to_pylist(), schema=table.schema))
+    return sink.getvalue().to_pybytes()
+
+
+def call_guest(module: Path, stream: bytes) -> bytes:
+    """Runs a guest as the host does (wasmtime, here from Python), its reply's bytes."""
+    import wasmtime
+    engine = wasmtime.Engine()
+    store = wasmtime.Store(engine)
+    exports = wasmtime.Instance(store, wasmtime.Module.from_file(engine, str(module)), []).exports(store)
+    memory = exports["memory"]
+    at = exports["bifrost_alloc"](store, len(stream))
+    memory.write(store, stream, at)
+    packed = exports["bifrost_transform"](store, at, len(stream)) & (2**64 - 1)
+    assert packed, bytes(memory.read(store, exports["bifrost_error"](store), None)).split(b"\0")[0]
+    return bytes(memory.read(store, packed >> 32, (packed >> 32) + (packed & 0xFFFFFFFF)))
+
+
+def framing(stream: bytes):
+    """Each message's (type, metadata size, body) as pyarrow reads them, after checking the
+    8-byte framing: continuation marker, metadata and body sizes multiples of 8, and the
+    end-of-stream marker as the last 8 bytes."""
+    import struct
+    reader = pa.ipc.MessageReader.open_stream(pa.py_buffer(stream))
+    out, pos = [], 0
+    while True:
+        try:
+            m = reader.read_next_message()
+        except StopIteration:
+            break
+        marker, size = struct.unpack_from("<Ii", stream, pos)
+        body = m.body.to_pybytes() if m.body is not None else b""
+        assert marker == 0xFFFFFFFF and (8 + size) % 8 == 0 and len(body) % 8 == 0, (pos, size, len(body))
+        out.append((m.type, body))
+        pos += 8 + size + len(body)
+    assert stream[pos:] == struct.pack("<Ii", 0xFFFFFFFF, 0)
+    return out
+
+
+def test_wasm_guests_write_the_streams_pyarrow_writes(workdir):
+    """The example guest's reply and the benchmark guest's echo, read by pyarrow: the
+    expected tables, validated in full, framed on 8 bytes, and with bodies byte for byte
+    those of pyarrow's own encoding of the same batch (buffers, bitmaps, padding)."""
+    rows = accounts(random.Random(24), list(range(1, 61))).select(["id", "friends"])
+    reply = call_guest(clang_wasm(EXAMPLE_GUEST, workdir / "friend_edges.wasm"), ipc_stream(rows))
+    got = pa.ipc.open_stream(reply).read_all()
+    got.validate(full=True)
+    expected = derived_edges(rows)
+    assert got.num_rows > 20 and got.equals(expected)
+    assert [body for _, body in framing(reply)] == [body for _, body in framing(ipc_stream(expected))]
+
+    rng = random.Random(25)
+    every_type = pa.table({
+        "i": pa.array([rng.choice([None, rng.randrange(-2**31, 2**31)]) for _ in range(37)], pa.int32()),
+        "l": pa.array([rng.choice([None, rng.randrange(-2**63, 2**63)]) for _ in range(37)], pa.int64()),
+        "d": pa.array([rng.choice([None, rng.random() * 1e6, -0.0]) for _ in range(37)], pa.float64()),
+        "b": pa.array([rng.choice([None, True, False]) for _ in range(37)], pa.bool_()),
+        "s": pa.array([rng.choice([None, "", "Åsgard", "x" * rng.randrange(40)]) for _ in range(37)]),
+        "k": pa.array(range(37), pa.int64()),  # no nulls: no validity bitmap written
+    })
+    identity = clang_wasm(REPO / "bench" / "guests" / "identity.c", workdir / "identity.wasm")
+    for table in (every_type, every_type.slice(3, 20), every_type.slice(0, 0)):
+        # pyarrow writes a sliced string column's data whole: the guest writes what is used
+        echo = call_guest(identity, ipc_stream(table, as_is=True))
+        back = pa.ipc.open_stream(echo).read_all()
+        back.validate(full=True)
+        assert back.equals(table), table.num_rows
+        assert framing(echo) == framing(ipc_stream(table)), table.num_rows
+
+
+def test_guest_ipc_reader_survives_corrupt_streams(workdir):
+    """arrow_ipc_guest.h's reader, built for the host under ASan and UBSan, on 20000
+    corruptions each of pyarrow's stream of the five types and the example guest's reply:
+    no read outside a stream, what reads writes again, and both kinds of outcome occur."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    assert cc, "no C compiler"
+    fuzz = workdir / "guest_ipc_fuzz"
+    r = subprocess.run([cc, "-std=c11", "-O1", "-g", "-Wall", "-Werror", "-fsanitize=address,undefined",
+                        "-fno-sanitize-recover=all", "-fno-sanitize=alignment", "-I", str(GUEST_HEADER_DIR),
+                        "-o", str(fuzz), str(HERE / "guest_ipc_fuzz.c")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rng = random.Random(26)
+    five = pa.table({
+        "i": pa.array([rng.choice([None, 7, -7]) for _ in range(19)], pa.int32()),
+        "l": pa.array([rng.choice([None, 2**40]) for _ in range(19)], pa.int64()),
+        "d": pa.array([rng.choice([None, 0.5]) for _ in range(19)], pa.float64()),
+        "b": pa.array([rng.choice([None, True, False]) for _ in range(19)], pa.bool_()),
+        "s": pa.array([rng.choice([None, "", "Åsgard"]) for _ in range(19)]),
+    })
+    seeds = [workdir / "five.arrows", workdir / "reply.arrows"]
+    seeds[0].write_bytes(ipc_stream(five))
+    rows = accounts(random.Random(27), list(range(1, 11))).select(["id", "friends"])
+    seeds[1].write_bytes(call_guest(clang_wasm(EXAMPLE_GUEST, workdir / "friend_edges.wasm"), ipc_stream(rows)))
+    r = subprocess.run([str(fuzz), "20000", *map(str, seeds)], capture_output=True, text=True, timeout=300,
+                       env={"ASAN_OPTIONS": "detect_leaks=0"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    for line in r.stdout.splitlines():
+        read, refused = (int(w) for w in line.split(": ")[1].replace(" read,", "").replace(" refused", "").split())
+        assert read > 0 and refused > 0, line
+
+
 HOSTILE = {
     "trap": "__builtin_trap();",
     "loop": "for (volatile int i = 0;; ++i) {}",
     "hog": "for (;;) { size_t end = __builtin_wasm_memory_size(0) * 65536;"
            " __builtin_wasm_memory_grow(0, 16); *(volatile char*)end = 1; }",
     "garbage": "return ((uint64_t)0x7fff0000u << 32) | 4096;",
-    "not_a_batch": "uint32_t* p = bf_alloc(64); p[0] = 7; return ((uint64_t)(uintptr_t)p << 32) | 64;",
+    "not_a_stream": "uint32_t* p = bf_alloc(64); p[0] = 7; return bf_done(p, 64);",
     # the right shape with `dst` as a string
     "wrong_schema": """
-      bf_header* h = bf_reply(2, 1); uint8_t* v; int64_t* src = bf_reply_column(h, 0, "src", BF_INT64, &v);
-      src[0] = 1; v[0] = 1; bf_column* c = (bf_column*)(h + 1) + 1; c->type = BF_UTF8; c->name_len = 3;
-      char* n = bf_section(h, 3, &c->name_off); n[0] = 'd'; n[1] = 's'; n[2] = 't';
-      uint8_t* cv = bf_section(h, 1, &c->valid_off); cv[0] = 1;
-      uint32_t* off = bf_section(h, 8, &c->values_off); off[0] = 0; off[1] = 1;
-      char* d = bf_section(h, 1, &c->data_off); d[0] = '9'; c->data_len = 1; return bf_done(h);""",
+      static const int64_t src[1] = {1}; static const int32_t offsets[2] = {0, 1};
+      ai_column c[2] = {bf_column("src", AI_INT64, src, 0), bf_column("dst", AI_UTF8, offsets, 0)};
+      c[1].data = "9"; return bf_reply(c, 2, 1);""",
+    # a well-formed reply of two rows cut 16 bytes into its end-of-stream marker and body
+    "truncated": """
+      static const int64_t v[2] = {1, 2}; ai_column c[1] = {bf_column("src", AI_INT64, v, 0)};
+      uint64_t r = bf_reply(c, 1, 2); return r - 16;""",
+    # a well-formed reply whose values buffer then points 1 MiB past the start of its body
+    "outside_body": """
+      static const int64_t v[2] = {1, 2}; ai_column c[1] = {bf_column("src", AI_INT64, v, 0)};
+      uint64_t r = bf_reply(c, 1, 2); const uint8_t* p = (const uint8_t*)(uintptr_t)(r >> 32);
+      uint32_t pos = 0; int eos; ai_message m;
+      ai_next_message(p, (uint32_t)r, &pos, &m, &eos); ai_next_message(p, (uint32_t)r, &pos, &m, &eos);
+      uint32_t buffers = ai_get_ref(&m.fb, m.header, AI_BATCH_BUFFERS);
+      int64_t far = 1 << 20; memcpy((uint8_t*)m.fb.p + buffers + 4 + 16 * 1, &far, 8); return r;""",
 }
 
 
@@ -269,7 +387,11 @@ def hostile_guest(workdir: Path, kind: str) -> Path:
                               "(memory in use: 7.1 of the 8 MiB limit)"),
     ("huge", {"memory_mb": 16}, "the guest cannot start: memory minimum size of 1024 pages exceeds memory limits"),
     ("garbage", {}, "the guest's reply (4096 bytes at 2147418112) lies outside its memory"),
-    ("not_a_batch", {}, "the guest's reply is not a batch: wrong magic number"),
+    ("not_a_stream", {}, "the guest's reply is not an Arrow IPC stream: Invalid flatbuffers message."),
+    ("truncated", {}, "the guest's reply is not an Arrow IPC stream: Expected to be able to read 16 bytes "
+                      "for message body, got 8"),
+    ("outside_body", {}, "the guest's reply is not an Arrow IPC stream: Read out of bounds "
+                         "(offset = 1048576, size = 16) in file of size 16"),
     ("wrong_schema", {}, "the reply's columns (src: int64, dst: string) are not the declared schema "
                          "(src: int64 not null, dst: int64 not null, rank: int64)"),
 ])

@@ -29,6 +29,7 @@ constexpr Corpus kCorpora[] = {
     {"mapping_file", FuzzMappingFile},
     {"rest_commit", FuzzRestCommit},
     {"openlineage_event", FuzzOpenLineageEvent},
+    {"wasm_reply", FuzzWasmReply},
 };
 
 class CorpusReplayTest : public ::testing::TestWithParam<Corpus> {};

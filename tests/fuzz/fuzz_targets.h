@@ -40,4 +40,9 @@ int FuzzRestCommit(const uint8_t* data, size_t size);
 /// from it maps again. Only kInvalidArgument errors are allowed.
 int FuzzOpenLineageEvent(const uint8_t* data, size_t size);
 
+/// Reads a WASM guest's reply as an Arrow IPC stream; what reads must validate in full,
+/// and what the host would send of it must read back equal. Only kInvalidArgument errors,
+/// each one line, are allowed.
+int FuzzWasmReply(const uint8_t* data, size_t size);
+
 }  // namespace skade::fuzz

@@ -1,6 +1,6 @@
 // A custom step run by a sandboxed WASM guest (wasmtime): the rows are written into the
-// guest's memory in Bifröst's columnar batch layout (README, "WASM guests"), the guest
-// writes its reply the same way. Each run gets a fresh instance in a fresh store with a
+// guest's memory as an Arrow IPC stream (README, "WASM guests"), the guest writes its
+// reply the same way. Each run gets a fresh instance in a fresh store with a
 // fuel budget, a wall-clock deadline (epoch interruption) and a memory cap, so a guest
 // that traps, loops or allocates without bound fails the round and nothing else.
 #include <arrow/api.h>
@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "bifrost/transform/external_step.h"
-#include "bifrost/transform/wasm_batch.h"
+#include "bifrost/transform/wasm_ipc.h"
 #include "skade/table/arrow_internal.h"
 
 namespace bifrost {
@@ -125,17 +125,18 @@ class WasmRunner : public RowRunner {
   }
 
   Result<std::shared_ptr<arrow::Table>> Run(const std::shared_ptr<arrow::Table>& rows) override {
-    SKADE_ASSIGN_OR_RETURN(std::string input, EncodeBatch(*rows));
+    SKADE_ASSIGN_OR_RETURN(auto input, EncodeGuestInput(*rows));
     wasmtime_store_t* store = wasmtime_store_new(engine_, nullptr, nullptr);
     wasmtime_store_limiter(store, memory_, -1, 1, -1, 1);
-    auto result = RunIn(store, input);
+    auto result = RunIn(store, *input);
     wasmtime_store_delete(store);
     return result;
   }
 
  private:
-  Result<std::shared_ptr<arrow::Table>> RunIn(wasmtime_store_t* store, const std::string& input) {
+  Result<std::shared_ptr<arrow::Table>> RunIn(wasmtime_store_t* store, const arrow::Buffer& input) {
     wasmtime_context_t* ctx = wasmtime_store_context(store);
+    const auto n = static_cast<uint64_t>(input.size());
     if (auto* e = wasmtime_context_set_fuel(ctx, fuel_))
       return skade::Internal("setting the guest's fuel: " + TakeMessage(e));
     wasmtime_context_set_epoch_deadline(ctx, 1);
@@ -158,20 +159,20 @@ class WasmRunner : public RowRunner {
     // Guest calls: (i32) -> i32 and (i32, i32) -> i64.
     wasmtime_val_t args[2], result;
     args[0].kind = WASMTIME_I32;
-    args[0].of.i32 = static_cast<int32_t>(input.size());
+    args[0].of.i32 = static_cast<int32_t>(n);
     if (auto* e = wasmtime_func_call(ctx, &alloc.of.func, args, 1, &result, 1, &trap))
       return skade::InvalidArgument("calling bifrost_alloc: " + TakeMessage(e));
     if (trap) return Trapped(trap, "bifrost_alloc");
     uint32_t at = static_cast<uint32_t>(result.of.i32);
     size_t size = wasmtime_memory_data_size(ctx, &memory.of.memory);
-    if (result.kind != WASMTIME_I32 || at == 0 || uint64_t{at} + input.size() > size)
-      return skade::InvalidArgument("the guest could not allocate " + std::to_string(input.size()) +
+    if (result.kind != WASMTIME_I32 || at == 0 || uint64_t{at} + n > size)
+      return skade::InvalidArgument("the guest could not allocate " + std::to_string(n) +
                                     " bytes for the rows (memory limit " +
                                     std::to_string(memory_ >> 20) + " MiB)");
-    std::memcpy(wasmtime_memory_data(ctx, &memory.of.memory) + at, input.data(), input.size());
+    std::memcpy(wasmtime_memory_data(ctx, &memory.of.memory) + at, input.data(), n);
     args[0].of.i32 = static_cast<int32_t>(at);
     args[1].kind = WASMTIME_I32;
-    args[1].of.i32 = static_cast<int32_t>(input.size());
+    args[1].of.i32 = static_cast<int32_t>(n);
     if (auto* e = wasmtime_func_call(ctx, &transform.of.func, args, 2, &result, 1, &trap))
       return skade::InvalidArgument("calling bifrost_transform: " + TakeMessage(e));
     if (trap) {
@@ -193,7 +194,7 @@ class WasmRunner : public RowRunner {
       return skade::InvalidArgument("the guest's reply (" + std::to_string(len) + " bytes at " +
                                     std::to_string(out) + ") lies outside its memory (" +
                                     std::to_string(size) + " bytes)");
-    return DecodeBatch(wasmtime_memory_data(ctx, &memory.of.memory) + out, len);
+    return DecodeGuestReply(wasmtime_memory_data(ctx, &memory.of.memory) + out, len);
   }
 
   // The optional `bifrost_error` export names what went wrong (a NUL-terminated string).
