@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <deque>
+#include <iterator>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -183,19 +184,24 @@ struct RunEventMapper::RecentRuns {
     std::lock_guard lock(mu);
     SKADE_ASSIGN_OR_RETURN(auto* runs, RunsOf(parent));
     Run run{*e.run_id, *e.job, {}, {}};
+    bool was_newest = false;
     for (auto r = runs->begin(); r != runs->end(); ++r)
       if (r->run_id == run.run_id) {
+        was_newest = std::next(r) == runs->end();
         run = std::move(*r);
         runs->erase(r);
         break;
       }
+    size_t known = run.inputs.size() + run.outputs.size();
     for (const auto& d : e.inputs) run.inputs.insert(d.Key());
     for (const auto& d : e.outputs) run.outputs.insert(d.Key());
-    if (catalog)
-      SKADE_RETURN_IF_ERROR(catalog->RememberLineageRun(parent, run.run_id, ToText(run), kRunsPerParent, kParents));
+    // The running statement's further events mostly change nothing: no write for those.
+    bool changed = !was_newest || run.inputs.size() + run.outputs.size() != known;
     runs->push_back(std::move(run));
     if (runs->size() > kRunsPerParent) runs->pop_front();
-    return {};
+    if (!catalog || !changed) return {};
+    const Run& kept = runs->back();
+    return catalog->RememberLineageRun(parent, kept.run_id, ToText(kept), kRunsPerParent, kParents);
   }
 
   // The newest run sharing an output with `e`, else (an event with no outputs) an input;
