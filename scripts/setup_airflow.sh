@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.."
 REQS=scripts/airflow-requirements.txt
 VENV=.deps/airflow/venv
 STAMP=$VENV/.skade-requirements
-if [ -x "$VENV/bin/airflow" ] && cmp -s "$REQS" "$STAMP" 2>/dev/null; then
+# A venv moved from where it was built keeps scripts whose #! names the old place: rebuilt.
+interpreter=$(head -n 1 "$VENV/bin/airflow" 2>/dev/null | sed -n 's/^#!//p')
+if [ -x "$VENV/bin/airflow" ] && [ -n "$interpreter" ] && [ -x "$interpreter" ] &&
+   cmp -s "$REQS" "$STAMP" 2>/dev/null; then
   exit 0
 fi
 echo "setup: installing Airflow into $VENV (a few minutes)"

@@ -604,9 +604,11 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
     if (!done && done.error().kind == ErrorKind::kNotFound) return TableNotFound(res, ident);
     if (!done && done.error().kind == ErrorKind::kCommitConflict) ctx_.metrics.CountCommit(true);
     SKADE_RETURN_IF_ERROR(done);
-    SendJson(res, 200,
-             Json{{"metadata-location", done->front().metadata_location},
-                  {"metadata", Json::parse(TableMetadataToJson(*done->front().metadata))}});
+    // The metadata's JSON spliced in as written, not parsed and encoded again.
+    res.status = 200;
+    res.set_content("{\"metadata-location\":" + Json(done->front().metadata_location).dump() +
+                        ",\"metadata\":" + TableMetadataToJson(*done->front().metadata) + "}",
+                    "application/json");
     return {};
   }
 

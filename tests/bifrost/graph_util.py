@@ -100,6 +100,20 @@ class GraphServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def relay_bytes(src, dst):
+    """Copies what `src` receives to `dst` until either end closes, then shuts both down."""
+    try:
+        while data := src.recv(65536):
+            dst.sendall(data)
+    except OSError:
+        pass
+    for s in (src, dst):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
 def free_port() -> int:
     s = socket.socket()
     s.bind(("127.0.0.1", 0))

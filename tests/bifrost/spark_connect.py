@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from graph_util import ROOT, free_port
+from graph_util import ROOT, free_port, relay_bytes
 
 SPARK_HOME = Path(os.environ.get("BIFROST_SPARK_HOME", str(
     next(iter(glob.glob(str(ROOT / ".deps/spark4/venv/lib/python3*/site-packages/pyspark"))), ""))))
@@ -138,20 +138,7 @@ class Relay:
             with self.lock:
                 self.conns += [client, server]
             for a, b in ((client, server), (server, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pipe(src, dst):
-        try:
-            while data := src.recv(65536):
-                dst.sendall(data)
-        except OSError:
-            pass
-        for s in (src, dst):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+                threading.Thread(target=relay_bytes, args=(a, b), daemon=True).start()
 
     def down(self):
         # shutdown, not just close: close() does not wake a thread blocked in accept()

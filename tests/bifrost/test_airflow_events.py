@@ -3,7 +3,9 @@ scheduler and dag-processor on SQLite, started once for the module from
 .deps/airflow/venv, which scripts/setup_airflow.sh installs): a DAG scheduled on the asset
 of shop.orders gets a run after a round that changed the table and none after an idle
 round; with Airflow's api-server down the round still succeeds, and the event, kept in the
-ledger's outbox across a crash of bifrost, arrives once Airflow is back, exactly once."""
+ledger's outbox across a crash of bifrost, arrives once Airflow is back, exactly once; an
+Airflow that takes the connection and never answers holds up no round (delivery has its
+own thread), and a stop abandons the hanging request, the event kept for the next start."""
 from __future__ import annotations
 
 import json
@@ -12,8 +14,10 @@ import re
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -23,7 +27,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from graph_util import ROOT, Running, append, free_port, write_mapping
+from graph_util import ROOT, Running, append, free_port, relay_bytes, write_mapping
 
 AIRFLOW_VENV = ROOT / ".deps" / "airflow" / "venv"
 ORDERS_URI = "skade://warehouse/shop.orders"
@@ -408,3 +412,103 @@ def test_tokens_are_renewed_as_they_expire(airflow, skade, bifrost, workdir):
     assert len(events) == base + 3, events[base:]
     ids = [e["extra"]["bifrost_event_id"] for e in ours(events)]
     assert len(ids) == len(set(ids)), ids
+
+
+class Blackhole:
+    """A loopback port the test holds. At first it accepts connections and never answers
+    (an api-server that hangs); after `forward(port)` it closes those and pipes new ones
+    to the real Airflow."""
+
+    def __init__(self):
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.target = None
+        self.held: list[socket.socket] = []
+        self.received = 0  # bytes of requests that got no answer
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            if self.target is None:
+                self.held.append(conn)
+                threading.Thread(target=self._swallow, args=(conn,), daemon=True).start()
+            else:
+                upstream = socket.create_connection(("127.0.0.1", self.target))
+                for a, b in ((conn, upstream), (upstream, conn)):
+                    threading.Thread(target=relay_bytes, args=(a, b), daemon=True).start()
+
+    def _swallow(self, conn):
+        while True:
+            try:
+                chunk = conn.recv(65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.received += len(chunk)
+
+    def forward(self, port: int):
+        self.target = port
+        for conn in self.held:
+            conn.close()
+
+    def close(self):
+        self.sock.close()
+
+
+def test_a_hanging_airflow_holds_up_no_round_and_gets_the_event_once_it_answers(airflow, skade, bifrost,
+                                                                                  workdir):
+    mapping = write_mapping(workdir / "m.yaml", shop(skade, False))
+    ledger = workdir / "ledger.json"
+    state = ["--state", f"file:{ledger}"]
+    hole = Blackhole()
+    # a timeout far beyond the test's waits: the request hangs for as long as the test looks
+    flags = ["--airflow-url", hole.url, "--airflow-user", airflow.user,
+             "--airflow-password-file", airflow.password_file, "--airflow-timeout", "600s"]
+    base_events = len(airflow.events(ORDERS_URI))
+    port = free_port()
+    try:
+        run = Running(bifrost, "--mapping", mapping, *state, "--interval", "300ms",
+                      "--metrics-addr", f"127.0.0.1:{port}", *flags)
+        try:
+            run.wait_for(lambda: len(run.rounds()) >= 1, 60, "a first round")
+            append(skade, "shop.orders", orders(range(1, 4)), workdir)
+            run.wait_for(lambda: any("1 synced, 0 idle, 0 busy, 0 failed" in r for r in run.rounds()), 60,
+                         "the round of the append")
+            run.wait_for(lambda: hole.received > 0, 60, "a request to the hanging Airflow")
+            hung_at = len(run.rounds())
+            # rounds go on while the request hangs (no answer comes: the test never sends one)
+            run.wait_for(lambda: len(run.rounds()) >= hung_at + 10, 60, "rounds while Airflow hangs")
+            assert all(", retry in" not in r for r in run.rounds()[hung_at:]), run.rounds()
+            append(skade, "shop.orders", orders(range(4, 6)), workdir)
+            run.wait_for(lambda: len(json.loads(ledger.read_text())["$outbox"]["events"]) == 2, 60,
+                         "the second round's event in the outbox")
+            assert metric(port, "bifrost_airflow_events_sent_total") == 0
+            # a stop while the request hangs: a clean exit, the request abandoned
+            assert run.stop() == 0, run.errors
+        finally:
+            if run.proc.poll() is None:
+                run.kill()
+        outbox = json.loads(ledger.read_text())["$outbox"]["events"]
+        assert [e["event"]["extra"]["rows_read"] for e in outbox] == [3, 2], outbox
+        ids = [e["event"]["extra"]["bifrost_event_id"] for e in outbox]
+
+        hole.forward(airflow.port)
+        run = Running(bifrost, "--mapping", mapping, *state, "--interval", "300ms",
+                      "--metrics-addr", f"127.0.0.1:{port}", *flags)
+        try:
+            run.wait_for(lambda: metric(port, "bifrost_airflow_events_sent_total") == 2, 120, "the deliveries")
+            assert metric(port, "bifrost_airflow_events_pending") == 0
+            assert json.loads(ledger.read_text())["$outbox"]["events"] == []
+        finally:
+            assert run.stop() == 0, run.errors
+    finally:
+        hole.close()
+    events = airflow.events(ORDERS_URI)
+    assert len(events) == base_events + 2, events[base_events:]
+    # once each, in order
+    assert [e["extra"]["bifrost_event_id"] for e in events[base_events:]] == ids

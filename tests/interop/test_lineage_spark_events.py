@@ -159,3 +159,28 @@ def test_jdbc_catalog_events_name_no_datasets_so_they_add_no_lineage(skade, ware
     assert spark_jobs == {e["job"]["name"] for e in events if not e["job"]["name"].endswith(".command_result")}
     graph = json.loads(skade.ok("lineage", "graph", "--format", "json"))
     assert graph["edges"] == [] and {n["system"] for n in graph["nodes"]} == {"skade"}
+
+
+def test_server_restarted_before_each_command_result_still_folds_it(skade, warehouse):
+    """The runs a `command_result` closes are kept beside the catalog's lineage inbox: a
+    server restarted between a statement's events and its closing command_result folds
+    it all the same, and events sent again after a restart are stored once."""
+    _make_tables(skade)
+    served = Served(warehouse)
+    events = _events(warehouse, served.url)
+    try:
+        for e in events:
+            if e["job"]["name"].endswith(".command_result"):
+                assert served.stop() == 0
+                served = Served(warehouse, listen=served.url.removeprefix("http://"))
+            assert _post(served.url, e) == 201
+        _assert_tied_up(_get(served.url, "/api/skade/v1/graph"))
+        stored = len(skade.jsonl("lineage", "events"))
+        assert served.stop() == 0
+        served = Served(warehouse, listen=served.url.removeprefix("http://"))
+        for e in events:
+            assert _post(served.url, e) == 201
+        _assert_tied_up(_get(served.url, "/api/skade/v1/graph"))
+        assert len(skade.jsonl("lineage", "events")) == stored
+    finally:
+        assert served.stop() == 0

@@ -160,3 +160,28 @@ def test_rename_across_namespaces_and_register(rest, skade, warehouse):
     registered = cat.register_table("a.back", meta)
     assert rows(registered.scan().to_arrow()) == [(1, "a", 1)]
     assert "(1 rows)" in skade.ok("scan", "a.back")
+
+
+def test_loopback_clients_get_plain_answers_on_one_connection(rest, served):
+    """A loopback client is answered uncompressed (gzip there only costs both sides) and
+    keeps its connection for many requests (httplib's default closed it every 5th)."""
+    import http.client
+
+    cat = rest()
+    cat.create_namespace("k")
+    t = cat.create_table("k.t", schema=SCHEMA)
+    t.append(data([1], ["a"], [1]))
+    host, port = served.url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port))
+    peers = set()
+    for _ in range(20):
+        conn.request("GET", "/v1/namespaces/k/tables/t", headers={"Accept-Encoding": "gzip, deflate, br"})
+        resp = conn.getresponse()
+        body = resp.read()
+        assert resp.status == 200
+        assert resp.getheader("Content-Encoding") is None
+        assert json.loads(body)["metadata"]["current-snapshot-id"] == t.current_snapshot().snapshot_id
+        assert resp.getheader("Connection", "").lower() != "close"
+        peers.add(conn.sock.getsockname())
+    assert len(peers) == 1
+    conn.close()

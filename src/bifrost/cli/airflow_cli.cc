@@ -1,6 +1,11 @@
 #include "airflow_cli.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdio>
+
+#include "bifrost/sync/metrics.h"
 
 namespace bifrost::cli {
 
@@ -39,16 +44,82 @@ Result<std::unique_ptr<AirflowEvents>> MakeAirflowEvents(const AirflowOptions& o
   return AirflowEvents::Make(o);
 }
 
-void DeliverAirflowEvents(AirflowEvents& events, StateLedger& ledger,
+bool DeliverAirflowEvents(AirflowEvents& events, DeliveryLedger& ledger,
                           std::chrono::milliseconds lease, bool force) {
   int64_t sent_before = events.sent();
-  for (const auto& note : events.Deliver(ledger, lease, force))
-    std::fprintf(stderr, "bifrost: warning: %s\n", note.c_str());
+  auto notes = events.Deliver(*ledger.ledger, *ledger.lease, lease, force);
+  for (const auto& note : notes) std::fprintf(stderr, "bifrost: warning: %s\n", note.c_str());
   if (events.sent() != sent_before || events.pending() > 0)
     std::printf("  airflow: %lld event(s) sent, %lld pending\n",
                 static_cast<long long>(events.sent() - sent_before),
                 static_cast<long long>(events.pending()));
   std::fflush(stdout);
+  return notes.empty();
+}
+
+AirflowDelivery::AirflowDelivery(AirflowEvents& events,
+                                 std::function<Result<DeliveryLedger>()> open,
+                                 std::chrono::milliseconds lease,
+                                 std::chrono::milliseconds interval, Metrics& metrics)
+    : events_(events), open_(std::move(open)), lease_(lease), interval_(interval), metrics_(metrics) {
+  // Without a pipe a stop still ends the thread, only not in the middle of a request.
+  if (::pipe2(stop_pipe_, O_CLOEXEC | O_NONBLOCK) == 0) events_.SetStopFd(stop_pipe_[0]);
+  thread_ = std::thread([this] { Loop(); });
+}
+
+AirflowDelivery::~AirflowDelivery() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (stop_pipe_[1] >= 0) (void)!::write(stop_pipe_[1], "x", 1);
+  thread_.join();
+  events_.SetStopFd(-1);
+  for (int fd : stop_pipe_)
+    if (fd >= 0) ::close(fd);
+}
+
+void AirflowDelivery::Wake() {
+  {
+    std::lock_guard lock(mu_);
+    woken_ = true;
+  }
+  cv_.notify_all();
+}
+
+void AirflowDelivery::Loop() {
+  std::optional<DeliveryLedger> ledger;
+  // Events waiting: tried again when the backoff ends, and no sooner than an interval.
+  auto retry_at = std::chrono::steady_clock::time_point::max();
+  while (true) {
+    {
+      std::unique_lock lock(mu_);
+      auto due = [&] { return stopping_ || woken_ || std::chrono::steady_clock::now() >= retry_at; };
+      if (retry_at == std::chrono::steady_clock::time_point::max())
+        cv_.wait(lock, due);
+      else
+        cv_.wait_until(lock, retry_at, due);
+      if (stopping_) return;
+      woken_ = false;
+    }
+    retry_at = std::chrono::steady_clock::time_point::max();
+    if (!ledger) {
+      auto opened = open_();
+      if (!opened) {
+        std::fprintf(stderr, "bifrost: warning: Airflow events: %s; retry in %lld ms\n",
+                     opened.error().message.c_str(), static_cast<long long>(interval_.count()));
+        retry_at = std::chrono::steady_clock::now() + interval_;
+        continue;
+      }
+      ledger = std::move(*opened);
+    }
+    // After a problem the ledger is opened afresh: its connection may be the one that failed.
+    if (!DeliverAirflowEvents(events_, *ledger, lease_, false)) ledger.reset();
+    events_.Publish(metrics_);
+    if (events_.pending() > 0)
+      retry_at = std::max(events_.next_try(), std::chrono::steady_clock::now() + interval_);
+  }
 }
 
 }  // namespace bifrost::cli

@@ -222,7 +222,12 @@ Status CmdBuild(Session& s, std::chrono::milliseconds lease, bool rebuild, Airfl
       static_cast<long long>(sink.relationships_created),
       static_cast<long long>(sink.nodes_deleted),
       static_cast<long long>(sink.relationships_deleted), r.seconds);
-  if (events) DeliverAirflowEvents(*events, s.ledger(), lease, true);
+  if (events) {
+    if (auto ledger = s.DeliveryLedgerOpener()())
+      DeliverAirflowEvents(*events, *ledger, lease, true);
+    else
+      std::fprintf(stderr, "bifrost: warning: Airflow events: %s\n", OneLine(ledger.error().message).c_str());
+  }
   if (r.AnyFailed())
     return skade::InvalidArgument("build refused " +
                                   std::to_string(r.Count(TableRound::Outcome::kFailed)) +
@@ -310,6 +315,7 @@ Status CmdRun(Session& s, RunArgs& args) {
   }
   SKADE_ASSIGN_OR_RETURN(TableSource * source, s.Source());
   Backoff backoff(interval, max_wait);
+  std::unique_ptr<AirflowDelivery> delivery;  // after the first connected round: Connect names the ledger
   int64_t seen = 0;
   int64_t round = 1;
   for (; args.max_rounds == 0 || round <= args.max_rounds; ++round) {
@@ -321,6 +327,7 @@ Status CmdRun(Session& s, RunArgs& args) {
     }
     seen =
         NewestCommit(catalog, seen);  // before fetching: a commit during the round brings another
+    int64_t made_before = args.events ? args.events->made() : 0;
     RoundReport r;
     bool connected = false;
     if (Status st = s.Connect(); !st) {
@@ -352,10 +359,14 @@ Status CmdRun(Session& s, RunArgs& args) {
       if (t.outcome == TableRound::Outcome::kFailed)
         std::fprintf(stderr, "bifrost: error: %s\n", OneLine(t.description).c_str());
     std::fflush(stdout);
-    // After the round, whatever Airflow does: the events wait in the ledger's outbox.
-    if (args.events && connected && !Stopping()) {
-      DeliverAirflowEvents(*args.events, s.ledger(), lease, false);
-      args.events->Publish(metrics);
+    // The events wait in the ledger's outbox; the delivery thread takes them from there,
+    // whatever Airflow does, without holding up the next round.
+    if (args.events && connected) {
+      if (!delivery)
+        delivery = std::make_unique<AirflowDelivery>(*args.events, s.DeliveryLedgerOpener(), lease,
+                                                     interval, metrics);
+      else if (args.events->made() != made_before)
+        delivery->Wake();
     }
     if (args.max_rounds != 0 && round == args.max_rounds) break;
     WaitForWork(catalog, watcher.get(), seen, wait, r.IsFailure());

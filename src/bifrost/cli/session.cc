@@ -8,6 +8,19 @@ namespace bifrost::cli {
 
 using namespace std::chrono_literals;
 
+namespace {
+
+// Bounds a connection's commands by the query timeout and the stop. The server enforces
+// the timeout itself; the client waits a little longer, so the server's own report
+// (which leaves the connection usable) can come first.
+void LimitConnection(RedisConnection& connection, const Options& options) {
+  connection.SetTimeout(options.timeout, std::clamp<std::chrono::milliseconds>(
+                                             options.timeout / 4, 200ms, 5000ms));
+  connection.SetStopFd(options.stop_fd);
+}
+
+}  // namespace
+
 Result<skade::Catalog*> Session::Catalog() {
   if (catalog_) return catalog_.get();
   if (!std::filesystem::exists(std::filesystem::path(options_.warehouse) / "catalog.db"))
@@ -145,10 +158,12 @@ Status Session::Connect() {
   if (!connection) return std::unexpected(std::move(connection).error());
   connection_ = std::move(*connection);
   Limit(*connection_);
+  graph_address_ = connection_->address();
+  graph_key_ = "bifrost:state:" + graph;
   sink_ = std::make_unique<FalkorDbSink>(*connection_, graph);
   if (options_.state.empty()) {
     // Same server, same append-only log, written after the graph: never ahead of it.
-    ledger_ = std::make_unique<RedisLedger>(*connection_, "bifrost:state:" + graph);
+    ledger_ = std::make_unique<RedisLedger>(*connection_, graph_key_);
   } else if (options_.state.starts_with("file:")) {
     ledger_ = std::make_unique<FileLedger>(options_.state.substr(5));
   } else {
@@ -163,13 +178,30 @@ Status Session::Connect() {
   return {};
 }
 
-void Session::Limit(RedisConnection& connection) const {
-  // The server enforces the timeout itself; the client waits a little longer, so the
-  // server's own report (which leaves the connection usable) can come first.
-  connection.SetTimeout(options_.timeout, std::clamp<std::chrono::milliseconds>(
-                                              options_.timeout / 4, 200ms, 5000ms));
-  connection.SetStopFd(options_.stop_fd);
+std::function<Result<DeliveryLedger>()> Session::DeliveryLedgerOpener() const {
+  return [options = options_, address = graph_address_, key = graph_key_]() -> Result<DeliveryLedger> {
+    DeliveryLedger out;
+    if (options.state.starts_with("file:")) {
+      std::string path = options.state.substr(5);
+      out.ledger = std::make_unique<FileLedger>(path);
+      out.lease = std::make_unique<FileLedger>(path + ".delivery");
+      return out;
+    }
+    ServerAddress at = address;
+    std::string at_key = key;
+    if (!options.state.empty()) {
+      SKADE_ASSIGN_OR_RETURN(at, ServerAddress::Parse(options.state));
+      at_key = at.path;
+    }
+    SKADE_ASSIGN_OR_RETURN(out.connection, RedisConnection::Connect(at, 2000ms));
+    LimitConnection(*out.connection, options);
+    out.ledger = std::make_unique<RedisLedger>(*out.connection, at_key);
+    out.lease = std::make_unique<RedisLedger>(*out.connection, at_key + ":delivery");
+    return out;
+  };
 }
+
+void Session::Limit(RedisConnection& connection) const { LimitConnection(connection, options_); }
 
 void Session::Disconnect() {
   ledger_.reset();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -31,6 +32,15 @@ struct Options {
   int stop_fd = -1;  // readable once the command should stop (see interrupt.h)
 };
 
+/// A ledger for delivering Airflow events apart from the round loop: `ledger` on a
+/// connection of its own (a file ledger: another handle on the file), and `lease`, whose
+/// round lease is the delivery lease (a sibling name: `KEY:delivery`, `PATH.delivery`),
+/// so deliverers sharing the ledger take turns without ever holding up a round.
+struct DeliveryLedger {
+  std::unique_ptr<RedisConnection> connection;
+  std::unique_ptr<StateLedger> ledger, lease;
+};
+
 class Session {
  public:
   explicit Session(Options options) : options_(std::move(options)) {}
@@ -53,6 +63,9 @@ class Session {
 
   FalkorDbSink& sink() { return *sink_; }
   StateLedger& ledger() { return *ledger_; }
+  /// Opens a DeliveryLedger on the ledger this session uses. The function holds copies,
+  /// not the session, so any thread may call it. Call after a successful Connect.
+  std::function<Result<DeliveryLedger>()> DeliveryLedgerOpener() const;
   std::string GraphAddress() const;
 
  private:
@@ -73,6 +86,8 @@ class Session {
   std::unique_ptr<SkadeSource> warehouse_source_;
   std::unique_ptr<TableSource> source_;
   std::unique_ptr<EmbeddedServer> server_;
+  ServerAddress graph_address_;  // of the last Connect
+  std::string graph_key_;        // the default ledger's key in the graph's server
   std::unique_ptr<RedisConnection> connection_;
   std::unique_ptr<RedisConnection> ledger_connection_;
   std::unique_ptr<FalkorDbSink> sink_;

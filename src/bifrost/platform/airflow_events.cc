@@ -142,7 +142,11 @@ std::optional<std::string> AirflowEvents::EventFor(const TableRound& r, const Ta
   if (r.outcome != TableRound::Outcome::kSynced || s.vertex_rows + s.edge_rows + s.delete_rows == 0)
     return std::nullopt;
   std::string id = RandomId();
-  mine_.insert(id);
+  {
+    std::lock_guard lock(mine_mu_);
+    mine_.insert(id);
+  }
+  ++made_;
   nlohmann::json extra = {
       {"bifrost_event_id", id},
       {"table", r.table},
@@ -311,7 +315,11 @@ Result<AirflowEvents::Outcome> AirflowEvents::DeliverOne(StateLedger& ledger,
   }
   // Sent before without an answer, or made by another process (which may have sent it
   // and died before dequeuing it): ask Airflow first.
-  if (in_doubt_.contains(entry.seq) || !mine_.contains(id)) {
+  bool made_here = [&] {
+    std::lock_guard lock(mine_mu_);
+    return mine_.contains(id);
+  }();
+  if (in_doubt_.contains(entry.seq) || !made_here) {
     SKADE_ASSIGN_OR_RETURN(bool there, AlreadyDelivered(*asset, id, enqueued_ms));
     if (there) {
       in_doubt_.erase(entry.seq);
@@ -338,7 +346,7 @@ Result<AirflowEvents::Outcome> AirflowEvents::DeliverOne(StateLedger& ledger,
   return Outcome::kDelivered;
 }
 
-std::vector<std::string> AirflowEvents::Deliver(StateLedger& ledger,
+std::vector<std::string> AirflowEvents::Deliver(StateLedger& ledger, StateLedger& lease_ledger,
                                                 std::chrono::milliseconds lease, bool force) {
   std::vector<std::string> notes;
   auto outbox = ledger.Outbox();
@@ -348,12 +356,12 @@ std::vector<std::string> AirflowEvents::Deliver(StateLedger& ledger,
   }
   pending_ = static_cast<int64_t>(outbox->size());
   if (outbox->empty() || (!force && std::chrono::steady_clock::now() < next_try_)) return notes;
-  auto held_lease = ledger.AcquireRound(lease);
-  if (!held_lease || !*held_lease) return notes;  // another instance's round or delivery
+  auto held_lease = lease_ledger.AcquireRound(lease);
+  if (!held_lease || !*held_lease) return notes;  // another instance's delivery
   // Read again under the lease: another instance may have delivered meanwhile.
   outbox = ledger.Outbox();
   if (!outbox) {
-    ledger.ReleaseRound();
+    lease_ledger.ReleaseRound();
     notes.push_back("Airflow events: " + outbox.error().message);
     return notes;
   }
@@ -377,7 +385,7 @@ std::vector<std::string> AirflowEvents::Deliver(StateLedger& ledger,
     if (*outcome == Outcome::kDropped) ++dropped_;
     if (*outcome != Outcome::kHeldBack) --pending_;
   }
-  ledger.ReleaseRound();
+  lease_ledger.ReleaseRound();
   if (failed || !held.empty()) {
     backoff_ = backoff_ == 0ms ? kFirstBackoff : std::min(backoff_ * 2, kMaxBackoff);
     next_try_ = std::chrono::steady_clock::now() + backoff_;

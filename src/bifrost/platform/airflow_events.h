@@ -3,10 +3,12 @@
 // POSTed to `/api/v2/assets/events`, oldest first, each acknowledged event once.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -29,7 +31,9 @@ struct AirflowOptions {
   int timeout_ms = 10000;                           // of each HTTP request
 };
 
-/// Delivers the outbox to Airflow. Not thread-safe: one loop calls it between rounds.
+/// Delivers the outbox to Airflow. Deliver, Publish and the setters are for one thread
+/// at a time (the delivery's); EventFor, Maker's function and the counters may be used
+/// from another (the round loop's) meanwhile.
 class AirflowEvents {
  public:
   /// Checks the options (the URL's form, the flags' combination, that the token or
@@ -48,11 +52,12 @@ class AirflowEvents {
   /// does not know yet (its DAG not parsed) holds back only its own events, and those are
   /// dropped once older than an hour. An event that may have reached Airflow before (sent
   /// by an earlier process, or whose answer was lost) is looked up by its id first and
-  /// not sent again if Airflow has it. Holds the ledger's round lease meanwhile, so
-  /// instances sharing the ledger never send the same event (busy: nothing is sent).
-  /// Never fails: problems are counted and returned as one line each for the caller.
-  std::vector<std::string> Deliver(StateLedger& ledger, std::chrono::milliseconds lease,
-                                   bool force = false);
+  /// not sent again if Airflow has it. Holds `lease_ledger`'s round lease meanwhile (the
+  /// delivery lease: a sibling of `ledger`, see cli::DeliveryLedger, so a delivery never
+  /// holds up a round), so instances sharing the ledger never send the same event (busy:
+  /// nothing is sent). Never fails: problems are counted and returned as one line each.
+  std::vector<std::string> Deliver(StateLedger& ledger, StateLedger& lease_ledger,
+                                   std::chrono::milliseconds lease, bool force = false);
 
   /// Sets the bifrost_airflow_* families in `metrics`.
   void Publish(Metrics& metrics) const;
@@ -63,6 +68,10 @@ class AirflowEvents {
   void SetGraph(std::string graph) { options_.graph = std::move(graph); }
   int64_t pending() const { return pending_; }
   int64_t sent() const { return sent_; }
+  /// Events EventFor made (one per table round that changed the graph).
+  int64_t made() const { return made_; }
+  /// When the backoff after a failed or held-back delivery ends.
+  std::chrono::steady_clock::time_point next_try() const { return next_try_; }
 
  private:
   explicit AirflowEvents(AirflowOptions options);
@@ -84,10 +93,12 @@ class AirflowEvents {
   std::optional<std::chrono::system_clock::time_point> token_expires_;
   std::map<std::string, int64_t> asset_ids_;  // by URI, as Airflow resolved them
   std::set<int64_t> in_doubt_;                // seqs this process sent without an answer
+  mutable std::mutex mine_mu_;
   mutable std::set<std::string> mine_;        // ids of the events this process made
   std::chrono::steady_clock::time_point next_try_{};
   std::chrono::milliseconds backoff_{0};
-  int64_t sent_ = 0, failed_attempts_ = 0, pending_ = 0, dropped_ = 0, token_fetches_ = 0;
+  std::atomic<int64_t> sent_ = 0, failed_attempts_ = 0, pending_ = 0, dropped_ = 0, token_fetches_ = 0;
+  mutable std::atomic<int64_t> made_ = 0;
 };
 
 }  // namespace bifrost

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -35,6 +36,11 @@ Result<TableState> StateFromJson(const nlohmann::json& j, const std::string& whe
     for (const auto& f : j["done_files"]) s.done_files.push_back(f.get<std::string>());
   return s;
 }
+
+// A file ledger's read-modify-writes, one at a time in the process: the round loop
+// advances cursors while the Airflow delivery thread dequeues, each through its own
+// FileLedger on the same file.
+std::mutex file_writes;
 
 }  // namespace
 
@@ -79,6 +85,7 @@ Result<TableState> FileLedger::Get(const std::string& table) {
 }
 
 Status FileLedger::Advance(const std::string& table, const TableState& state) {
+  std::lock_guard lock(file_writes);
   SKADE_ASSIGN_OR_RETURN(auto j, ReadJson());
   j[table] = StateToJson(state);
   return Write(j);
@@ -88,6 +95,7 @@ Status FileLedger::AdvanceAndEnqueue(const std::string& table, const TableState&
                                      const std::string& event) {
   auto body = nlohmann::json::parse(event, nullptr, false);
   if (body.is_discarded()) return skade::Internal("outbox event is not JSON: " + event);
+  std::lock_guard lock(file_writes);
   SKADE_ASSIGN_OR_RETURN(auto j, ReadJson());
   j[table] = StateToJson(state);
   auto& outbox = j[kOutboxMember];
@@ -111,6 +119,7 @@ Result<std::vector<OutboxEntry>> FileLedger::Outbox() {
 }
 
 Status FileLedger::Dequeue(int64_t seq) {
+  std::lock_guard lock(file_writes);
   SKADE_ASSIGN_OR_RETURN(auto j, ReadJson());
   if (!j.contains(kOutboxMember)) return {};
   auto& events = j[kOutboxMember]["events"];

@@ -40,6 +40,14 @@ CREATE TABLE IF NOT EXISTS iceberg_namespace_properties (
 CREATE TABLE IF NOT EXISTS skade_lineage_inbox (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   event TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS skade_lineage_event_ids (
+  event_id TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS skade_lineage_runs (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  parent TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  run TEXT NOT NULL,
+  UNIQUE (parent, run_id));
 CREATE TABLE IF NOT EXISTS skade_commit_log (
   commit_seq INTEGER PRIMARY KEY AUTOINCREMENT,
   catalog_name TEXT NOT NULL,
@@ -841,6 +849,78 @@ Status Catalog::TrimLineageInbox(int64_t through_seq) {
   s.Bind(1, through_seq);
   SKADE_RETURN_IF_ERROR(s.Step());
   return {};
+}
+
+Result<int64_t> Catalog::CountLineageInboxSince(int64_t after_seq) {
+  std::lock_guard lock(mu_);
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, "SELECT count(*) FROM skade_lineage_inbox WHERE seq > ?1"));
+  s.Bind(1, after_seq);
+  SKADE_RETURN_IF_ERROR(s.Step());
+  return s.Int(0);
+}
+
+Result<std::vector<std::string>> Catalog::UnknownLineageEventIds(const std::vector<std::string>& ids) {
+  std::lock_guard lock(mu_);
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, "SELECT 1 FROM skade_lineage_event_ids WHERE event_id = ?1"));
+  std::vector<std::string> unknown;
+  for (const auto& id : ids) {
+    s.Bind(1, id);
+    SKADE_ASSIGN_OR_RETURN(bool known, s.Step());
+    if (!known) unknown.push_back(id);
+    s.Reset();
+  }
+  return unknown;
+}
+
+Status Catalog::RecordLineageEventIds(const std::vector<std::string>& ids, bool replace_all) {
+  std::lock_guard lock(mu_);
+  CatalogWriteTxn txn(*this);
+  SKADE_RETURN_IF_ERROR(txn.Begin());
+  if (replace_all) {
+    SKADE_ASSIGN_OR_RETURN(Stmt clear, Stmt::Prepare(db_, "DELETE FROM skade_lineage_event_ids"));
+    SKADE_RETURN_IF_ERROR(clear.Step());
+  }
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, "INSERT OR IGNORE INTO skade_lineage_event_ids VALUES (?1)"));
+  for (const auto& id : ids) {
+    s.Bind(1, id);
+    SKADE_RETURN_IF_ERROR(s.Step());
+    s.Reset();
+  }
+  return txn.Commit();
+}
+
+Status Catalog::RememberLineageRun(const std::string& parent, const std::string& run_id, const std::string& run,
+                                   int64_t runs_per_parent, int64_t parents) {
+  std::lock_guard lock(mu_);
+  CatalogWriteTxn txn(*this);
+  SKADE_RETURN_IF_ERROR(txn.Begin());
+  // REPLACE gives the run a new seq: it is now its parent's newest.
+  SKADE_ASSIGN_OR_RETURN(Stmt put, Stmt::Prepare(db_, "INSERT OR REPLACE INTO skade_lineage_runs (parent, run_id, run) "
+                                                      "VALUES (?1, ?2, ?3)"));
+  put.Bind(1, parent).Bind(2, run_id).Bind(3, run);
+  SKADE_RETURN_IF_ERROR(put.Step());
+  SKADE_ASSIGN_OR_RETURN(Stmt trim_runs, Stmt::Prepare(db_,
+      "DELETE FROM skade_lineage_runs WHERE parent = ?1 AND seq NOT IN "
+      "(SELECT seq FROM skade_lineage_runs WHERE parent = ?1 ORDER BY seq DESC LIMIT ?2)"));
+  trim_runs.Bind(1, parent).Bind(2, runs_per_parent);
+  SKADE_RETURN_IF_ERROR(trim_runs.Step());
+  SKADE_ASSIGN_OR_RETURN(Stmt trim_parents, Stmt::Prepare(db_,
+      "DELETE FROM skade_lineage_runs WHERE parent NOT IN (SELECT parent FROM skade_lineage_runs "
+      "GROUP BY parent ORDER BY max(seq) DESC LIMIT ?1)"));
+  trim_parents.Bind(1, parents);
+  SKADE_RETURN_IF_ERROR(trim_parents.Step());
+  return txn.Commit();
+}
+
+Result<std::vector<std::string>> Catalog::LineageRunsOf(const std::string& parent) {
+  std::lock_guard lock(mu_);
+  SKADE_ASSIGN_OR_RETURN(Stmt s, Stmt::Prepare(db_, "SELECT seq, run FROM skade_lineage_runs WHERE parent = ?1 "
+                                                    "ORDER BY seq"));
+  s.Bind(1, parent);
+  SKADE_ASSIGN_OR_RETURN(auto rows, IntTextRows(s));
+  std::vector<std::string> out;
+  for (auto& [seq, run] : rows) out.push_back(std::move(run));
+  return out;
 }
 
 void Catalog::AddListener(CommitListener* listener) {

@@ -244,6 +244,22 @@ class Catalog {
   Result<std::vector<std::pair<int64_t, std::string>>> LineageInboxSince(int64_t after_seq);
   /// Drops delivered entries (sequence <= `through_seq`).
   Status TrimLineageInbox(int64_t through_seq);
+  /// How many inbox entries have sequence > `after_seq` (reads no event).
+  Result<int64_t> CountLineageInboxSince(int64_t after_seq);
+
+  /// The index of event ids the lineage events table holds, so a delivery dedupes by
+  /// lookup instead of reading the table. `ids` not in the index, in their order.
+  Result<std::vector<std::string>> UnknownLineageEventIds(const std::vector<std::string>& ids);
+  /// Adds ids to the index; `replace_all` first empties it (a rebuild).
+  Status RecordLineageEventIds(const std::vector<std::string>& ids, bool replace_all = false);
+
+  /// Runs an OpenLineage mapper remembers per parent run (opaque `run` text), so what
+  /// it folds later events into survives a restart. Keeps the newest `runs_per_parent`
+  /// of each parent and the `parents` parents seen last.
+  Status RememberLineageRun(const std::string& parent, const std::string& run_id, const std::string& run,
+                            int64_t runs_per_parent, int64_t parents);
+  /// A parent's remembered runs, oldest first.
+  Result<std::vector<std::string>> LineageRunsOf(const std::string& parent);
 
   /// Post-commit hook registration (not owned).
   void AddListener(CommitListener* listener);

@@ -77,6 +77,8 @@ class Stmt {
   }
   bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  /// Ready to step again (bindings are kept until rebound).
+  void Reset() { sqlite3_reset(stmt_); }
 
  private:
   Stmt(sqlite3* db, sqlite3_stmt* s) : db_(db), stmt_(s) {}

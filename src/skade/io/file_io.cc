@@ -58,6 +58,12 @@ std::string Resolved(std::string_view path) {
   return out;
 }
 
+// Whether resolved path `p` is the resolved folder `f` or lies under it.
+bool ResolvedInside(const std::string& p, const std::string& f) {
+  if (f == "/") return true;
+  return p == f || (p.size() > f.size() && p.compare(0, f.size(), f) == 0 && p[f.size()] == '/');
+}
+
 class LocalFileIO final : public FileIO {
  public:
   void AllowWritesUnder(std::string_view folder) override {
@@ -65,15 +71,18 @@ class LocalFileIO final : public FileIO {
     std::lock_guard lock(mu_);
     confined_ = true;
     for (const auto& r : roots_)
-      if (IsInside(root, r)) return;
+      if (ResolvedInside(root, r)) return;
     roots_.push_back(std::move(root));
   }
 
   Status CheckWritable(std::string_view location) {
     std::lock_guard lock(mu_);
     if (!confined_) return {};
+    // The roots are resolved already: resolving them again took a readlink per folder
+    // level of each, on every file a commit writes.
+    std::string path = Resolved(location);
     for (const auto& r : roots_)
-      if (IsInside(location, r)) return {};
+      if (ResolvedInside(path, r)) return {};
     return InvalidArgument("refusing to write " + LocalPath(location) + ": outside the warehouse " + roots_.front() +
                            " and the table locations in use");
   }
@@ -168,9 +177,7 @@ std::string LocalPath(std::string_view location) {
 }
 
 bool IsInside(std::string_view path, std::string_view folder) {
-  std::string p = Resolved(path), f = Resolved(folder);
-  if (f == "/") return true;
-  return p == f || (p.size() > f.size() && p.compare(0, f.size(), f) == 0 && p[f.size()] == '/');
+  return ResolvedInside(Resolved(path), Resolved(folder));
 }
 
 Status CheckInside(std::string_view path, std::string_view folder) {

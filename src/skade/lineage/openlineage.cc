@@ -1,7 +1,9 @@
 #include "skade/lineage/openlineage.h"
 
+#include <algorithm>
 #include <charconv>
 #include <deque>
+#include <iterator>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -165,7 +167,9 @@ std::optional<std::pair<std::string, JobRef>> ParentOf(const json& run) {
 }  // namespace
 
 // The latest runs per parent run (a Spark application), with the datasets they named:
-// what a `command_result` event closes. Bounded: old parents are forgotten.
+// what a `command_result` event closes. Bounded: old parents are forgotten. With a
+// catalog the runs are kept beside its lineage inbox too, so a run started before a
+// restart is closed after it; memory is then a cache of what the catalog holds.
 struct RunEventMapper::RecentRuns {
   struct Run {
     std::string run_id;
@@ -174,46 +178,92 @@ struct RunEventMapper::RecentRuns {
   };
   static constexpr size_t kRunsPerParent = 16, kParents = 256;
 
-  void Remember(const std::string& parent, const LineageEvent& e) {
+  explicit RecentRuns(Catalog* catalog) : catalog(catalog) {}
+
+  Status Remember(const std::string& parent, const LineageEvent& e) {
     std::lock_guard lock(mu);
-    auto [it, fresh] = by_parent.try_emplace(parent);
-    if (fresh) {
-      order.push_back(parent);
-      if (order.size() > kParents) {
-        by_parent.erase(order.front());
-        order.pop_front();
-      }
-    }
-    auto& runs = it->second;
+    SKADE_ASSIGN_OR_RETURN(auto* runs, RunsOf(parent));
     Run run{*e.run_id, *e.job, {}, {}};
-    for (auto r = runs.begin(); r != runs.end(); ++r)
+    bool was_newest = false;
+    for (auto r = runs->begin(); r != runs->end(); ++r)
       if (r->run_id == run.run_id) {
+        was_newest = std::next(r) == runs->end();
         run = std::move(*r);
-        runs.erase(r);
+        runs->erase(r);
         break;
       }
+    size_t known = run.inputs.size() + run.outputs.size();
     for (const auto& d : e.inputs) run.inputs.insert(d.Key());
     for (const auto& d : e.outputs) run.outputs.insert(d.Key());
-    runs.push_back(std::move(run));
-    if (runs.size() > kRunsPerParent) runs.pop_front();
+    // The running statement's further events mostly change nothing: no write for those.
+    bool changed = !was_newest || run.inputs.size() + run.outputs.size() != known;
+    runs->push_back(std::move(run));
+    if (runs->size() > kRunsPerParent) runs->pop_front();
+    if (!catalog || !changed) return {};
+    const Run& kept = runs->back();
+    return catalog->RememberLineageRun(parent, kept.run_id, ToText(kept), kRunsPerParent, kParents);
   }
 
   // The newest run sharing an output with `e`, else (an event with no outputs) an input;
   // for an event naming no dataset, the newest run.
-  std::optional<std::pair<std::string, JobRef>> Closed(const std::string& parent, const LineageEvent& e) {
+  Result<std::optional<std::pair<std::string, JobRef>>> Closed(const std::string& parent, const LineageEvent& e) {
+    using Found = std::optional<std::pair<std::string, JobRef>>;
     std::lock_guard lock(mu);
-    auto it = by_parent.find(parent);
-    if (it == by_parent.end() || it->second.empty()) return std::nullopt;
-    if (e.inputs.empty() && e.outputs.empty()) return std::pair{it->second.back().run_id, it->second.back().job};
+    SKADE_ASSIGN_OR_RETURN(auto* runs, RunsOf(parent));
+    if (runs->empty()) return Found();
+    if (e.inputs.empty() && e.outputs.empty()) return Found(std::pair{runs->back().run_id, runs->back().job});
     bool by_outputs = !e.outputs.empty();
-    for (auto r = it->second.rbegin(); r != it->second.rend(); ++r) {
+    for (auto r = runs->rbegin(); r != runs->rend(); ++r) {
       const auto& mine = by_outputs ? r->outputs : r->inputs;
       for (const auto& d : by_outputs ? e.outputs : e.inputs)
-        if (mine.contains(d.Key())) return std::pair{r->run_id, r->job};
+        if (mine.contains(d.Key())) return Found(std::pair{r->run_id, r->job});
     }
-    return std::nullopt;
+    return Found();
   }
 
+ private:
+  static std::string ToText(const Run& run) {
+    return json{{"run_id", run.run_id}, {"job", {run.job.ns, run.job.name}}, {"inputs", run.inputs},
+                {"outputs", run.outputs}}
+        .dump();
+  }
+
+  static Result<Run> FromText(const std::string& text) {
+    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    auto strings = [&](const char* key, size_t size) {
+      auto it = j.is_object() ? j.find(key) : j.end();
+      return it != j.end() && it->is_array() && (size == 0 || it->size() == size) &&
+             std::all_of(it->begin(), it->end(), [](const json& v) { return v.is_string(); });
+    };
+    if (!j.is_object() || !j.value("run_id", json()).is_string() || !strings("job", 2) || !strings("inputs", 0) ||
+        !strings("outputs", 0))
+      return Corrupt("a remembered lineage run is not what skade wrote: " + text.substr(0, 200));
+    Run run{j["run_id"], JobRef{j["job"][0], j["job"][1]}, {}, {}};
+    for (const auto& d : j["inputs"]) run.inputs.insert(d.get<std::string>());
+    for (const auto& d : j["outputs"]) run.outputs.insert(d.get<std::string>());
+    return run;
+  }
+
+  // A parent's runs, read from the catalog the first time this process sees it.
+  Result<std::deque<Run>*> RunsOf(const std::string& parent) {
+    if (auto it = by_parent.find(parent); it != by_parent.end()) return &it->second;
+    std::deque<Run> runs;
+    if (catalog) {
+      SKADE_ASSIGN_OR_RETURN(auto stored, catalog->LineageRunsOf(parent));
+      for (const auto& text : stored) {
+        SKADE_ASSIGN_OR_RETURN(Run run, FromText(text));
+        runs.push_back(std::move(run));
+      }
+    }
+    order.push_back(parent);
+    if (order.size() > kParents) {
+      by_parent.erase(order.front());
+      order.pop_front();
+    }
+    return &by_parent.emplace(parent, std::move(runs)).first->second;
+  }
+
+  Catalog* catalog;
   std::mutex mu;
   std::map<std::string, std::deque<Run>> by_parent;
   std::deque<std::string> order;  // parents, oldest first
@@ -231,7 +281,7 @@ std::string SystemKindOf(std::string_view ns) {
 }
 
 RunEventMapper::RunEventMapper(std::string warehouse, Catalog* catalog)
-    : warehouse_(WithoutTrailingSlashes(warehouse)), catalog_(catalog), recent_(std::make_shared<RecentRuns>()) {}
+    : warehouse_(WithoutTrailingSlashes(warehouse)), catalog_(catalog), recent_(std::make_shared<RecentRuns>(catalog)) {}
 
 void RunEventMapper::SetOwnCatalog(std::function<bool(std::string_view)> is_own) {
   is_own_catalog_ = std::move(is_own);
@@ -413,9 +463,9 @@ Result<LineageEvent> RunEventMapper::FromRunEvent(std::string_view text) const {
     e.raw = std::string(text);
     if (auto parent = ParentOf(*run)) {
       if (!IsCommandResult(job_ref.name)) {
-        recent_->Remember(parent->first, e);
+        SKADE_RETURN_IF_ERROR(recent_->Remember(parent->first, e));
       } else {
-        auto closed = recent_->Closed(parent->first, e);
+        SKADE_ASSIGN_OR_RETURN(auto closed, recent_->Closed(parent->first, e));
         std::tie(e.run_id, e.job) = closed ? *closed : *parent;
       }
     }

@@ -51,9 +51,11 @@ class RunEventMapper {
   /// Spark ends every SQL statement with a `command_result` pseudo-job naming the
   /// statement's datasets again; such an event is folded into the run it closes (the
   /// latest run of its parent sharing a dataset with it, or the latest if it names none,
-  /// among the events this mapper saw): it takes that run's id and job, adding no edges.
+  /// among the events this mapper saw and, with a catalog, those it remembers beside the
+  /// catalog's lineage inbox, so a restart between a run and its close changes nothing):
+  /// it takes that run's id and job, adding no edges.
   /// Without one it counts as a run of its parent job (the Spark application).
-  /// Errors: kInvalidArgument naming the missing or mistyped field.
+  /// Errors: kInvalidArgument naming the missing or mistyped field; the catalog's.
   Result<LineageEvent> FromRunEvent(std::string_view json) const;
 
  private:

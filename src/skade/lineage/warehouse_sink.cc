@@ -19,6 +19,10 @@ namespace {
 // The snapshot-summary entry recording the last commit_seq whose event the table holds.
 constexpr const char* kDeliveredSeqKey = "skade.lineage.commit-seq";
 constexpr const char* kDeliveredInboxKey = "skade.lineage.inbox-seq";
+// Set on every delivery from the one that built the catalog's event-id index on: the
+// index then holds the id of every row (a table without it, or made anew, is indexed
+// once by reading its ids).
+constexpr const char* kIdsIndexedKey = "skade.lineage.ids-indexed";
 constexpr const char* kSchemaSpec =
     "event_id:string!, event_time:timestamptz!, operation:string!, actor:string, commit_seq:long, "
     "run_id:string, job_namespace:string, job_name:string, inputs:string, outputs:string, event:string!";
@@ -39,17 +43,20 @@ Result<std::unique_ptr<Table>> LoadOrCreateEventsTable(Catalog& catalog) {
   return Table::Load(catalog, ident);
 }
 
-// A delivered position (commit_seq, or inbox seq): the newest snapshot that records
-// one (appends by other engines do not carry it).
-int64_t DeliveredSeq(const TableMetadata& m, const char* key = kDeliveredSeqKey) {
+// The newest snapshot's value of a summary key (appends by other engines do not
+// carry skade's keys, so older snapshots are looked at too).
+const std::string* SummaryValue(const TableMetadata& m, const char* key) {
   for (const Snapshot* s = m.CurrentSnapshot(); s;
-       s = s->parent_snapshot_id ? m.SnapshotById(*s->parent_snapshot_id) : nullptr) {
-    auto it = s->summary.find(key);
-    int64_t seq = 0;
-    if (it != s->summary.end() &&
-        std::from_chars(it->second.data(), it->second.data() + it->second.size(), seq).ec == std::errc())
-      return seq;
-  }
+       s = s->parent_snapshot_id ? m.SnapshotById(*s->parent_snapshot_id) : nullptr)
+    if (auto it = s->summary.find(key); it != s->summary.end()) return &it->second;
+  return nullptr;
+}
+
+// A delivered position (commit_seq, or inbox seq).
+int64_t DeliveredSeq(const TableMetadata& m, const char* key = kDeliveredSeqKey) {
+  const std::string* text = SummaryValue(m, key);
+  int64_t seq = 0;
+  if (text && std::from_chars(text->data(), text->data() + text->size(), seq).ec == std::errc()) return seq;
   return 0;
 }
 
@@ -171,11 +178,18 @@ Result<std::optional<int64_t>> WarehouseSink::DeliveredThrough() {
 }
 
 Result<size_t> WarehouseSink::Pending() {
-  SKADE_ASSIGN_OR_RETURN(std::optional<int64_t> delivered, DeliveredThrough());
-  SKADE_ASSIGN_OR_RETURN(auto logged, catalog_.AnnotationsSince(delivered.value_or(0)));
-  SKADE_ASSIGN_OR_RETURN(auto inbox, catalog_.LineageInboxSince(0));
+  int64_t delivered = 0, inbox_delivered = 0;
+  if (auto table = Table::Load(catalog_, LineageEventsTable())) {
+    delivered = DeliveredSeq(*(*table)->metadata());
+    inbox_delivered = DeliveredSeq(*(*table)->metadata(), kDeliveredInboxKey);
+  } else if (table.error().kind != ErrorKind::kNotFound) {
+    return std::unexpected(table.error());
+  }
+  SKADE_ASSIGN_OR_RETURN(auto logged, catalog_.AnnotationsSince(delivered));
+  // Entries behind the table's inbox watermark were delivered; a trim is due, not a flush.
+  SKADE_ASSIGN_OR_RETURN(int64_t inbox, catalog_.CountLineageInboxSince(inbox_delivered));
   std::lock_guard lock(mu_);
-  return logged.size() + ingested_.size() + inbox.size();
+  return logged.size() + ingested_.size() + static_cast<size_t>(inbox);
 }
 
 Status WarehouseSink::Flush() {
@@ -211,13 +225,20 @@ Status WarehouseSink::FlushOnce(bool& conflicted) {
     if (!e) return std::unexpected(e.error().WithContext("lineage inbox entry " + std::to_string(seq)));
     received.push_back(std::move(*e));
   }
-  if (!received.empty()) {
+  if (!SummaryValue(m, kIdsIndexedKey)) {
     SKADE_ASSIGN_OR_RETURN(auto stored_ids, ReadColumn(*table, "event_id"));
-    std::set<std::string> known;
+    std::vector<std::string> ids;
     for (auto& id : stored_ids)
-      if (id) known.insert(std::move(*id));
+      if (id) ids.push_back(std::move(*id));
+    SKADE_RETURN_IF_ERROR(catalog_.RecordLineageEventIds(ids, /*replace_all=*/true));
+  }
+  if (!received.empty()) {
+    std::vector<std::string> ids;
+    for (const auto& e : received) ids.push_back(e.event_id);
+    SKADE_ASSIGN_OR_RETURN(auto unknown, catalog_.UnknownLineageEventIds(ids));
+    std::set<std::string> fresh(unknown.begin(), unknown.end());
     for (const auto& e : received)
-      if (known.insert(e.event_id).second) batch.push_back(e);
+      if (fresh.erase(e.event_id)) batch.push_back(e);  // erase: once, if received twice
   }
   if (batch.empty()) {
     ingested_.clear();
@@ -231,6 +252,7 @@ Status WarehouseSink::FlushOnce(bool& conflicted) {
   change.added = staged.files;
   change.properties[kDeliveredSeqKey] = std::to_string(through);
   if (inbox_through > 0) change.properties[kDeliveredInboxKey] = std::to_string(inbox_through);
+  change.properties[kIdsIndexedKey] = "true";
   // Another process delivering the same log rows must not land twice.
   change.validate_no_new_data_since = m.current_snapshot_id.value_or(0);
   std::vector<std::pair<LoadedTable, FileChange>> changes;
@@ -243,6 +265,11 @@ Status WarehouseSink::FlushOnce(bool& conflicted) {
     return std::unexpected(produced.error());
   }
   ingested_.clear();
+  // After the commit: a crash in between leaves ids out of the index, so an event sent
+  // again may be stored twice, which readers fold (never one lost).
+  std::vector<std::string> ids;
+  for (const auto& e : batch) ids.push_back(e.event_id);
+  SKADE_RETURN_IF_ERROR(catalog_.RecordLineageEventIds(ids));
   if (inbox_through > 0) SKADE_RETURN_IF_ERROR(catalog_.TrimLineageInbox(inbox_through));
   return {};
 }
