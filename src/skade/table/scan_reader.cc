@@ -416,7 +416,9 @@ class ScanReader final : public arrow::RecordBatchReader {
 
  private:
   // The filter a task's rows must pass (null: all pass), partition-proven parts dropped.
+  // A task taken into a plan without a filter keeps all its rows.
   expr::ExprPtr FilterFor(const FileScanTask& t) const {
+    if (!plan_.filter) return nullptr;
     const expr::ExprPtr& f = t.residual ? t.residual : plan_.filter;
     return f && f->op != expr::Op::kTrue ? f : nullptr;
   }
