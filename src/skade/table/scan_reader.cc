@@ -511,7 +511,6 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     held_bytes_ = s.unit.charge();
     pending_bytes_ += held_bytes_;
-    InitArrowCompute();
     int64_t rows = raw->num_rows(), deleted = 0;
     plan_.stats->rows_read += rows;
     SKADE_ASSIGN_OR_RETURN(auto cols, Conform(*shape_, f, f.first, *raw));
@@ -721,7 +720,6 @@ class ScanReader final : public arrow::RecordBatchReader {
   }
 
   static Result<UnitResult> RunUnitOr(const ScanShape& shape, const Unit& u) {
-    InitArrowCompute();
     const OpenedFile& f = *u.file;
     UnitResult out;
     SKADE_ASSIGN_OR_RETURN(auto first, Decode(f, u.row_group, f.first_leaves, u.batch_rows));
@@ -790,6 +788,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     auto batch = arrow::RecordBatch::Make(shape.out_schema, rows, std::move(cols));
     if (mask && kept < rows) {
+      InitArrowCompute();  // only here: registering every kernel costs a process ~2 ms
       SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(batch, mask), f.path);
       batch = filtered.record_batch();
     }
