@@ -4,6 +4,8 @@
 #include <arrow/json/from_string.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <parquet/file_reader.h>
+#include <parquet/metadata.h>
 
 #include <algorithm>
 #include <set>
@@ -132,6 +134,18 @@ TEST_F(TableTest, IdentityPartitionDecidesResidualFilter) {
                     str(tags[(i / 3) % 5])});
   }
   ASSERT_THAT(t->Append(testing::ToArrow(schema, rows)), IsOk());
+  {  // the string columns are dictionary-encoded, so the scans below take the dictionary path
+    auto plan = t->NewScan().Plan();
+    ASSERT_THAT(plan, IsOk());
+    auto reader = parquet::ParquetFileReader::OpenFile(LocalPath(plan->tasks.at(0).file.file_path));
+    auto md = reader->metadata();
+    ASSERT_GT(md->num_row_groups(), 1);
+    for (int leaf : {3, 4}) {
+      auto chunk = md->RowGroup(0)->ColumnChunk(leaf);
+      const auto& encodings = chunk->encodings();
+      EXPECT_NE(std::find(encodings.begin(), encodings.end(), parquet::Encoding::RLE_DICTIONARY), encodings.end());
+    }
+  }
   // filter -> what the residual of a file with country = 'SE' (or null) must be.
   struct Case {
     const char* filter;
