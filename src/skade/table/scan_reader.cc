@@ -221,7 +221,8 @@ struct OpenedFile {
   expr::ExprPtr filter;     // what rows of this file must still satisfy, or null
   bool use_threads = true;  // decode columns in parallel (Arrow's CPU pool)
   // Positions in read_ids of the columns decoded first (filter and equality-delete
-  // columns, or all when there is no filter) and of the rest; leaves of each.
+  // columns; without a filter, the output and equality-delete columns) and of the
+  // rest; leaves of each.
   std::vector<size_t> first, rest;
   std::vector<int> first_leaves, rest_leaves;
   std::vector<int> string_leaves;  // top-level string and binary columns
