@@ -4,6 +4,8 @@
 #include <arrow/json/from_string.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <parquet/file_reader.h>
+#include <parquet/metadata.h>
 
 #include <algorithm>
 #include <set>
@@ -112,6 +114,79 @@ TEST_F(TableTest, EachTransformPartitionsAndPrunes) {
     EXPECT_EQ(Sorted(want, schema.fields()), Sorted(expected, schema.fields())) << spec << " " << filter;
     EXPECT_GT(plan->stats->files_total, 1) << spec;
     EXPECT_LT(plan->stats->files_planned, plan->stats->files_total) << spec;
+  }
+}
+
+// A filter on identity partition columns is decided per file by its partition values:
+// proven predicates drop out of the row filter (the column need not be read), a null
+// partition value keeps its predicate (three-valued logic under NOT), and dictionary
+// encoded strings (few distinct values, nulls, many row groups) come out dense and equal.
+TEST_F(TableTest, IdentityPartitionDecidesResidualFilter) {
+  Schema schema = *ParseSchemaSpec("id:long!, country:string, n:int, tag:string, blob:binary");
+  auto t = Create("resid", schema, "country, n", {{"write.parquet.row-group-limit", "1000"}});
+  const char* countries[] = {"SE", "NO", nullptr};
+  const char* tags[] = {"alpha", "", "bravo-charlie", nullptr, "delta"};
+  std::vector<Row> rows;
+  for (int64_t i = 0; i < 9000; ++i) {
+    auto str = [](const char* v) { return v ? testing::Cell{false, Value{std::string(v)}, {}} : testing::Cell{true, {}, {}}; };
+    rows.push_back({testing::Cell{false, Value{i}, {}}, str(countries[i % 3]),
+                    testing::Cell{false, Value{static_cast<int32_t>(i % 2)}, {}}, str(tags[(i / 7) % 5]),
+                    str(tags[(i / 3) % 5])});
+  }
+  ASSERT_THAT(t->Append(testing::ToArrow(schema, rows)), IsOk());
+  {  // the string columns are dictionary-encoded, so the scans below take the dictionary path
+    auto plan = t->NewScan().Plan();
+    ASSERT_THAT(plan, IsOk());
+    auto reader = parquet::ParquetFileReader::OpenFile(LocalPath(plan->tasks.at(0).file.file_path));
+    auto md = reader->metadata();
+    ASSERT_GT(md->num_row_groups(), 1);
+    for (int leaf : {3, 4}) {
+      auto chunk = md->RowGroup(0)->ColumnChunk(leaf);
+      const auto& encodings = chunk->encodings();
+      EXPECT_NE(std::find(encodings.begin(), encodings.end(), parquet::Encoding::RLE_DICTIONARY), encodings.end());
+    }
+  }
+  // filter -> what the residual of a file with country = 'SE' (or null) must be.
+  struct Case {
+    const char* filter;
+    expr::Op se, null_country;
+  };
+  Case cases[] = {
+      {"country = 'SE'", expr::Op::kTrue, expr::Op::kEq},
+      {"country = 'SE' and id > 4000", expr::Op::kGt, expr::Op::kAnd},
+      {"not (country = 'NO')", expr::Op::kTrue, expr::Op::kNot},
+      {"country is null or n = 1", expr::Op::kTrue, expr::Op::kTrue},
+      {"country != 'NO' and n in (0, 1) and tag = 'delta'", expr::Op::kEq, expr::Op::kAnd},
+      {"id < 100 or tag is null", expr::Op::kOr, expr::Op::kOr},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.filter);
+    auto plan = t->NewScan().Filter(c.filter).Plan();
+    ASSERT_THAT(plan, IsOk());
+    for (const auto& task : plan->tasks) {
+      ASSERT_TRUE(task.residual);
+      const Value& country = task.file.partition[0];
+      if (IsNull(country)) {
+        EXPECT_EQ(task.residual->op, c.null_country);
+      } else if (std::get<std::string>(country) == "SE") {
+        EXPECT_EQ(task.residual->op, c.se);
+      }
+    }
+    std::vector<Row> expected;
+    for (const auto& r : rows)
+      if (auto keep = testing::EvalRow(*plan->filter, schema, r); keep && *keep) expected.push_back(r);
+    for (int parallelism : {0, 1}) {
+      ScanPlan run = *plan;
+      run.parallelism = parallelism;
+      run.stats = std::make_shared<ScanStats>();
+      auto reader = TableScan::Read(run, &cat_->io());
+      ASSERT_THAT(reader, IsOk());
+      auto got = (*reader)->ToTable();
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_TRUE((*got)->schema()->field(3)->type()->Equals(arrow::utf8()));
+      EXPECT_TRUE((*got)->schema()->field(4)->type()->Equals(arrow::binary()));
+      EXPECT_EQ(Sorted(testing::FromArrow(**got, schema.fields()), schema.fields()), Sorted(expected, schema.fields()));
+    }
   }
 }
 

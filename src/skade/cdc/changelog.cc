@@ -290,7 +290,7 @@ Result<ScanPlan> AdvancePlan(const Table& table, const ScanPlan& parent, const S
   for (auto& e : added) {
     int64_t seq = e.sequence_number.value_or(0);
     auto deletes = applicable(e.data_file, seq);
-    plan.tasks.push_back(FileScanTask{std::move(e.data_file), seq, std::move(deletes)});
+    plan.tasks.push_back(FileScanTask{std::move(e.data_file), seq, std::move(deletes), nullptr});
   }
   return plan;
 }

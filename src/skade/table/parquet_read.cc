@@ -15,9 +15,9 @@ Result<std::shared_ptr<arrow::Table>> ReadWholeParquet(const std::string& locati
   auto st = builder.OpenFile(path);
   if (!st.ok()) return Corrupt(path + ": " + st.message());
   SKADE_ARROW_ASSIGN(auto reader, builder.Build(), path);
-  std::shared_ptr<arrow::Table> table;
-  auto rst = reader->ReadTable(&table);
-  if (!rst.ok()) return Corrupt(path + ": " + rst.message());
+  auto read = reader->ReadTable();
+  if (!read.ok()) return Corrupt(path + ": " + read.status().message());
+  std::shared_ptr<arrow::Table> table = *std::move(read);
   if (expected_rows && table->num_rows() != *expected_rows)
     return Corrupt("file " + path + " holds " + std::to_string(table->num_rows()) +
                    " rows but its manifest entry says " + std::to_string(*expected_rows) +

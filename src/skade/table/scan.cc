@@ -2,6 +2,7 @@
 
 #include <arrow/api.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -40,6 +41,55 @@ TableScan& TableScan::Limit(int64_t rows) {
   return *this;
 }
 
+namespace {
+
+// The part of a bound filter a file's identity partition values do not decide: a
+// predicate on an identity-partitioned column is the same for every row of the file,
+// so it folds to true or false (not for a null value, which three-valued logic keeps
+// undecided under NOT, nor for floats, whose NaNs compare apart).
+expr::ExprPtr Residual(const expr::ExprPtr& e, const PartitionSpec& spec, const std::vector<Value>& tuple) {
+  using expr::Op;
+  switch (e->op) {
+    case Op::kTrue:
+    case Op::kFalse: return e;
+    case Op::kNot: {
+      auto c = Residual(e->children[0], spec, tuple);
+      return c == e->children[0] ? e : expr::Not(c);
+    }
+    case Op::kAnd:
+    case Op::kOr: {  // And/Or/Not fold constants away
+      bool same = true;
+      expr::ExprPtr out = e->op == Op::kAnd ? expr::True() : expr::False();
+      for (const auto& child : e->children) {
+        auto c = Residual(child, spec, tuple);
+        same &= c == child;
+        out = e->op == Op::kAnd ? expr::And(out, c) : expr::Or(out, c);
+      }
+      return same ? e : out;
+    }
+    default: break;
+  }
+  const auto& fields = spec.fields();
+  for (size_t i = 0; i < fields.size() && i < tuple.size(); ++i) {
+    if (fields[i].source_id != e->field_id || fields[i].transform.kind != TransformKind::kIdentity) continue;
+    bool null_test = e->op == Op::kIsNull || e->op == Op::kNotNull;
+    if (IsNull(tuple[i]) && !null_test) return e;
+    if (e->type && (e->type->id == TypeId::kFloat || e->type->id == TypeId::kDouble)) return e;
+    // A value written before a type promotion: only int vs long compares across kinds.
+    auto comparable = [&](const Value& l) {
+      auto integral = [](const Value& v) { return std::holds_alternative<int32_t>(v) || std::holds_alternative<int64_t>(v); };
+      return l.index() == tuple[i].index() || (integral(l) && integral(tuple[i]));
+    };
+    if (!null_test && !std::all_of(e->literals.begin(), e->literals.end(), comparable)) return e;
+    auto on_partition = std::make_shared<expr::Expr>(*e);
+    on_partition->field_id = fields[i].field_id;
+    return expr::EvaluatePartition(*on_partition, spec, tuple) ? expr::True() : expr::False();
+  }
+  return e;
+}
+
+}  // namespace
+
 Result<std::vector<FileScanTask>> LiveDataFiles(const TableMetadata& m, const Snapshot& snapshot, FileIO& io) {
   SKADE_ASSIGN_OR_RETURN(auto list, LoadManifestList(snapshot, io));
   std::vector<FileScanTask> out;
@@ -48,7 +98,7 @@ Result<std::vector<FileScanTask>> LiveDataFiles(const TableMetadata& m, const Sn
     SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, m, *m.schema(), io));
     for (auto& e : entries)
       if (e.status != EntryStatus::kDeleted)
-        out.push_back(FileScanTask{std::move(e.data_file), e.sequence_number.value_or(0), {}});
+        out.push_back(FileScanTask{std::move(e.data_file), e.sequence_number.value_or(0), {}, nullptr});
   }
   return out;
 }
@@ -158,11 +208,17 @@ Result<ScanPlan> TableScan::Plan() const {
           continue;
         }
       }
-      ++plan.stats->files_planned;
-      plan.stats->rows_planned += e.data_file.record_count;
       int64_t seq = e.sequence_number.value_or(0);
       auto applicable = deletes.empty() ? std::vector<DeleteFileEntry>{} : deletes.For(e.data_file, seq, m);
-      plan.tasks.push_back(FileScanTask{std::move(e.data_file), seq, std::move(applicable)});
+      expr::ExprPtr residual;
+      if (plan.filter && !spec->unpartitioned()) residual = Residual(plan.filter, *spec, e.data_file.partition);
+      if (residual && residual->op == expr::Op::kFalse) {  // the partition proves no row matches
+        ++plan.stats->files_skipped_by_partition;
+        continue;
+      }
+      ++plan.stats->files_planned;
+      plan.stats->rows_planned += e.data_file.record_count;
+      plan.tasks.push_back(FileScanTask{std::move(e.data_file), seq, std::move(applicable), std::move(residual)});
     }
   }
   return plan;

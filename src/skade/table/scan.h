@@ -48,6 +48,10 @@ struct FileScanTask {
   DataFile file;
   int64_t data_sequence_number = 0;
   std::vector<DeleteFileEntry> deletes;  // delete files that apply to `file`
+  /// What the plan's filter still has to decide for this file's rows once its identity
+  /// partition values are known (kTrue: every row matches); null: the plan's filter.
+  /// Ignored by a plan without a filter.
+  expr::ExprPtr residual;
 };
 
 /// A planned scan: immutable once built.

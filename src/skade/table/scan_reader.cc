@@ -7,6 +7,7 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 #include <arrow/io/file.h>
+#include <arrow/util/bitmap_ops.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/schema.h>
 #include <parquet/exception.h>
@@ -18,7 +19,9 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
+#include <limits>
 #include <mutex>
 
 #include "skade/common/task_pool.h"
@@ -42,6 +45,65 @@ int FindChild(const arrow::DataType& file_type, const NestedField& target) {
   return -1;
 }
 
+// A dictionary-encoded string or binary column as the dense array the table's type
+// asks for, sized exactly up front (Parquet's dense decoder grows a builder, copying
+// and touching fresh pages as it doubles). Null when it is not one this handles.
+template <typename DictValues>
+Result<std::shared_ptr<arrow::Array>> DenseFromDictionary(const arrow::DictionaryArray& arr,
+                                                          const std::shared_ptr<arrow::DataType>& want,
+                                                          const std::string& where) {
+  const auto& dict = static_cast<const DictValues&>(*arr.dictionary());
+  const auto& indices = static_cast<const arrow::Int32Array&>(*arr.indices());
+  const int64_t n = arr.length();
+  const int32_t* idx = indices.raw_values();
+  const auto* dict_offsets = dict.raw_value_offsets();
+  const uint8_t* dict_data = dict.raw_data();
+  const bool nulls = arr.null_count() > 0;
+  const int64_t size = dict.length();
+  int64_t total = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    if (nulls && indices.IsNull(r)) continue;
+    if (idx[r] < 0 || idx[r] >= size) return Corrupt(where + ": dictionary index out of range");
+    total += dict_offsets[idx[r] + 1] - dict_offsets[idx[r]];
+  }
+  if (total > std::numeric_limits<int32_t>::max()) return nullptr;
+  SKADE_ARROW_ASSIGN(auto offsets, arrow::AllocateBuffer((n + 1) * sizeof(int32_t)), where);
+  SKADE_ARROW_ASSIGN(auto data, arrow::AllocateBuffer(total), where);
+  auto* out_offsets = reinterpret_cast<int32_t*>(offsets->mutable_data());
+  uint8_t* out = data->mutable_data();
+  int32_t at = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    out_offsets[r] = at;
+    if (nulls && indices.IsNull(r)) continue;
+    auto begin = dict_offsets[idx[r]];
+    auto len = static_cast<int32_t>(dict_offsets[idx[r] + 1] - begin);
+    std::memcpy(out + at, dict_data + begin, static_cast<size_t>(len));
+    at += len;
+  }
+  out_offsets[n] = at;
+  std::shared_ptr<arrow::Buffer> validity;
+  if (nulls) {
+    SKADE_ARROW_ASSIGN(validity, arrow::internal::CopyBitmap(arrow::default_memory_pool(), indices.null_bitmap_data(),
+                                                             indices.offset(), n),
+                       where);
+  }
+  return arrow::MakeArray(arrow::ArrayData::Make(want, n, {validity, std::move(offsets), std::move(data)},
+                                                 arr.null_count()));
+}
+
+Result<std::shared_ptr<arrow::Array>> DenseFromDictionary(const arrow::DictionaryArray& arr,
+                                                          const std::shared_ptr<arrow::DataType>& want,
+                                                          const std::string& where) {
+  if (arr.indices()->type_id() != arrow::Type::INT32) return nullptr;
+  switch (arr.dictionary()->type_id()) {
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY: return DenseFromDictionary<arrow::BinaryArray>(arr, want, where);
+    case arrow::Type::LARGE_STRING:  // files whose stored Arrow schema says large (PyIceberg's)
+    case arrow::Type::LARGE_BINARY: return DenseFromDictionary<arrow::LargeBinaryArray>(arr, want, where);
+    default: return nullptr;
+  }
+}
+
 // Lines a column read from a file up with the table's field: nested children are
 // matched by field id (so renames and added fields read right), missing children
 // read as null, promoted primitives are cast.
@@ -54,6 +116,10 @@ Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<arrow::
   }
   const Type& t = *target.type;
   const auto& data = arr->data();
+  if (arr->type_id() == arrow::Type::DICTIONARY && (t.id == TypeId::kString || t.id == TypeId::kBinary)) {
+    SKADE_ASSIGN_OR_RETURN(auto dense, DenseFromDictionary(static_cast<const arrow::DictionaryArray&>(*arr), want, where));
+    if (dense) return dense;
+  }
   switch (t.id) {
     case TypeId::kStruct: {
       if (arr->type_id() != arrow::Type::STRUCT) break;
@@ -152,12 +218,34 @@ struct OpenedFile {
   std::shared_ptr<arrow::io::RandomAccessFile> source;
   std::shared_ptr<parquet::FileMetaData> metadata;
   DeletedRows deleted;
+  expr::ExprPtr filter;     // what rows of this file must still satisfy, or null
   bool use_threads = true;  // decode columns in parallel (Arrow's CPU pool)
   // Positions in read_ids of the columns decoded first (filter and equality-delete
-  // columns, or all when there is no filter) and of the rest; leaves of each.
+  // columns; without a filter, the output and equality-delete columns) and of the
+  // rest; leaves of each.
   std::vector<size_t> first, rest;
   std::vector<int> first_leaves, rest_leaves;
+  std::vector<int> string_leaves;  // top-level string and binary columns
 };
+
+// Asks Parquet for dictionary arrays where a row group's chunk is dictionary-encoded
+// throughout: ConformArray makes them dense in one exactly sized pass.
+void ReadDictionaries(const OpenedFile& f, int row_group, const std::vector<int>& leaves,
+                      parquet::ArrowReaderProperties* props) {
+  auto rg = f.metadata->RowGroup(row_group);
+  for (int leaf : leaves) {
+    if (std::find(f.string_leaves.begin(), f.string_leaves.end(), leaf) == f.string_leaves.end()) continue;
+    const auto stats = rg->ColumnChunk(leaf)->encoding_stats();
+    bool data_pages = false, all_dictionary = true;
+    for (const auto& e : stats) {
+      if (e.page_type != parquet::PageType::DATA_PAGE && e.page_type != parquet::PageType::DATA_PAGE_V2) continue;
+      data_pages = true;
+      all_dictionary &= e.encoding == parquet::Encoding::RLE_DICTIONARY ||
+                        e.encoding == parquet::Encoding::PLAIN_DICTIONARY;
+    }
+    if (data_pages && all_dictionary) props->set_read_dictionary(leaf, true);
+  }
+}
 
 struct Unit {
   std::shared_ptr<const OpenedFile> file;
@@ -210,7 +298,6 @@ struct Slot {
 // The immutable parts of a scan that row-group tasks read (shared, never written).
 struct ScanShape {
   SchemaPtr schema;
-  expr::ExprPtr filter;
   std::vector<int> read_ids;       // top-level ids: projected, then filter/delete-only
   size_t projected = 0;            // the first `projected` of read_ids are output
   bool emit_positions = false;
@@ -224,15 +311,18 @@ class ScanReader final : public arrow::RecordBatchReader {
   ScanReader(ScanPlan plan, FileIO* io) : plan_(std::move(plan)), io_(io) {
     auto shape = std::make_shared<ScanShape>();
     shape->schema = plan_.schema;
-    shape->filter = plan_.filter;
     shape->emit_positions = plan_.emit_positions;
     std::vector<int> read_ids = plan_.projected_ids;
     auto add = [&](int id) {
       int top = TopLevelOf(id);
       if (top >= 0 && std::find(read_ids.begin(), read_ids.end(), top) == read_ids.end()) read_ids.push_back(top);
     };
-    if (plan_.filter)
-      for (int id : expr::ReferencedFieldIds(*plan_.filter)) add(id);
+    bool any_filter = false;
+    for (const auto& t : plan_.tasks)
+      if (auto filter = FilterFor(t)) {
+        any_filter = true;
+        for (int id : expr::ReferencedFieldIds(*filter)) add(id);
+      }
     for (const auto& t : plan_.tasks)
       for (const auto& d : t.deletes) {
         if (!d.file.equality_ids.empty()) shape->has_equality = true;
@@ -247,15 +337,21 @@ class ScanReader final : public arrow::RecordBatchReader {
       shape->out_schema =
           *shape->out_schema->AddField(shape->out_schema->num_fields(), arrow::field("_pos", arrow::int64(), false));
     // Columns the selection needs: the filter's and the equality deletes'.
-    std::vector<int> needed;
-    if (plan_.filter)
-      for (int id : expr::ReferencedFieldIds(*plan_.filter)) needed.push_back(TopLevelOf(id));
+    std::vector<int> needed, equality;
+    for (const auto& t : plan_.tasks)
+      if (auto filter = FilterFor(t))
+        for (int id : expr::ReferencedFieldIds(*filter)) needed.push_back(TopLevelOf(id));
     for (const auto& t : plan_.tasks)
       for (const auto& d : t.deletes)
-        for (int id : d.file.equality_ids) needed.push_back(TopLevelOf(id));
+        for (int id : d.file.equality_ids) equality.push_back(TopLevelOf(id));
+    needed.insert(needed.end(), equality.begin(), equality.end());
+    // A file without a filter of its own reads only what it outputs or deletes by.
+    for (size_t i = 0; i < read_ids.size(); ++i)
+      if (i < shape->projected || std::find(equality.begin(), equality.end(), read_ids[i]) != equality.end())
+        unfiltered_.push_back(i);
     for (size_t i = 0; i < read_ids.size(); ++i) {
       bool selects = std::find(needed.begin(), needed.end(), read_ids[i]) != needed.end();
-      (selects || !plan_.filter ? first_ : rest_).push_back(i);
+      (selects || !any_filter ? first_ : rest_).push_back(i);
     }
     if (first_.empty()) {  // nothing decides before reading: one pass
       first_ = rest_;
@@ -320,6 +416,14 @@ class ScanReader final : public arrow::RecordBatchReader {
   }
 
  private:
+  // The filter a task's rows must pass (null: all pass), partition-proven parts dropped.
+  // A task taken into a plan without a filter keeps all its rows.
+  expr::ExprPtr FilterFor(const FileScanTask& t) const {
+    if (!plan_.filter) return nullptr;
+    const expr::ExprPtr& f = t.residual ? t.residual : plan_.filter;
+    return f && f->op != expr::Op::kTrue ? f : nullptr;
+  }
+
   int TopLevelOf(int id) const {
     for (const auto& f : plan_.schema->fields()) {
       if (f.id == id) return f.id;
@@ -374,6 +478,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     std::vector<int> leaves = f.first_leaves;
     leaves.insert(leaves.end(), f.rest_leaves.begin(), f.rest_leaves.end());
     std::sort(leaves.begin(), leaves.end());
+    ReadDictionaries(f, unit.row_group, leaves, &props);
     try {
       auto pq = parquet::ParquetFileReader::Open(f.source, rp, f.metadata);
       SKADE_ARROW_ASSIGN(s->reader, parquet::arrow::FileReader::Make(arrow::default_memory_pool(), std::move(pq), props),
@@ -407,12 +512,11 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     held_bytes_ = s.unit.charge();
     pending_bytes_ += held_bytes_;
-    InitArrowCompute();
     int64_t rows = raw->num_rows(), deleted = 0;
     plan_.stats->rows_read += rows;
     SKADE_ASSIGN_OR_RETURN(auto cols, Conform(*shape_, f, f.first, *raw));
     std::shared_ptr<arrow::BooleanArray> mask;
-    if (shape_->filter || !f.deleted.empty()) {
+    if (f.filter || !f.deleted.empty()) {
       SKADE_ASSIGN_OR_RETURN(mask, Selection(*shape_, f, f.first, cols, rows, s.pos, &deleted));
     }
     plan_.stats->rows_deleted += deleted;
@@ -459,22 +563,30 @@ class ScanReader final : public arrow::RecordBatchReader {
         if (found < 0)
           for (size_t k = 0; k < fields.size(); ++k)
             if (FieldIdOf(*fields[k].field) < 0 && fields[k].field->name() == want->name) found = static_cast<int>(k);
-        if (found >= 0) CollectLeaves(fields[found], &leaves);
+        if (found < 0) continue;
+        CollectLeaves(fields[found], &leaves);
+        if (fields[found].is_leaf() && (want->type->id == TypeId::kString || want->type->id == TypeId::kBinary))
+          f->string_leaves.push_back(fields[found].column_index);
       }
       std::sort(leaves.begin(), leaves.end());
       leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
       return leaves;
     };
-    f->first = first_;
-    f->rest = rest_;
-    f->first_leaves = leaves_of(first_);
-    f->rest_leaves = leaves_of(rest_);
+    f->filter = FilterFor(task);
+    if (f->filter) {
+      f->first = first_;
+      f->rest = rest_;
+    } else {  // nothing to decide before reading: one pass
+      f->first = unfiltered_;
+    }
+    f->first_leaves = leaves_of(f->first);
+    f->rest_leaves = leaves_of(f->rest);
     std::vector<Unit> units;
     int64_t first_row = 0;
     for (int rg = 0; rg < md.num_row_groups(); ++rg) {
       int64_t rows = md.RowGroup(rg)->num_rows();
       ++plan_.stats->row_groups_total;
-      if (plan_.filter && !expr::MightMatch(*plan_.filter, RowGroupStats(md, rg, *plan_.schema))) {
+      if (f->filter && !expr::MightMatch(*f->filter, RowGroupStats(md, rg, *plan_.schema))) {
         ++plan_.stats->row_groups_skipped;
       } else if (rows > 0) {
         Unit u;
@@ -522,6 +634,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     props.set_batch_size(batch_rows);
     props.set_use_threads(f.use_threads);
     props.set_pre_buffer(true);
+    ReadDictionaries(f, row_group, leaves, &props);
     std::unique_ptr<parquet::arrow::FileReader> reader;
     try {
       auto pq = parquet::ParquetFileReader::Open(f.source, parquet::default_reader_properties(), f.metadata);
@@ -529,10 +642,9 @@ class ScanReader final : public arrow::RecordBatchReader {
                          f.path);
       // A whole column chunk at a time decodes into one pre-sized array (as
       // pq.read_table does); batches are zero-copy slices of it.
-      std::shared_ptr<arrow::Table> table;
-      auto st = reader->ReadRowGroup(row_group, leaves, &table);
-      if (!st.ok()) return Corrupt(f.path + ": " + st.message());
-      arrow::TableBatchReader slices(*table);
+      auto table = reader->ReadRowGroup(row_group, leaves);
+      if (!table.ok()) return Corrupt(f.path + ": " + table.status().message());
+      arrow::TableBatchReader slices(**table);
       slices.set_chunksize(batch_rows);
       while (true) {
         std::shared_ptr<arrow::RecordBatch> raw;
@@ -588,8 +700,8 @@ class ScanReader final : public arrow::RecordBatchReader {
       for (bool g : gone) *deleted += g;
     }
     std::shared_ptr<arrow::Array> match;
-    if (shape.filter) {
-      SKADE_ASSIGN_OR_RETURN(match, expr::EvaluateBatch(*shape.filter, *shape.schema, batch));
+    if (f.filter) {
+      SKADE_ASSIGN_OR_RETURN(match, expr::EvaluateBatch(*f.filter, *shape.schema, batch));
     }
     if (gone.empty() && !match) return nullptr;
     arrow::BooleanBuilder keep;
@@ -609,7 +721,6 @@ class ScanReader final : public arrow::RecordBatchReader {
   }
 
   static Result<UnitResult> RunUnitOr(const ScanShape& shape, const Unit& u) {
-    InitArrowCompute();
     const OpenedFile& f = *u.file;
     UnitResult out;
     SKADE_ASSIGN_OR_RETURN(auto first, Decode(f, u.row_group, f.first_leaves, u.batch_rows));
@@ -623,7 +734,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       out.rows_read += raw->num_rows();
       SKADE_ASSIGN_OR_RETURN(auto cols, Conform(shape, f, f.first, *raw));
       std::shared_ptr<arrow::BooleanArray> mask;
-      if (shape.filter || !f.deleted.empty()) {
+      if (f.filter || !f.deleted.empty()) {
         SKADE_ASSIGN_OR_RETURN(mask, Selection(shape, f, f.first, cols, raw->num_rows(), pos, &out.rows_deleted));
       }
       int64_t n = mask ? mask->true_count() : raw->num_rows();
@@ -678,6 +789,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     auto batch = arrow::RecordBatch::Make(shape.out_schema, rows, std::move(cols));
     if (mask && kept < rows) {
+      InitArrowCompute();  // only here: registering every kernel costs a process ~2 ms
       SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(batch, mask), f.path);
       batch = filtered.record_batch();
     }
@@ -687,7 +799,7 @@ class ScanReader final : public arrow::RecordBatchReader {
   ScanPlan plan_;
   FileIO* io_;
   std::shared_ptr<const ScanShape> shape_;
-  std::vector<size_t> first_, rest_;
+  std::vector<size_t> first_, rest_, unfiltered_;
   std::unique_ptr<DeleteLoader> loader_;
   bool sequential_ = false;
   size_t max_units_ = 1;
