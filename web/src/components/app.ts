@@ -20,7 +20,7 @@ import { timeline } from "../model/timeline.js";
 import { decodeState, encodeState, type ViewState } from "../model/url-state.js";
 import { el } from "./dom.js";
 import { bindKeys } from "./keyboard.js";
-import { MapView } from "./map-view.js";
+import { createMapView } from "./map-view.js";
 import { exposeProbe } from "./probe.js";
 import { searchBox } from "./search-box.js";
 import { renderSidePanel } from "./side-panel.js";
@@ -75,7 +75,9 @@ export function startApp(root: HTMLElement): void {
     el("main", {}, mapHost, panel),
     el("footer", {}, timelineHost, el("label", { class: "open" }, "open OpenLineage file ", fileInput, catalogs)),
   );
-  const map = new MapView(mapHost, (id, extend) => (extend && id ? extendPath(id) : select(id)));
+  const { view: map, kind: renderer } = createMapView(mapHost, (id, extend) =>
+    extend && id ? extendPath(id) : select(id),
+  );
   let drawn = 0;
   let loaded = false;
   let pulseTimer: ReturnType<typeof setTimeout> | null = null;
@@ -86,6 +88,8 @@ export function startApp(root: HTMLElement): void {
     nodes: () => map.drawnNodes(),
     edges: () => map.drawnEdges(),
     lanes: () => map.drawnLanes(),
+    renderer: () => renderer,
+    drawMs: () => map.drawTimes(),
   });
 
   /** A shift-click (or `p` on the selection) picks the other end of a path from the selection. */

@@ -12,6 +12,10 @@ export interface MapProbe {
   nodes(): DrawnNode[];
   edges(): { id: string; from: string; to: string; hot: boolean }[];
   lanes(): DrawnLane[];
+  /** Which renderer draws the map (render/renderer.ts). */
+  renderer(): string;
+  /** How long the renderer's recent frames took to draw on the main thread (ms, oldest first). */
+  drawMs(): number[];
 }
 
 export function exposeProbe(probe: MapProbe): void {
