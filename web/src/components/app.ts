@@ -7,7 +7,7 @@ import { LayoutClient } from "../layout/layout-client.js";
 import type { Layout } from "../layout/protocol.js";
 import { openedGroup } from "../layout/splice.js";
 import { columnsOf } from "../model/columns.js";
-import { displayGraph, groupsOf, type DisplayGraph } from "../model/display.js";
+import { displayGraph, groupsOf, summaryGraph, type DisplayGraph } from "../model/display.js";
 import { focusLabel, focusView } from "../model/focus.js";
 import { applyLiveEvent, foldEvents } from "../model/live.js";
 import { looks, PULSE_MS, type Looks } from "../model/looks.js";
@@ -52,6 +52,8 @@ export function startApp(root: HTMLElement): void {
   let stream: StreamState = "connecting";
   let pathStart: string | null = null;
   const expanded = new Set<string>();
+  /** A large map's collapsed graph from the server, drawn until the whole graph is there. */
+  let summary: { graph: DisplayGraph; datasets: number } | null = null;
 
   const status = el("span", { class: "status" });
   const counts = el("span", { class: "counts" });
@@ -88,6 +90,7 @@ export function startApp(root: HTMLElement): void {
     nodes: () => map.drawnNodes(),
     edges: () => map.drawnEdges(),
     lanes: () => map.drawnLanes(),
+    labels: () => map.drawnLabels(),
     renderer: () => renderer,
     drawMs: () => map.drawTimes(),
   });
@@ -122,11 +125,12 @@ export function startApp(root: HTMLElement): void {
     const view = state.time === null ? model : asOf(model, state.time);
     const focus =
       state.focus && view.nodes.has(state.focus) ? focusView(view, state.focus, state.up, state.down) : null;
-    display = displayGraph(view, { visible: focus?.keys, expanded });
-    counts.textContent = focus ? focusLabel(focus) : `${view.nodes.size} datasets`;
+    display = summary ? summary.graph : displayGraph(view, { visible: focus?.keys, expanded });
+    counts.textContent = focus ? focusLabel(focus) : `${summary ? summary.datasets : view.nodes.size} datasets`;
     status.textContent = stream;
     status.dataset.state = stream;
-    const shape = JSON.stringify([display.nodes.map((n) => n.id), display.edges.map((e) => e.id)]);
+    // the same nodes and edges in another order are the same drawing (the whole graph after its summary)
+    const shape = JSON.stringify([display.nodes.map((n) => n.id).sort(), display.edges.map((e) => e.id).sort()]);
     const now = Date.now();
     const looksOf = (shown: DisplayGraph): Looks => looks(view, shown, state.selected, state.path, now, state.trace);
     if (shape !== drawnShape) {
@@ -189,9 +193,31 @@ export function startApp(root: HTMLElement): void {
     pulseTimer = fade > 0 ? setTimeout(render, fade + 50) : null;
   }
 
+  /**
+   * The graph collapsed by system first (small whatever the map's size): a large map draws it at
+   * once, then the whole graph, which expanding a group and everything else needs. (One after
+   * the other: the server folds the events once for both.)
+   */
   function loadGraph(): void {
-    Promise.all([api.graph({ systems: state.systems.length > 0 ? state.systems : undefined }), recentCommits(api, 500)])
+    const systems = state.systems.length > 0 ? state.systems : undefined;
+    api
+      .graph({ systems, collapse: "system", columns: false })
+      .then((collapsed) => {
+        const graph = summaryGraph(collapsed);
+        if (graph && !loaded && !state.focus) {
+          summary = { graph, datasets: collapsed.systems.reduce((sum, s) => sum + s.total, 0) };
+          render();
+        }
+      })
+      // without its summary a map still opens, from the whole graph (which reports any error)
+      .catch(() => undefined)
+      .finally(() => loadWholeGraph(systems));
+  }
+
+  function loadWholeGraph(systems: string[] | undefined): void {
+    Promise.all([api.graph({ systems }), recentCommits(api, 500)])
       .then(([graph, log]) => {
+        summary = null;
         model = fromGraph(graph);
         commits = log;
         // a deep link's selection is drawn as itself, not as the group it stands in
@@ -233,6 +259,7 @@ export function startApp(root: HTMLElement): void {
       };
       try {
         model = foldEvents(runEventsToLineage(parseRunEvents(text), options));
+        summary = null;
         commits = [];
         render();
       } catch (e) {

@@ -22,6 +22,15 @@ export interface DrawnLane {
   bottom: number;
 }
 
+/** A name as the page shows it: its box in client coordinates. */
+export interface DrawnLabel {
+  id: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 export interface MapView {
   /** Draws `display` at `layout` with `looks`. */
   show(display: DisplayGraph, layout: Layout, looks: Looks): void;
@@ -33,6 +42,8 @@ export interface MapView {
   drawnLanes(): DrawnLane[];
   /** Moves the camera to a node when it is not in view (a node in view stays where it is). */
   reveal(id: string): void;
+  /** The names standing at rest, or null where the renderer does not tell (sigma). */
+  drawnLabels(): DrawnLabel[] | null;
   /** How long its recent frames took to draw on the main thread, oldest first (ms). */
   drawTimes(): number[];
 }

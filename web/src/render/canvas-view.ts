@@ -7,7 +7,7 @@ import { NODE_WIDTH, type Layout } from "../layout/protocol.js";
 import type { DisplayGraph } from "../model/display.js";
 import type { Look, Looks } from "../model/looks.js";
 import { color } from "../components/theme.js";
-import type { DrawnLane, DrawnNode, MapView } from "../components/map-view.js";
+import type { DrawnLabel, DrawnLane, DrawnNode, MapView } from "../components/map-view.js";
 import { centreOn, DEFAULT_CAMERA, frameOf, panBy, zoomAt, type Box, type Camera, type Frame } from "./camera.js";
 import { FrameTimes } from "./frame-times.js";
 import { placeLabels, type LabelBox, type Rect } from "./labels.js";
@@ -60,6 +60,8 @@ export class CanvasView implements MapView {
   private sy = new Float64Array(0);
   private radius = new Float64Array(0);
   private readonly times = new FrameTimes();
+  /** The names standing after the last frame at rest (stage pixels). */
+  private labels: LabelBox[] = [];
 
   constructor(
     private readonly container: HTMLElement,
@@ -146,6 +148,17 @@ export class CanvasView implements MapView {
       ms: 300,
     };
     this.schedule();
+  }
+
+  drawnLabels(): DrawnLabel[] {
+    const box = this.stage.getBoundingClientRect();
+    return this.labels.map((l) => ({
+      id: l.id,
+      x: box.left + l.x,
+      y: box.top + l.y,
+      width: l.width,
+      height: l.height,
+    }));
   }
 
   drawTimes(): number[] {
@@ -311,6 +324,7 @@ export class CanvasView implements MapView {
     this.drawEdges(ctx, true, w, h);
     this.drawNodes(ctx, w, h);
     if (!this.moving) this.drawLabels(ctx, w, h);
+    else this.labels = [];
     this.drawHovered(ctx);
     ctx.restore();
   }
@@ -410,7 +424,9 @@ export class CanvasView implements MapView {
     });
     const fg = color("fg");
     const muted = color("muted");
-    for (const id of placeLabels(boxes, discs)) {
+    const placed = placeLabels(boxes, discs);
+    this.labels = boxes.filter((b) => placed.has(b.id));
+    for (const id of placed) {
       const i = at.get(id) ?? 0;
       const look = this.looks.nodes.get(id) ?? "normal";
       ctx.fillStyle = look === "dim" || look === "dropped" ? muted : fg;

@@ -173,6 +173,10 @@ export class SigmaView implements MapView {
     void this.sigma.getCamera().animate({ x: pos.x, y: pos.y }, { duration: 300 });
   }
 
+  drawnLabels(): null {
+    return null;
+  }
+
   drawTimes(): number[] {
     return this.times.recent();
   }
