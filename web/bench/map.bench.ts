@@ -180,9 +180,14 @@ const INIT = (): void => {
 
 interface Opened {
   page: Page;
-  /** The `/graph` request from the page (the browser asks for br; see the report). */
+  /** The whole graph's `/graph` request from the page (the browser asks for br; see the report). */
   graphFetchMs: number;
   graphFetchBytes: number;
+  /** The collapsed graph's request before it (`collapse=system`). */
+  summaryFetchMs: number;
+  summaryFetchBytes: number;
+  /** When the whole graph had loaded and was drawn (a large map draws its summary first). */
+  wholeGraphMs: number;
   layoutDoneMs: number;
   firstFrameMs: number;
   drawnNodes: number;
@@ -210,6 +215,11 @@ async function openMap(browser: Browser, server: Server, timeout = 120_000, rend
     undefined,
     { timeout },
   );
+  // the whole graph loaded too (a large map's first frame is its summary's)
+  await page.waitForFunction(() => performance.getEntriesByName("skade:whole-graph").length > 0, undefined, {
+    timeout,
+  });
+  await sleep(200);
   if (errors.length > 0) throw new Error(`page errors: ${errors.join("; ")}`);
   const r = await page.evaluate(() => {
     const w = window as unknown as { __skadeMap: MapProbe; __bench: { painted: number[] } };
@@ -222,11 +232,17 @@ async function openMap(browser: Browser, server: Server, timeout = 120_000, rend
       const info = gl.getExtension("WEBGL_debug_renderer_info");
       renderer = String(info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER));
     }
-    const graph = performance.getEntriesByType("resource").find((r) => r.name.includes("/api/skade/v1/graph")) as
-      PerformanceResourceTiming | undefined;
+    const graphs = performance
+      .getEntriesByType("resource")
+      .filter((r) => r.name.includes("/api/skade/v1/graph")) as PerformanceResourceTiming[];
+    const summary = graphs.find((r) => r.name.includes("collapse="));
+    const graph = graphs.find((r) => !r.name.includes("collapse="));
     return {
       graphFetchMs: graph ? graph.responseEnd - graph.startTime : NaN,
       graphFetchBytes: graph ? graph.decodedBodySize : NaN,
+      summaryFetchMs: summary ? summary.responseEnd - summary.startTime : NaN,
+      summaryFetchBytes: summary ? summary.decodedBodySize : NaN,
+      wholeGraphMs: performance.getEntriesByName("skade:whole-graph")[0].startTime,
       layoutDoneMs: mark.startTime,
       firstFrameMs: w.__bench.painted[0],
       drawnNodes: nodes.length,
@@ -396,6 +412,62 @@ async function expandGroup(
 }
 
 /**
+ * Opens every group of the map by clicking it (the camera keeps the whole map in view as it
+ * grows), so that every dataset and edge is drawn; how many are drawn then.
+ */
+async function openAll(
+  page: Page,
+  timeout = 120_000,
+): Promise<{ nodes: number; edges: number; groupsLeft: number; missed: string[] }> {
+  const end = Date.now() + timeout;
+  const missed: string[] = [];
+  while (Date.now() < end) {
+    const at = await page.evaluate((missed) => {
+      const w = window as unknown as { __skadeMap: MapProbe; __bench: { painted: number[] } };
+      const box = document.querySelector(".map .stage")?.getBoundingClientRect();
+      const group = w.__skadeMap
+        .nodes()
+        .find(
+          (n) =>
+            n.id.startsWith("group:") &&
+            !missed.includes(n.id) &&
+            box &&
+            n.x > box.left &&
+            n.x < box.right &&
+            n.y > box.top &&
+            n.y < box.bottom,
+        );
+      return { group, painted: w.__bench.painted.length };
+    }, missed);
+    if (!at.group) break;
+    await page.mouse.move(at.group.x, at.group.y);
+    await page.mouse.click(at.group.x, at.group.y);
+    // a click that opened nothing (another node under the pointer) is not tried again
+    const opened = await page
+      .waitForFunction(
+        (n) => (window as unknown as { __bench: { painted: number[] } }).__bench.painted.length > n,
+        at.painted,
+        { timeout: 15_000 },
+      )
+      .then(() => true)
+      .catch(() => false);
+    if (!opened) missed.push(at.group.id);
+  }
+  await page.keyboard.press("Escape");
+  await sleep(500);
+  const drawn = await page.evaluate(() => {
+    const p = (window as unknown as { __skadeMap: MapProbe }).__skadeMap;
+    const nodes = p.nodes();
+    return {
+      nodes: nodes.length,
+      edges: p.edges().length,
+      groupsLeft: nodes.filter((n) => n.id.startsWith("group:")).length,
+    };
+  });
+  return { ...drawn, missed };
+}
+
+/**
  * The floor of the pan/zoom figure on this machine: the same drags and wheels over the map of an
  * empty warehouse (each renderer's canvases with nothing on them) and over a blank page (no
  * canvas at all).
@@ -447,6 +519,14 @@ async function main(): Promise<void> {
         pans[renderer] = await panZoom(other.page);
         await other.page.close();
       }
+      // and with every group open: all 1,000 datasets and their edges drawn
+      const allOpen: Record<string, unknown> = {};
+      for (const renderer of RENDERERS) {
+        const page = (await openMap(browser, s1, undefined, renderer)).page;
+        const drawn = await openAll(page);
+        allOpen[renderer] = { drawn, ...(await panZoom(page)) };
+        await page.close();
+      }
       const source = small.datasets.findIndex((d) => d.layer === 0);
       const graphNodes = await s1.json<{ nodes: { key: string; name: string }[] }>("/graph");
       const key = graphNodes.nodes.find((n) => n.name === small.datasets[source].name)?.key;
@@ -462,11 +542,15 @@ async function main(): Promise<void> {
         drawn_edges: opened.drawnEdges,
         graph_fetch_in_page_ms: opened.graphFetchMs,
         graph_bytes: opened.graphFetchBytes,
+        summary_fetch_in_page_ms: opened.summaryFetchMs,
+        summary_bytes: opened.summaryFetchBytes,
+        whole_graph_loaded_ms: opened.wholeGraphMs,
         first_render_layout_done_ms: opened.layoutDoneMs,
         first_frame_after_layout_ms: opened.firstFrameMs,
         renderer: opened.renderer,
         pan_zoom: pan,
         pan_zoom_by_renderer: pans,
+        pan_zoom_all_open: allOpen,
         impact_trace: { source: key, ...trace, ...reach(small, source, 5) },
       };
       results.webgl_renderer = opened.webgl;
@@ -525,6 +609,9 @@ async function main(): Promise<void> {
         drawn_edges: opened.drawnEdges,
         graph_fetch_in_page_ms: opened.graphFetchMs,
         graph_bytes: opened.graphFetchBytes,
+        summary_fetch_in_page_ms: opened.summaryFetchMs,
+        summary_bytes: opened.summaryFetchBytes,
+        whole_graph_loaded_ms: opened.wholeGraphMs,
         first_render_layout_done_ms: opened.layoutDoneMs,
         first_frame_after_layout_ms: opened.firstFrameMs,
         renderer: opened.renderer,
@@ -546,6 +633,7 @@ async function main(): Promise<void> {
     renderer: string;
     pan_zoom: { p95: number };
     pan_zoom_by_renderer: Record<string, PanZoom>;
+    pan_zoom_all_open: Record<string, PanZoom & { drawn: unknown }>;
     impact_trace: { paintedMs: number };
   };
   const g10 = results.graph_10k as {
@@ -567,6 +655,10 @@ async function main(): Promise<void> {
       result: verdict(g1.pan_zoom.p95, 20),
       renderer: g1.renderer,
       p95_by_renderer_ms: Object.fromEntries(Object.entries(g1.pan_zoom_by_renderer).map(([r, p]) => [r, p.p95])),
+      // with every group open: every dataset and edge drawn
+      p95_all_open_by_renderer_ms: Object.fromEntries(
+        Object.entries(g1.pan_zoom_all_open).map(([r, p]) => [r, { p95: p.p95, drawn: p.drawn }]),
+      ),
       // the same gestures with nothing to draw: what this browser and machine allow at best
       floor_empty_map_p95_ms: Object.fromEntries(Object.entries(floor.empty_map).map(([r, p]) => [r, p.p95])),
       floor_blank_page_p95_ms: floor.blank_page.p95,
@@ -594,7 +686,8 @@ async function main(): Promise<void> {
     viewport: "1280x800",
     rendering:
       "headless chromium without a GPU: WebGL is software-rendered (SwiftShader through ANGLE, " +
-      "--use-angle=swiftshader --enable-unsafe-swiftshader); frame times are not a GPU desktop's",
+      "--use-angle=swiftshader --enable-unsafe-swiftshader), so the map draws with Canvas 2D (web/src/render/renderer.ts); " +
+      "the WebGL (sigma) figures are the same gestures with ?renderer=webgl; frame times are not a GPU desktop's",
     machine: { cpus: load.cpus, loadavg_before: load.before, loadavg_after: loadavg() },
     timings: "from navigation start (performance.timeOrigin) unless stated; reported, never asserted",
     ...results,
@@ -633,6 +726,7 @@ function print(
     renderer: string;
     pan_zoom: { frames: number; p50: number };
     pan_zoom_by_renderer: Record<string, PanZoom>;
+    pan_zoom_all_open: Record<(typeof RENDERERS)[number], PanZoom & { drawn: unknown }>;
   };
   const g10 = out.graph_10k as {
     opened: boolean;
@@ -640,6 +734,9 @@ function print(
     drawn_nodes?: number;
     drawn_groups?: number;
     first_frame_after_layout_ms?: number;
+    whole_graph_loaded_ms?: number;
+    summary_bytes?: number;
+    graph_bytes?: number;
   };
   console.log(
     `map bench (${out.browser}, ${out.viewport}; ${String(out.rendering)}; WebGL renderer: ${String(out.webgl_renderer)})`,
@@ -650,6 +747,12 @@ function print(
     `1k graph opens with ${g1.drawn_nodes} drawn nodes (${g1.drawn_groups} namespace groups); /graph took ${f(g1.graph_fetch_in_page_ms)} of it`,
   );
   console.log(`pan/zoom (${g1.renderer}): ${g1.pan_zoom.frames} frames, p50 ${f(g1.pan_zoom.p50)}`);
+  const all = g1.pan_zoom_all_open;
+  for (const r of RENDERERS)
+    console.log(
+      `pan/zoom with every group open (${JSON.stringify(all[r].drawn)}), ${r}: p50 ${f(all[r].p50)} p95 ${f(all[r].p95)}; ` +
+        `draw p50 ${f(all[r].draw_p50)} p95 ${f(all[r].draw_p95)}`,
+    );
   for (const [r, p] of Object.entries(g1.pan_zoom_by_renderer))
     console.log(
       `pan/zoom with ${r}: ${p.frames} frames, p50 ${f(p.p50)} p95 ${f(p.p95)}; ` +
@@ -661,7 +764,8 @@ function print(
   console.log(`pan/zoom floor: blank page p50 ${f(floor.blank_page.p50)} p95 ${f(floor.blank_page.p95)}`);
   if (g10.opened)
     console.log(
-      `10k graph opens with ${g10.drawn_nodes} drawn nodes (${g10.drawn_groups} groups) in ${f(g10.first_frame_after_layout_ms ?? NaN)}`,
+      `10k graph opens with ${g10.drawn_nodes} drawn nodes (${g10.drawn_groups} groups) in ${f(g10.first_frame_after_layout_ms ?? NaN)} ` +
+        `from its summary (${g10.summary_bytes} bytes); the whole graph (${g10.graph_bytes} bytes) is there at ${f(g10.whole_graph_loaded_ms ?? NaN)}`,
     );
   else
     console.log(

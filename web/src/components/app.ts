@@ -240,6 +240,8 @@ export function startApp(root: HTMLElement): void {
         });
         loaded = true;
         render();
+        // for benchmarks: when the whole graph is there (a large map drew its summary before)
+        performance.mark("skade:whole-graph");
       })
       .catch((e: unknown) => {
         status.textContent = `no server: ${String(e)}`;

@@ -287,8 +287,9 @@ export class CanvasView implements MapView {
     const height = Math.round(cssHeight * dpr);
     if (this.canvas.width !== width) this.canvas.width = width;
     if (this.canvas.height !== height) this.canvas.height = height;
-    this.canvas.style.width = `${cssWidth}px`;
-    this.canvas.style.height = `${cssHeight}px`;
+    // (a style set even to its value invalidates the page's style: only on a change)
+    if (this.canvas.style.width !== `${cssWidth}px`) this.canvas.style.width = `${cssWidth}px`;
+    if (this.canvas.style.height !== `${cssHeight}px`) this.canvas.style.height = `${cssHeight}px`;
     // a CPU-backed canvas: where WebGL is software-rendered an "accelerated" 2D canvas is too
     const ctx = this.canvas.getContext("2d", { willReadFrequently: true });
     if (!ctx) return;
