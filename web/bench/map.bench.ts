@@ -261,7 +261,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Drags and wheels over the map for `ms`, collecting requestAnimationFrame deltas. */
-async function panZoom(page: Page, ms = 3000): Promise<PanZoom> {
+async function panZoom(page: Page, ms = 5000): Promise<PanZoom> {
   const drawsBefore = await page.evaluate(() => {
     const w = window as unknown as { __frames: number[]; __framing: boolean };
     w.__frames = [];
@@ -649,12 +649,16 @@ async function main(): Promise<void> {
       target_ms: 1500,
       result: verdict(g1.first_frame_after_layout_ms, 1500),
     },
+    // the issue's map: 1,000 datasets and 3,000 edges drawn (every group open), with the
+    // renderer the app chose; as it opens (namespace groups) per renderer beside it
     pan_zoom_frame_p95_1k: {
-      value_ms: g1.pan_zoom.p95,
+      value_ms: g1.pan_zoom_all_open[g1.renderer].p95,
       target_ms: 20,
-      result: verdict(g1.pan_zoom.p95, 20),
+      result: verdict(g1.pan_zoom_all_open[g1.renderer].p95, 20),
       renderer: g1.renderer,
-      p95_by_renderer_ms: Object.fromEntries(Object.entries(g1.pan_zoom_by_renderer).map(([r, p]) => [r, p.p95])),
+      p95_as_opened_by_renderer_ms: Object.fromEntries(
+        Object.entries(g1.pan_zoom_by_renderer).map(([r, p]) => [r, p.p95]),
+      ),
       // with every group open: every dataset and edge drawn
       p95_all_open_by_renderer_ms: Object.fromEntries(
         Object.entries(g1.pan_zoom_all_open).map(([r, p]) => [r, { p95: p.p95, drawn: p.drawn }]),
