@@ -154,7 +154,9 @@ class Collapsed {
     for (const auto& [key, n] : view.nodes()) {
       std::string system = "group:" + n.system;
       std::string ns = system + ":" + n.ns;
-      std::string id = by_system && !expand.contains(system) ? system : !expand.contains(ns) ? ns : key;
+      std::string id = by_system && !expand.contains(system) ? system
+                       : !expand.contains(ns)                  ? ns
+                                                               : key;
       stands_as_[key] = id;
       if (id == key) continue;
       Group& g = groups_[id];
@@ -162,7 +164,8 @@ class Collapsed {
       g.whole_system = id == system;
       ++g.members;
       g.namespaces.insert(n.ns);
-      if (n.last_write_ms()) g.last_write_ms = std::max(g.last_write_ms.value_or(0), *n.last_write_ms());
+      if (n.last_write_ms())
+        g.last_write_ms = std::max(g.last_write_ms.value_or(0), *n.last_write_ms());
       if (n.run_state == "FAIL") ++g.failed;
     }
     for (const auto& e : view.edges()) {
@@ -174,7 +177,8 @@ class Collapsed {
   }
 
   /// The ids asked to expand that name no group of the graph.
-  static std::vector<std::string> Unknown(const LineageView& view, const std::set<std::string>& expand) {
+  static std::vector<std::string> Unknown(const LineageView& view,
+                                          const std::set<std::string>& expand) {
     std::set<std::string> known;
     for (const auto& [key, n] : view.nodes()) {
       known.insert("group:" + n.system);
@@ -194,7 +198,8 @@ class Collapsed {
       out.push_back(Json{{"id", id},
                          {"level", g.whole_system ? "system" : "namespace"},
                          {"system", g.system},
-                         {"namespace", g.whole_system ? Json(nullptr) : Json(*g.namespaces.begin())},
+                         {"namespace",
+                          g.whole_system ? Json(nullptr) : Json(*g.namespaces.begin())},
                          {"members", g.members},
                          {"namespaces", g.namespaces.size()},
                          {"last_write_ms", OptionalJson(g.last_write_ms)},
