@@ -235,4 +235,67 @@ describe("a map of thousands of datasets opens from the server's collapsed graph
     assert.deepEqual((page as typeof page & { errors?: string[] }).errors ?? [], []);
     await page.close();
   });
+
+  test("before the whole graph is there, opening a group fetches its members; the whole graph then redraws nothing", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    // the whole graph's request waits until the test lets it go
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    await page.route(
+      (url) => url.pathname.endsWith("/api/skade/v1/graph") && !url.searchParams.has("collapse"),
+      async (route) => {
+        await gate;
+        await route.continue();
+      },
+    );
+    await page.goto(`${server.url}/`);
+    const map = (): Promise<{ loaded: boolean; drawn: number }> =>
+      page.evaluate(() => {
+        const p = (window as unknown as { __skadeMap: MapProbe }).__skadeMap;
+        return { loaded: p.loaded(), drawn: p.drawn() };
+      });
+    await page.waitForFunction(() => (window as unknown as { __skadeMap?: MapProbe }).__skadeMap?.drawn() === 1);
+    await sleep(300);
+    assert.deepEqual(await map(), { loaded: false, drawn: 1 });
+    await clickNode(page, "group:s3");
+    await page.waitForFunction(() => (window as unknown as { __skadeMap: MapProbe }).__skadeMap.drawn() === 2);
+    await sleep(300);
+    assert.deepEqual(await map(), { loaded: false, drawn: 2 });
+    const opened = await server.json<ApiGraph>("/graph", { collapse: "system", expand: "group:s3" });
+    let shown = await probe(page);
+    const ids = (p: typeof shown): string[] => p.nodes.map((n) => n.id).sort();
+    assert.deepEqual(ids(shown), (opened.groups ?? []).map((g) => g.id).sort());
+    const asked = await page.evaluate(() =>
+      performance
+        .getEntriesByType("resource")
+        .map((r) => r.name)
+        .filter((u) => u.includes("/api/skade/v1/graph")),
+    );
+    assert.ok(
+      asked.some((u) => /collapse=system/.test(u) && /expand=group%3As3/.test(u)),
+      asked.join(" "),
+    );
+    // the whole graph arrives: the same drawing, not laid out again
+    release();
+    await page.waitForFunction(() => (window as unknown as { __skadeMap: MapProbe }).__skadeMap.loaded());
+    await sleep(400);
+    assert.equal((await map()).drawn, 2);
+    const after = await probe(page);
+    assert.deepEqual(ids(after), ids(shown));
+    // (the timeline under the map fills in and the map's height changes: the same layout, refitted)
+    const order = (p: typeof shown, axis: "x" | "y"): string[] =>
+      [...p.nodes].sort((m, n) => m[axis] - n[axis] || (m.id < n.id ? -1 : 1)).map((n) => n.id);
+    assert.deepEqual(order(after, "x"), order(shown, "x"));
+    assert.deepEqual(order(after, "y"), order(shown, "y"));
+    // and a bucket opens in place from the whole graph
+    await clickNode(page, "group:s3:s3://bucket-0");
+    await waitDrawn(page, 3);
+    shown = await probe(page);
+    assert.equal(shown.nodes.filter((n) => n.id.startsWith("s3:")).length, RUNS / 5);
+    await screenshot(page, "e2e-groups-7-large-members-fetched");
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ApiEdge, ApiGraph, ApiGroup, ApiGroupEdge, ApiNode } from "../src/api/types.js";
-import { displayGraph, LARGE_MAP, summaryGraph, type DisplayGraph } from "../src/model/display.js";
+import type { ApiEdge, ApiGraph, ApiGroup, ApiNode } from "../src/api/types.js";
+import { displayGraph, LARGE_MAP, nodeLikeGroups, summaryGraph, type DisplayGraph } from "../src/model/display.js";
 import { looks } from "../src/model/looks.js";
 import { EMPTY_MODEL, fromGraph } from "../src/model/map-model.js";
 import { edge, node, T0 } from "./fixtures/warehouse-graph.js";
@@ -31,43 +31,57 @@ function largeGraph(tables: number): ApiGraph {
   };
 }
 
-/** What `/graph?collapse=system` answers for `g` (docs/api.md): one group per system, edges counted. */
-function collapsedBySystem(g: ApiGraph): { groups: ApiGroup[]; group_edges: ApiGroupEdge[] } {
+/**
+ * What `/graph?collapse=system&expand=...` answers for `g` (docs/api.md): each node stands as its
+ * system's group, its namespace's group in an expanded system, or itself in an expanded namespace.
+ */
+function collapsed(g: ApiGraph, expand: ReadonlySet<string> = new Set()): ApiGraph {
+  const standsAs = new Map<string, string>();
   const groups = new Map<string, ApiGroup>();
   const namespaces = new Map<string, Set<string>>();
   for (const n of g.nodes) {
-    const id = `group:${n.system}`;
+    const system = `group:${n.system}`;
+    const ns = `${system}:${n.namespace}`;
+    const id = !expand.has(system) ? system : !expand.has(ns) ? ns : n.key;
+    standsAs.set(n.key, id);
+    if (id === n.key) continue;
     const group = groups.get(id) ?? {
       id,
-      level: "system" as const,
+      level: id === system ? "system" : "namespace",
       system: n.system,
-      namespace: null,
+      namespace: id === system ? null : n.namespace,
       members: 0,
       namespaces: 0,
       last_write_ms: null,
       failed: 0,
     };
-    const ns = namespaces.get(id) ?? new Set<string>();
-    ns.add(n.namespace);
-    namespaces.set(id, ns);
+    const seen = namespaces.get(id) ?? new Set<string>();
+    seen.add(n.namespace);
+    namespaces.set(id, seen);
     group.members++;
-    group.namespaces = ns.size;
+    group.namespaces = seen.size;
     groups.set(id, group);
   }
-  const system = new Map(g.nodes.map((n) => [n.key, `group:${n.system}`]));
   const counts = new Map<string, number>();
+  const edges: ApiEdge[] = [];
   for (const e of g.edges) {
-    const [a, b] = [system.get(e.from), system.get(e.to)];
-    if (a !== b) counts.set(`${a}|${b}`, (counts.get(`${a}|${b}`) ?? 0) + 1);
+    const [a, b] = [standsAs.get(e.from), standsAs.get(e.to)];
+    if (a === e.from && b === e.to) edges.push(e);
+    else if (a !== b) counts.set(`${a}|${b}`, (counts.get(`${a}|${b}`) ?? 0) + 1);
   }
   return {
+    ...g,
+    nodes: g.nodes.filter((n) => standsAs.get(n.key) === n.key),
+    edges,
     groups: [...groups.values()],
     group_edges: [...counts].map(([k, count]) => ({ from: k.split("|")[0], to: k.split("|")[1], count })),
   };
 }
 
 const drawing = (d: DisplayGraph): unknown => ({
-  nodes: d.nodes.map((n) => [n.id, n.label, n.lane, n.group, n.level]),
+  // in any order within a lane (the drawn shape compares ids as sets); lanes in order
+  lanes: [...new Set(d.nodes.map((n) => n.lane))],
+  nodes: d.nodes.map((n) => [n.id, n.label, n.lane, n.group, n.level]).sort(),
   edges: d.edges.map((e) => [e.id, e.weight]).sort(),
 });
 
@@ -81,7 +95,7 @@ test("a large map's summary draws what the whole graph draws: every system one g
     ["group:skade", "group:kafka", "group:spark"],
   );
   assert.equal(whole.nodes[0].label, "skade (1600 in 40 namespaces)");
-  const summary = summaryGraph(collapsedBySystem(g));
+  const summary = summaryGraph(collapsed(g));
   assert.ok(summary);
   assert.deepEqual(drawing(summary), drawing(whole));
   // two jobs per topic: the kafka -> skade edge stands for 3,200 edges
@@ -89,17 +103,25 @@ test("a large map's summary draws what the whole graph draws: every system one g
   // a summary group has no members yet: it looks normal, not dropped
   assert.deepEqual([...looks(EMPTY_MODEL, summary, null, null, T0).nodes.values()], ["normal", "normal", "normal"]);
   // opened, a system shows its namespaces (or its nodes, under the threshold)
-  const opened = displayGraph(fromGraph(g), { expanded: new Set(["group:skade", "group:spark"]) });
-  assert.equal(opened.nodes.filter((n) => n.level === "namespace" && n.lane === "skade").length, 40);
+  const userOpened = new Set(["group:skade", "group:spark", "group:skade:ns3"]);
+  const opened = displayGraph(fromGraph(g), { expanded: userOpened });
+  assert.equal(opened.nodes.filter((n) => n.level === "namespace" && n.lane === "skade").length, 39);
   assert.deepEqual(
     opened.nodes.filter((n) => n.lane === "spark").map((n) => n.id),
     ["spark:/out/0", "spark:/out/1", "spark:/out/2"],
   );
+  // the same from the server: the groups opened, then the namespace groups drawn as nodes too
+  const first = collapsed(g, userOpened);
+  const more = nodeLikeGroups(first);
+  assert.deepEqual(more, ["group:spark:spark://host"]);
+  const fetched = summaryGraph(collapsed(g, new Set([...userOpened, ...more])));
+  assert.ok(fetched);
+  assert.deepEqual(drawing(fetched), drawing(opened));
 });
 
 test("a map that is not large is drawn from the whole graph, as before", () => {
   const g = largeGraph(1000);
-  assert.equal(summaryGraph(collapsedBySystem(g)), null);
+  assert.equal(summaryGraph(collapsed(g)), null);
   const whole = displayGraph(fromGraph(g));
   assert.ok(whole.nodes.some((n) => n.level === "namespace"));
   assert.ok(whole.nodes.some((n) => n.id === "spark:/out/0"));

@@ -2,12 +2,12 @@
 // stream, and keeps its view in the address.
 import { ApiClient } from "../api/client.js";
 import { subscribeEvents, type StreamState } from "../api/events.js";
-import type { ApiCommit } from "../api/types.js";
+import type { ApiCommit, ApiGraph } from "../api/types.js";
 import { LayoutClient } from "../layout/layout-client.js";
 import type { Layout } from "../layout/protocol.js";
 import { openedGroup } from "../layout/splice.js";
 import { columnsOf } from "../model/columns.js";
-import { displayGraph, groupsOf, summaryGraph, type DisplayGraph } from "../model/display.js";
+import { displayGraph, groupsOf, nodeLikeGroups, summaryGraph, type DisplayGraph } from "../model/display.js";
 import { focusLabel, focusView } from "../model/focus.js";
 import { applyLiveEvent, foldEvents } from "../model/live.js";
 import { looks, PULSE_MS, type Looks } from "../model/looks.js";
@@ -44,7 +44,7 @@ export function startApp(root: HTMLElement): void {
   let display: DisplayGraph = { nodes: [], edges: [] };
   let drawnShape = "";
   /** The display graph drawn last and its layout. */
-  let laid: { graph: DisplayGraph; layout: Layout } | null = null;
+  let laid: { graph: DisplayGraph; layout: Layout; shape: string } | null = null;
   let drawnPanel = "";
   let drawnTimeline: [MapModel, ApiCommit[], number | null] | null = null;
   // the slider's stops change only with the model (a map of 10,000 datasets has 40,000 times)
@@ -54,6 +54,7 @@ export function startApp(root: HTMLElement): void {
   const expanded = new Set<string>();
   /** A large map's collapsed graph from the server, drawn until the whole graph is there. */
   let summary: { graph: DisplayGraph; datasets: number } | null = null;
+  let summaryAsks = 0;
 
   const status = el("span", { class: "status" });
   const counts = el("span", { class: "counts" });
@@ -112,6 +113,8 @@ export function startApp(root: HTMLElement): void {
     const group = key ? display.nodes.find((n) => n.id === key && n.group) : undefined;
     if (group) {
       expanded.add(group.id);
+      // before the whole graph is there, the server sends the opened group's members
+      if (summary) loadSummary().catch(() => undefined);
       render();
       return;
     }
@@ -145,7 +148,7 @@ export function startApp(root: HTMLElement): void {
       void layouts.layout(opened ? opened.members : shown, splice).then((layout) => {
         if (!layout) return;
         performance.mark("skade:layout-laid");
-        laid = { graph: shown, layout };
+        laid = { graph: shown, layout, shape };
         const first = drawn === 0;
         map.show(shown, layout, looksOf(shown));
         if (first && state.selected) map.reveal(state.selected);
@@ -153,7 +156,12 @@ export function startApp(root: HTMLElement): void {
         // for benchmarks and tools: when each layout has been drawn (web/bench/map.bench.ts)
         performance.mark("skade:layout-done", { detail: { drawn, nodes: shown.nodes.length } });
       });
-    } else map.repaint(looksOf(display));
+    } else {
+      // the whole graph drawn as its summary was: its groups (with their members) are the ones
+      // the next group opened in place is looked up in
+      if (laid && laid.shape === shape) laid = { ...laid, graph: display };
+      map.repaint(looksOf(display));
+    }
     // the panel (and a preview or changes table open in it) is redrawn only when what it shows changed
     const node = state.selected ? view.nodes.get(state.selected) : undefined;
     const panelShape = JSON.stringify([
@@ -193,25 +201,41 @@ export function startApp(root: HTMLElement): void {
     pulseTimer = fade > 0 ? setTimeout(render, fade + 50) : null;
   }
 
+  const shownSystems = (): string[] | undefined => (state.systems.length > 0 ? state.systems : undefined);
+
+  /**
+   * A large map's collapsed graph with the groups opened so far (and the namespace groups it
+   * draws as nodes), drawn while the whole graph loads; nothing for a map that is not large.
+   */
+  async function loadSummary(): Promise<void> {
+    // only the newest answer is drawn (two quick clicks ask twice)
+    const asked = ++summaryAsks;
+    const ask = (expand: string[]): Promise<ApiGraph> =>
+      api.graph({
+        systems: shownSystems(),
+        collapse: "system",
+        expand: expand.length > 0 ? expand : undefined,
+        columns: false,
+      });
+    let answer = await ask([...expanded]);
+    const more = nodeLikeGroups(answer).filter((id) => !expanded.has(id));
+    if (more.length > 0) answer = await ask([...expanded, ...more]);
+    const graph = summaryGraph(answer);
+    if (!graph || loaded || state.focus || asked !== summaryAsks) return;
+    summary = { graph, datasets: answer.systems.reduce((sum, s) => sum + s.total, 0) };
+    render();
+  }
+
   /**
    * The graph collapsed by system first (small whatever the map's size): a large map draws it at
-   * once, then the whole graph, which expanding a group and everything else needs. (One after
-   * the other: the server folds the events once for both.)
+   * once, then the whole graph, which everything but opening groups needs. (One after the other:
+   * the server folds the events once for both.)
    */
   function loadGraph(): void {
-    const systems = state.systems.length > 0 ? state.systems : undefined;
-    api
-      .graph({ systems, collapse: "system", columns: false })
-      .then((collapsed) => {
-        const graph = summaryGraph(collapsed);
-        if (graph && !loaded && !state.focus) {
-          summary = { graph, datasets: collapsed.systems.reduce((sum, s) => sum + s.total, 0) };
-          render();
-        }
-      })
+    loadSummary()
       // without its summary a map still opens, from the whole graph (which reports any error)
       .catch(() => undefined)
-      .finally(() => loadWholeGraph(systems));
+      .finally(() => loadWholeGraph(shownSystems()));
   }
 
   function loadWholeGraph(systems: string[] | undefined): void {

@@ -140,23 +140,50 @@ export function displayGraph(model: MapModel, options: DisplayOptions = {}): Dis
 }
 
 /**
- * What a large map draws from the server's graph collapsed by system (`/graph?collapse=system`)
- * before the whole graph is there: the same groups, labels and edges as displayGraph of the
- * whole graph, so the map is not laid out again when it arrives. Its groups' members are not
- * known yet (empty); null when the map is not large (the whole graph is drawn as it is).
+ * What a large map draws from the server's collapsed graph (`/graph?collapse=system`, with the
+ * groups opened so far in `expand`) before the whole graph is there: the same groups, nodes,
+ * labels and edges as displayGraph of the whole graph with those groups opened, so the map is
+ * not laid out again when it arrives. Its groups' members are not known yet (empty); null when
+ * the map is not large (the whole graph is drawn as it is).
  */
-export function summaryGraph(summary: Pick<ApiGraph, "groups" | "group_edges">): DisplayGraph | null {
+export function summaryGraph(
+  summary: Pick<ApiGraph, "groups" | "group_edges" | "nodes" | "edges">,
+): DisplayGraph | null {
   const groups = summary.groups ?? [];
-  if (groups.reduce((sum, g) => sum + g.members, 0) <= LARGE_MAP) return null;
-  const nodes = groups
-    .filter((g) => g.level === "system")
-    .sort((a, b) => bySystem(a.system, b.system))
-    .map((g) => systemGroup(g.system, [], g.members, g.namespaces));
-  const edges = (summary.group_edges ?? []).map((e) => ({
-    id: `${e.from}\u0000${e.to}`,
-    from: e.from,
-    to: e.to,
-    weight: e.count,
-  }));
-  return { nodes, edges };
+  if (groups.reduce((sum, g) => sum + g.members, 0) + summary.nodes.length <= LARGE_MAP) return null;
+  const lanes = [...new Set([...groups.map((g) => g.system), ...summary.nodes.map((n) => n.system)])].sort(bySystem);
+  const nodes: DisplayNode[] = [];
+  for (const lane of lanes) {
+    for (const g of groups.filter((x) => x.system === lane))
+      nodes.push(
+        g.level === "system"
+          ? systemGroup(g.system, [], g.members, g.namespaces)
+          : { id: g.id, label: `${g.namespace} (${g.members})`, lane, members: [], group: true, level: "namespace" },
+      );
+    for (const n of summary.nodes.filter((x) => x.system === lane))
+      nodes.push({ id: n.key, label: shortLabel(n.name), lane, members: [n.key], group: false, level: null });
+  }
+  // the whole graph's edges between shown nodes are one per job: one drawn edge per pair
+  const edges = new Map<string, DisplayEdge>();
+  const add = (from: string, to: string, count: number): void => {
+    const id = `${from}\u0000${to}`;
+    const d = edges.get(id);
+    if (d) d.weight += count;
+    else edges.set(id, { id, from, to, weight: count });
+  };
+  for (const e of summary.edges) if (e.from !== e.to) add(e.from, e.to, 1);
+  for (const e of summary.group_edges ?? []) add(e.from, e.to, e.count);
+  return { nodes, edges: [...edges.values()] };
+}
+
+/**
+ * The namespace groups of the collapsed graph that displayGraph would draw as nodes (in an opened
+ * system of at most `threshold` datasets all of them, else those of one dataset): to open too.
+ */
+export function nodeLikeGroups(summary: Pick<ApiGraph, "groups" | "nodes">, threshold = COLLAPSE_THRESHOLD): string[] {
+  const groups = (summary.groups ?? []).filter((g) => g.level === "namespace");
+  const inSystem = new Map<string, number>();
+  for (const g of groups) inSystem.set(g.system, (inSystem.get(g.system) ?? 0) + g.members);
+  for (const n of summary.nodes) inSystem.set(n.system, (inSystem.get(n.system) ?? 0) + 1);
+  return groups.filter((g) => g.members === 1 || (inSystem.get(g.system) ?? 0) <= threshold).map((g) => g.id);
 }
