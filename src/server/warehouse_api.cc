@@ -145,6 +145,89 @@ Json FocusJson(const LineageView& view, const std::string& key, int64_t up, int6
               {"hidden", std::move(hidden)}};
 }
 
+// The collapsed graph (docs/api.md, `collapse`): what each node stands as (itself, or the
+// group of its system or namespace), the groups with their member counts, and the edges
+// between what stands, each with how many graph edges it stands for.
+class Collapsed {
+ public:
+  Collapsed(const LineageView& view, bool by_system, const std::set<std::string>& expand) {
+    for (const auto& [key, n] : view.nodes()) {
+      std::string system = "group:" + n.system;
+      std::string ns = system + ":" + n.ns;
+      std::string id = by_system && !expand.contains(system) ? system
+                       : !expand.contains(ns)                  ? ns
+                                                               : key;
+      stands_as_[key] = id;
+      if (id == key) continue;
+      Group& g = groups_[id];
+      g.system = n.system;
+      g.whole_system = id == system;
+      ++g.members;
+      g.namespaces.insert(n.ns);
+      if (n.last_write_ms())
+        g.last_write_ms = std::max(g.last_write_ms.value_or(0), *n.last_write_ms());
+      if (n.run_state == "FAIL") ++g.failed;
+    }
+    for (const auto& e : view.edges()) {
+      const std::string& from = stands_as_.at(e.from);
+      const std::string& to = stands_as_.at(e.to);
+      if (from == e.from && to == e.to) continue;  // a real edge between shown nodes
+      if (from != to) ++group_edges_[{from, to}];
+    }
+  }
+
+  /// The ids asked to expand that name no group of the graph.
+  static std::vector<std::string> Unknown(const LineageView& view,
+                                          const std::set<std::string>& expand) {
+    std::set<std::string> known;
+    for (const auto& [key, n] : view.nodes()) {
+      known.insert("group:" + n.system);
+      known.insert("group:" + n.system + ":" + n.ns);
+    }
+    std::vector<std::string> out;
+    for (const auto& id : expand)
+      if (!known.contains(id)) out.push_back(id);
+    return out;
+  }
+
+  bool Shown(const std::string& key) const { return stands_as_.at(key) == key; }
+
+  Json GroupsJson() const {
+    Json out = Json::array();
+    for (const auto& [id, g] : groups_)
+      out.push_back(Json{{"id", id},
+                         {"level", g.whole_system ? "system" : "namespace"},
+                         {"system", g.system},
+                         {"namespace",
+                          g.whole_system ? Json(nullptr) : Json(*g.namespaces.begin())},
+                         {"members", g.members},
+                         {"namespaces", g.namespaces.size()},
+                         {"last_write_ms", OptionalJson(g.last_write_ms)},
+                         {"failed", g.failed}});
+    return out;
+  }
+
+  Json GroupEdgesJson() const {
+    Json out = Json::array();
+    for (const auto& [ends, count] : group_edges_)
+      out.push_back(Json{{"from", ends.first}, {"to", ends.second}, {"count", count}});
+    return out;
+  }
+
+ private:
+  struct Group {
+    std::string system;
+    bool whole_system = false;
+    int64_t members = 0;
+    std::set<std::string> namespaces;
+    std::optional<int64_t> last_write_ms;
+    int64_t failed = 0;
+  };
+  std::map<std::string, std::string> stands_as_;
+  std::map<std::string, Group> groups_;
+  std::map<std::pair<std::string, std::string>, int64_t> group_edges_;
+};
+
 void Graph(ServerContext& ctx, ViewCache& views, const httplib::Request& req, httplib::Response& res) {
   auto filter = WindowParams(req);
   if (!filter) return SendFailure(ctx, res, filter.error());
@@ -154,6 +237,16 @@ void Graph(ServerContext& ctx, ViewCache& views, const httplib::Request& req, ht
   if (!down) return SendFailure(ctx, res, down.error());
   auto columns = BoolParam(req, "columns", true);
   if (!columns) return SendFailure(ctx, res, columns.error());
+  std::string collapse = req.has_param("collapse") ? req.get_param_value("collapse") : "";
+  if (!collapse.empty() && collapse != "system" && collapse != "namespace")
+    return SendError(ctx, res, 400, "BadRequestException",
+                     "collapse must be system or namespace, not " + ShownValue(collapse));
+  auto expand_list = ListParam(req, "expand");
+  std::set<std::string> expand(expand_list.begin(), expand_list.end());
+  if (!expand.empty() && collapse.empty())
+    return SendError(ctx, res, 400, "BadRequestException", "expand needs collapse");
+  if (!collapse.empty() && req.has_param("focus"))
+    return SendError(ctx, res, 400, "BadRequestException", "collapse and focus do not go together");
   auto loaded = views.Get(ctx, *filter);
   if (!loaded) return SendFailure(ctx, res, loaded.error());
   const LineageView* view = loaded->view.get();
@@ -162,16 +255,24 @@ void Graph(ServerContext& ctx, ViewCache& views, const httplib::Request& req, ht
     focus_key = req.get_param_value("focus");
     if (!view->nodes().contains(*focus_key)) return NoSuchNode(ctx, res, *focus_key);
   }
+  if (auto unknown = Collapsed::Unknown(*view, expand); !unknown.empty())
+    return SendError(ctx, res, 404, "NoSuchGroupException",
+                     "group " + ShownValue(unknown.front()) + " is not in the lineage graph");
   std::string asked = *columns ? "columns" : "-";
   if (focus_key) asked += "/" + std::to_string(*up) + "/" + std::to_string(*down) + "/" + *focus_key;
+  if (!collapse.empty()) asked += "/collapse/" + collapse;
+  for (const auto& id : expand) asked += "/" + id;
   auto body = loaded->answers->Find(asked);
   if (!body) {
     std::set<std::string> shown;
     Json focus = nullptr;
+    std::optional<Collapsed> collapsed;
+    if (!collapse.empty()) collapsed.emplace(*view, collapse == "system", expand);
     if (focus_key)
       focus = FocusJson(*view, *focus_key, *up, *down, shown);
     else
-      for (const auto& [key, n] : view->nodes()) shown.insert(key);
+      for (const auto& [key, n] : view->nodes())
+        if (!collapsed || collapsed->Shown(key)) shown.insert(key);
     std::map<std::string, int64_t> shown_per_system;
     Json nodes = Json::array(), edges = Json::array(), column_lineage = Json::array();
     for (const auto& key : shown) {
@@ -192,6 +293,10 @@ void Graph(ServerContext& ctx, ViewCache& views, const httplib::Request& req, ht
               {"edges", std::move(edges)},
               {"column_lineage", std::move(column_lineage)},
               {"focus", std::move(focus)}};
+    if (collapsed) {
+      rest["groups"] = collapsed->GroupsJson();
+      rest["group_edges"] = collapsed->GroupEdgesJson();
+    }
     body = loaded->answers->Keep(asked, rest.dump(-1, ' ', false, Json::error_handler_t::replace));
   }
   // The window (with the time of this answer) first, then the kept rest: `{"systems":...}`.

@@ -256,6 +256,71 @@ def test_focus_counts_what_it_hides(wh):
     assert alone["focus"]["hidden"] == {"shop.daily": {"up": 1, "down": 1}}
 
 
+def collapsed_from(full: dict, stands_as) -> tuple[dict, dict]:
+    """The groups ({id: members}) and group edges ({(from, to): count}) the full graph gives
+    when each node stands as `stands_as(node)`, computed here from /graph's nodes and edges."""
+    rep = {n["key"]: stands_as(n) for n in full["nodes"]}
+    groups, edges = {}, {}
+    for key, r in rep.items():
+        if r != key:
+            groups[r] = groups.get(r, 0) + 1
+    for e in full["edges"]:
+        a, b = rep[e["from"]], rep[e["to"]]
+        if (a, b) != (e["from"], e["to"]) and a != b:
+            edges[(a, b)] = edges.get((a, b), 0) + 1
+    return groups, edges
+
+
+def test_collapsed_graph_counts_equal_the_full_graphs(wh):
+    api = wh["api"]
+    full = api.json("/graph")
+    by_system = api.json("/graph", collapse="system", columns="false")
+    assert by_system["nodes"] == [] and by_system["edges"] == []
+    groups, edges = collapsed_from(full, lambda n: f"group:{n['system']}")
+    assert {g["id"]: g["members"] for g in by_system["groups"]} == groups
+    assert {(e["from"], e["to"]): e["count"] for e in by_system["group_edges"]} == edges
+    assert ("group:kafka", "group:skade") in edges  # kafka feeds shop.orders
+    for g in by_system["groups"]:
+        members = [n for n in full["nodes"] if n["system"] == g["system"]]
+        assert g["level"] == "system" and g["namespace"] is None
+        assert g["namespaces"] == len({n["namespace"] for n in members})
+        writes = [n["last_write_ms"] for n in members if n["last_write_ms"] is not None]
+        assert g["last_write_ms"] == (max(writes) if writes else None)
+        assert g["failed"] == sum(1 for n in members if n["run_state"] == "FAIL")
+    assert by_system["systems"] == [{**s, "shown": 0} for s in full["systems"]]
+
+    # skade opened into its namespaces, and shop opened into its tables
+    opened = api.json("/graph", collapse="system", expand="group:skade,group:skade:shop")
+
+    def stands_as(n):
+        if n["system"] != "skade":
+            return f"group:{n['system']}"
+        return n["key"] if n["namespace"] == "shop" else f"group:skade:{n['namespace']}"
+
+    groups, edges = collapsed_from(full, stands_as)
+    assert {g["id"]: g["members"] for g in opened["groups"]} == groups
+    assert {(e["from"], e["to"]): e["count"] for e in opened["group_edges"]} == edges
+    shop = [n for n in full["nodes"] if stands_as(n) == n["key"]]
+    assert opened["nodes"] == shop and len(shop) >= 3
+    keys = {n["key"] for n in shop}
+    assert opened["edges"] == [e for e in full["edges"] if e["from"] in keys and e["to"] in keys]
+    assert ("group:kafka", "shop.orders") in edges and ("shop.orders", "shop.daily") not in edges
+    assert {s["system"]: s["shown"] for s in opened["systems"]}["skade"] == len(shop)
+
+    by_namespace = api.json("/graph", collapse="namespace")
+    groups, edges = collapsed_from(full, lambda n: f"group:{n['system']}:{n['namespace']}")
+    assert {g["id"]: g["members"] for g in by_namespace["groups"]} == groups
+    assert {(e["from"], e["to"]): e["count"] for e in by_namespace["group_edges"]} == edges
+    assert all(g["level"] == "namespace" and g["namespaces"] == 1 for g in by_namespace["groups"])
+    assert sum(groups.values()) == len(full["nodes"])
+
+    bad = "BadRequestException"
+    assert "sideways" in api.error("/graph?collapse=sideways", 400, bad)
+    assert "collapse" in api.error("/graph?expand=group:skade", 400, bad)
+    assert "focus" in api.error("/graph?collapse=system&focus=shop.orders", 400, bad)
+    assert "group:nowhere" in api.error("/graph?collapse=system&expand=group:nowhere", 404, "NoSuchGroupException")
+
+
 def test_systems_filter_keeps_edges_touching_them(wh):
     api = wh["api"]
     g = api.json("/graph", systems="kafka")

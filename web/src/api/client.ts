@@ -53,6 +53,8 @@ export class ApiClient {
           up: q.up,
           down: q.down,
           columns: q.columns,
+          collapse: q.collapse,
+          expand: q.expand?.join(","),
         }),
     );
   }

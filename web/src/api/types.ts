@@ -83,6 +83,28 @@ export interface ApiGraph {
   edges: ApiEdge[];
   column_lineage: ApiColumnLineage[];
   focus: ApiFocus | null;
+  /** With `collapse`: the groups standing for the nodes not returned, and the edges between what stands. */
+  groups?: ApiGroup[];
+  group_edges?: ApiGroupEdge[];
+}
+
+/** A group of the collapsed graph: a whole system (`group:kafka`) or one namespace of it (`group:kafka:NS`). */
+export interface ApiGroup {
+  id: string;
+  level: "system" | "namespace";
+  system: string;
+  namespace: string | null;
+  members: number;
+  namespaces: number;
+  last_write_ms: Millis | null;
+  failed: number;
+}
+
+/** An edge of the collapsed graph: `count` edges of the full graph between what stands at its ends. */
+export interface ApiGroupEdge {
+  from: string;
+  to: string;
+  count: number;
 }
 
 export interface GraphQuery {
@@ -93,6 +115,9 @@ export interface GraphQuery {
   up?: number;
   down?: number;
   columns?: boolean;
+  /** The collapsed form: groups per system (or namespace) with member counts, `expand`ed groups opened. */
+  collapse?: "system" | "namespace";
+  expand?: string[];
 }
 
 export interface ApiSchemaField {

@@ -2,12 +2,12 @@
 // stream, and keeps its view in the address.
 import { ApiClient } from "../api/client.js";
 import { subscribeEvents, type StreamState } from "../api/events.js";
-import type { ApiCommit } from "../api/types.js";
+import type { ApiCommit, ApiGraph } from "../api/types.js";
 import { LayoutClient } from "../layout/layout-client.js";
 import type { Layout } from "../layout/protocol.js";
 import { openedGroup } from "../layout/splice.js";
 import { columnsOf } from "../model/columns.js";
-import { displayGraph, groupsOf, type DisplayGraph } from "../model/display.js";
+import { displayGraph, groupsOf, nodeLikeGroups, summaryGraph, type DisplayGraph } from "../model/display.js";
 import { focusLabel, focusView } from "../model/focus.js";
 import { applyLiveEvent, foldEvents } from "../model/live.js";
 import { looks, PULSE_MS, type Looks } from "../model/looks.js";
@@ -20,7 +20,7 @@ import { timeline } from "../model/timeline.js";
 import { decodeState, encodeState, type ViewState } from "../model/url-state.js";
 import { el } from "./dom.js";
 import { bindKeys } from "./keyboard.js";
-import { MapView } from "./map-view.js";
+import { createMapView } from "./map-view.js";
 import { exposeProbe } from "./probe.js";
 import { searchBox } from "./search-box.js";
 import { renderSidePanel } from "./side-panel.js";
@@ -44,7 +44,7 @@ export function startApp(root: HTMLElement): void {
   let display: DisplayGraph = { nodes: [], edges: [] };
   let drawnShape = "";
   /** The display graph drawn last and its layout. */
-  let laid: { graph: DisplayGraph; layout: Layout } | null = null;
+  let laid: { graph: DisplayGraph; layout: Layout; shape: string } | null = null;
   let drawnPanel = "";
   let drawnTimeline: [MapModel, ApiCommit[], number | null] | null = null;
   // the slider's stops change only with the model (a map of 10,000 datasets has 40,000 times)
@@ -52,6 +52,9 @@ export function startApp(root: HTMLElement): void {
   let stream: StreamState = "connecting";
   let pathStart: string | null = null;
   const expanded = new Set<string>();
+  /** A large map's collapsed graph from the server, drawn until the whole graph is there. */
+  let summary: { graph: DisplayGraph; datasets: number } | null = null;
+  let summaryAsks = 0;
 
   const status = el("span", { class: "status" });
   const counts = el("span", { class: "counts" });
@@ -75,7 +78,9 @@ export function startApp(root: HTMLElement): void {
     el("main", {}, mapHost, panel),
     el("footer", {}, timelineHost, el("label", { class: "open" }, "open OpenLineage file ", fileInput, catalogs)),
   );
-  const map = new MapView(mapHost, (id, extend) => (extend && id ? extendPath(id) : select(id)));
+  const { view: map, kind: renderer } = createMapView(mapHost, (id, extend) =>
+    extend && id ? extendPath(id) : select(id),
+  );
   let drawn = 0;
   let loaded = false;
   let pulseTimer: ReturnType<typeof setTimeout> | null = null;
@@ -86,6 +91,9 @@ export function startApp(root: HTMLElement): void {
     nodes: () => map.drawnNodes(),
     edges: () => map.drawnEdges(),
     lanes: () => map.drawnLanes(),
+    labels: () => map.drawnLabels(),
+    renderer: () => renderer,
+    drawMs: () => map.drawTimes(),
   });
 
   /** A shift-click (or `p` on the selection) picks the other end of a path from the selection. */
@@ -105,6 +113,8 @@ export function startApp(root: HTMLElement): void {
     const group = key ? display.nodes.find((n) => n.id === key && n.group) : undefined;
     if (group) {
       expanded.add(group.id);
+      // before the whole graph is there, the server sends the opened group's members
+      if (summary) loadSummary().catch(() => undefined);
       render();
       return;
     }
@@ -118,11 +128,12 @@ export function startApp(root: HTMLElement): void {
     const view = state.time === null ? model : asOf(model, state.time);
     const focus =
       state.focus && view.nodes.has(state.focus) ? focusView(view, state.focus, state.up, state.down) : null;
-    display = displayGraph(view, { visible: focus?.keys, expanded });
-    counts.textContent = focus ? focusLabel(focus) : `${view.nodes.size} datasets`;
+    display = summary ? summary.graph : displayGraph(view, { visible: focus?.keys, expanded });
+    counts.textContent = focus ? focusLabel(focus) : `${summary ? summary.datasets : view.nodes.size} datasets`;
     status.textContent = stream;
     status.dataset.state = stream;
-    const shape = JSON.stringify([display.nodes.map((n) => n.id), display.edges.map((e) => e.id)]);
+    // the same nodes and edges in another order are the same drawing (the whole graph after its summary)
+    const shape = JSON.stringify([display.nodes.map((n) => n.id).sort(), display.edges.map((e) => e.id).sort()]);
     const now = Date.now();
     const looksOf = (shown: DisplayGraph): Looks => looks(view, shown, state.selected, state.path, now, state.trace);
     if (shape !== drawnShape) {
@@ -137,7 +148,7 @@ export function startApp(root: HTMLElement): void {
       void layouts.layout(opened ? opened.members : shown, splice).then((layout) => {
         if (!layout) return;
         performance.mark("skade:layout-laid");
-        laid = { graph: shown, layout };
+        laid = { graph: shown, layout, shape };
         const first = drawn === 0;
         map.show(shown, layout, looksOf(shown));
         if (first && state.selected) map.reveal(state.selected);
@@ -145,7 +156,12 @@ export function startApp(root: HTMLElement): void {
         // for benchmarks and tools: when each layout has been drawn (web/bench/map.bench.ts)
         performance.mark("skade:layout-done", { detail: { drawn, nodes: shown.nodes.length } });
       });
-    } else map.repaint(looksOf(display));
+    } else {
+      // the whole graph drawn as its summary was: its groups (with their members) are the ones
+      // the next group opened in place is looked up in
+      if (laid && laid.shape === shape) laid = { ...laid, graph: display };
+      map.repaint(looksOf(display));
+    }
     // the panel (and a preview or changes table open in it) is redrawn only when what it shows changed
     const node = state.selected ? view.nodes.get(state.selected) : undefined;
     const panelShape = JSON.stringify([
@@ -185,9 +201,47 @@ export function startApp(root: HTMLElement): void {
     pulseTimer = fade > 0 ? setTimeout(render, fade + 50) : null;
   }
 
+  const shownSystems = (): string[] | undefined => (state.systems.length > 0 ? state.systems : undefined);
+
+  /**
+   * A large map's collapsed graph with the groups opened so far (and the namespace groups it
+   * draws as nodes), drawn while the whole graph loads; nothing for a map that is not large.
+   */
+  async function loadSummary(): Promise<void> {
+    // only the newest answer is drawn (two quick clicks ask twice)
+    const asked = ++summaryAsks;
+    const ask = (expand: string[]): Promise<ApiGraph> =>
+      api.graph({
+        systems: shownSystems(),
+        collapse: "system",
+        expand: expand.length > 0 ? expand : undefined,
+        columns: false,
+      });
+    let answer = await ask([...expanded]);
+    const more = nodeLikeGroups(answer).filter((id) => !expanded.has(id));
+    if (more.length > 0) answer = await ask([...expanded, ...more]);
+    const graph = summaryGraph(answer);
+    if (!graph || loaded || state.focus || asked !== summaryAsks) return;
+    summary = { graph, datasets: answer.systems.reduce((sum, s) => sum + s.total, 0) };
+    render();
+  }
+
+  /**
+   * The graph collapsed by system first (small whatever the map's size): a large map draws it at
+   * once, then the whole graph, which everything but opening groups needs. (One after the other:
+   * the server folds the events once for both.)
+   */
   function loadGraph(): void {
-    Promise.all([api.graph({ systems: state.systems.length > 0 ? state.systems : undefined }), recentCommits(api, 500)])
+    loadSummary()
+      // without its summary a map still opens, from the whole graph (which reports any error)
+      .catch(() => undefined)
+      .finally(() => loadWholeGraph(shownSystems()));
+  }
+
+  function loadWholeGraph(systems: string[] | undefined): void {
+    Promise.all([api.graph({ systems }), recentCommits(api, 500)])
       .then(([graph, log]) => {
+        summary = null;
         model = fromGraph(graph);
         commits = log;
         // a deep link's selection is drawn as itself, not as the group it stands in
@@ -210,6 +264,8 @@ export function startApp(root: HTMLElement): void {
         });
         loaded = true;
         render();
+        // for benchmarks: when the whole graph is there (a large map drew its summary before)
+        performance.mark("skade:whole-graph");
       })
       .catch((e: unknown) => {
         status.textContent = `no server: ${String(e)}`;
@@ -229,6 +285,7 @@ export function startApp(root: HTMLElement): void {
       };
       try {
         model = foldEvents(runEventsToLineage(parseRunEvents(text), options));
+        summary = null;
         commits = [];
         render();
       } catch (e) {

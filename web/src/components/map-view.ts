@@ -1,25 +1,10 @@
-// The map: sigma.js (WebGL, smooth at thousands of nodes) over a graphology graph, with lane
-// bands drawn on a canvas beneath. What is highlighted, dimmed or stale is decided by the
-// view model; this only paints it.
-import Graph from "graphology";
-import Sigma from "sigma";
-import { drawDiscNodeHover } from "sigma/rendering";
+// The map's renderer: what the app asks of it, and which one draws (render/renderer.ts).
+import type { Layout } from "../layout/protocol.js";
 import type { DisplayGraph } from "../model/display.js";
-import { NODE_WIDTH, type Layout } from "../layout/protocol.js";
-import { color } from "./theme.js";
-
 import type { Look, Looks } from "../model/looks.js";
-
-/** The width of the lane names' column left of the drawing (styles.css: .map .stage). */
-const GUTTER = 88;
-
-interface NodeAttrs {
-  x: number;
-  y: number;
-  size: number;
-  label: string;
-  color: string;
-}
+import { CanvasView } from "../render/canvas-view.js";
+import { chooseRenderer, webglRenderer, type RendererKind } from "../render/renderer.js";
+import { SigmaView } from "../render/sigma-view.js";
 
 /** A drawn node as the page shows it: client coordinates (CSS pixels) and its look. */
 export interface DrawnNode {
@@ -37,182 +22,37 @@ export interface DrawnLane {
   bottom: number;
 }
 
-export class MapView {
-  private graph = new Graph<NodeAttrs>({ type: "directed", multi: false });
-  private readonly sigma: Sigma<NodeAttrs>;
-  private readonly lanes: HTMLCanvasElement;
-  private readonly stage: HTMLDivElement;
-  private layout: Layout | null = null;
-  private looks: Looks | null = null;
+/** A name as the page shows it: its box in client coordinates. */
+export interface DrawnLabel {
+  id: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
-  constructor(
-    private readonly container: HTMLElement,
-    onSelect: (id: string | null, extend: boolean) => void,
-  ) {
-    this.lanes = document.createElement("canvas");
-    this.lanes.className = "lanes";
-    // sigma draws right of a gutter where the lane names stand, so no name covers a node
-    this.stage = document.createElement("div");
-    this.stage.className = "stage";
-    container.append(this.lanes, this.stage);
-    this.sigma = new Sigma(this.graph, this.stage, {
-      defaultEdgeType: "arrow",
-      renderEdgeLabels: false,
-      labelRenderedSizeThreshold: 0,
-      // level of detail: while the camera moves only the camera matrix changes (no re-layout, no
-      // new geometry) and labels wait for it to rest; a label stands only where there is room
-      hideLabelsOnMove: true,
-      labelDensity: 4,
-      labelGridCellSize: 60,
-      labelColor: { color: color("fg") },
-      stagePadding: 48,
-      // the hovered or selected node's label stands in sigma's white box: dark text in either theme
-      defaultDrawNodeHover: (ctx, data, settings) =>
-        drawDiscNodeHover(ctx, data, { ...settings, labelColor: { color: "#1f2328" } }),
-      nodeReducer: (id, attrs) => this.nodeLook(id, attrs),
-      edgeReducer: (id, attrs) => {
-        const hot = this.looks?.hotEdges.has(id) ?? false;
-        return { ...attrs, color: color(hot ? "edge-hot" : "edge"), size: hot ? 2.5 : 1 };
-      },
-    });
-    this.sigma.on("clickNode", ({ node, event }) => onSelect(node, event.original.shiftKey));
-    // sigma reports a second click within its double-click time as a double click (and zooms):
-    // on a node it is one more click, so quickly picking two nodes picks both
-    this.sigma.on("doubleClickNode", ({ node, event }) => {
-      event.preventSigmaDefault();
-      onSelect(node, event.original.shiftKey);
-    });
-    this.sigma.on("clickStage", () => onSelect(null, false));
-    this.sigma.on("afterRender", () => this.drawLanes());
-  }
-
-  private nodeLook(id: string, attrs: NodeAttrs): NodeAttrs {
-    const look = this.looks?.nodes.get(id) ?? "normal";
-    const colours: Record<Look, string> = {
-      normal: color("node"),
-      selected: color("accent"),
-      highlight: color("highlight"),
-      dim: color("dim"),
-      stale: color("stale"),
-      failed: color("failed"),
-      dropped: color("dim"),
-      pulse: color("pulse"),
-    };
-    return { ...attrs, color: colours[look], size: look === "selected" || look === "pulse" ? 10 : attrs.size };
-  }
-
-  /**
-   * Draws `display` at `layout` with `looks`; ELK's y grows downwards, sigma's upwards. A new
-   * graph handed to sigma is indexed once (clearing and refilling the drawn one made sigma index
-   * it for every node and edge added, and again for each refresh).
-   */
-  show(display: DisplayGraph, layout: Layout, looks: Looks): void {
-    this.layout = layout;
-    this.looks = looks;
-    const graph = new Graph<NodeAttrs>({ type: "directed", multi: false });
-    for (const n of display.nodes) {
-      const p = layout.positions[n.id] ?? { x: 0, y: 0 };
-      const size = n.level === "system" ? 12 : n.group ? 9 : 6;
-      graph.addNode(n.id, { x: p.x, y: -p.y, size, label: n.label, color: color("node") });
-    }
-    for (const e of display.edges) graph.addDirectedEdgeWithKey(e.id, e.from, e.to);
-    // the frame holds the labels too: they stand right of their nodes, up to a node's width
-    const xs = display.nodes.map((n) => layout.positions[n.id]?.x ?? 0);
-    const ys = layout.lanes.flatMap((l) => [-l.top, -l.bottom]);
-    this.sigma.setCustomBBox(
-      xs.length > 0
-        ? { x: [Math.min(...xs), Math.max(...xs) + NODE_WIDTH], y: [Math.min(...ys), Math.max(...ys)] }
-        : null,
-    );
-    this.labelColor();
-    this.graph = graph;
-    this.sigma.setGraph(graph);
-  }
-
-  /** New looks for the drawn graph: its nodes and edges are reduced again, not indexed again. */
-  repaint(looks: Looks): void {
-    this.looks = looks;
-    if (this.labelColor()) return;
-    this.sigma.refresh({
-      partialGraph: { nodes: this.graph.nodes(), edges: this.graph.edges() },
-      skipIndexation: true,
-    });
-  }
-
-  /** Sets the theme's label colour when it changed (which refreshes everything); whether it did. */
-  private labelColor(): boolean {
-    const fg = color("fg");
-    if (this.sigma.getSetting("labelColor").color === fg) return false;
-    this.sigma.setSetting("labelColor", { color: fg });
-    return true;
-  }
-
+export interface MapView {
+  /** Draws `display` at `layout` with `looks`. */
+  show(display: DisplayGraph, layout: Layout, looks: Looks): void;
+  /** New looks for the drawn graph. */
+  repaint(looks: Looks): void;
   /** The drawn nodes where the page shows them (the test hook, and tools). */
-  drawnNodes(): DrawnNode[] {
-    const box = this.stage.getBoundingClientRect();
-    return this.graph.mapNodes((id, attrs) => {
-      const p = this.sigma.graphToViewport({ x: attrs.x, y: attrs.y });
-      return {
-        id,
-        label: attrs.label,
-        x: box.left + p.x,
-        y: box.top + p.y,
-        look: this.looks?.nodes.get(id) ?? "normal",
-      };
-    });
-  }
-
-  drawnEdges(): { id: string; from: string; to: string; hot: boolean }[] {
-    return this.graph.mapEdges((id, _attrs, from, to) => ({
-      id,
-      from,
-      to,
-      hot: this.looks?.hotEdges.has(id) ?? false,
-    }));
-  }
-
-  drawnLanes(): DrawnLane[] {
-    const box = this.stage.getBoundingClientRect();
-    return (this.layout?.lanes ?? []).map((lane) => {
-      const a = this.sigma.graphToViewport({ x: 0, y: -lane.top }).y;
-      const b = this.sigma.graphToViewport({ x: 0, y: -lane.bottom }).y;
-      return { system: lane.system, top: box.top + Math.min(a, b), bottom: box.top + Math.max(a, b) };
-    });
-  }
-
+  drawnNodes(): DrawnNode[];
+  drawnEdges(): { id: string; from: string; to: string; hot: boolean }[];
+  drawnLanes(): DrawnLane[];
   /** Moves the camera to a node when it is not in view (a node in view stays where it is). */
-  reveal(id: string): void {
-    if (!this.graph.hasNode(id)) return;
-    const pos = this.sigma.getNodeDisplayData(id);
-    if (!pos) return;
-    const p = this.sigma.framedGraphToViewport(pos);
-    const { width, height } = this.sigma.getDimensions();
-    const margin = 40;
-    if (p.x >= margin && p.x <= width - margin && p.y >= margin && p.y <= height - margin) return;
-    void this.sigma.getCamera().animate({ x: pos.x, y: pos.y }, { duration: 300 });
-  }
+  reveal(id: string): void;
+  /** The names standing at rest, or null where the renderer does not tell (sigma). */
+  drawnLabels(): DrawnLabel[] | null;
+  /** How long its recent frames took to draw on the main thread, oldest first (ms). */
+  drawTimes(): number[];
+}
 
-  private drawLanes(): void {
-    const canvas = this.lanes;
-    const width = this.container.clientWidth;
-    const height = this.container.clientHeight;
-    const offset = this.stage.offsetTop;
-    // resizing a canvas reallocates and clears it: only when the map's size changed
-    if (canvas.width !== width) canvas.width = width;
-    if (canvas.height !== height) canvas.height = height;
-    const ctx = canvas.getContext("2d");
-    if (!ctx || !this.layout) return;
-    ctx.clearRect(0, 0, width, height);
-    ctx.font = "12px system-ui, sans-serif";
-    ctx.textBaseline = "middle";
-    this.layout.lanes.forEach((lane, i) => {
-      const a = offset + this.sigma.graphToViewport({ x: 0, y: -lane.top }).y;
-      const b = offset + this.sigma.graphToViewport({ x: 0, y: -lane.bottom }).y;
-      const top = Math.min(a, b);
-      ctx.fillStyle = color(i % 2 === 0 ? "lane" : "lane-alt");
-      ctx.fillRect(0, top, width, Math.abs(b - a));
-      ctx.fillStyle = color("muted");
-      ctx.fillText(lane.system, 8, top + Math.abs(b - a) / 2, GUTTER - 12);
-    });
-  }
+export function createMapView(
+  container: HTMLElement,
+  onSelect: (id: string | null, extend: boolean) => void,
+): { view: MapView; kind: RendererKind } {
+  const kind = chooseRenderer(new URLSearchParams(location.search).get("renderer"), webglRenderer());
+  const view = kind === "canvas" ? new CanvasView(container, onSelect) : new SigmaView(container, onSelect);
+  return { view, kind };
 }

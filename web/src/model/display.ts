@@ -2,7 +2,8 @@
 // lane with more nodes than the threshold shows each namespace as one group node until the group
 // is expanded; a lane with more namespaces than that too (a map of thousands of datasets) starts
 // as one group for the whole system, which expands into its namespaces.
-import { lanesOf, type MapModel } from "./map-model.js";
+import type { ApiGraph } from "../api/types.js";
+import { bySystem, lanesOf, type MapModel } from "./map-model.js";
 
 export type GroupLevel = "system" | "namespace";
 
@@ -32,6 +33,12 @@ export interface DisplayGraph {
 
 export const COLLAPSE_THRESHOLD = 60;
 
+/**
+ * Above this many datasets every system starts as one group (its small lanes too), and the map
+ * opens from the server's collapsed graph while the whole graph loads (summaryGraph below).
+ */
+export const LARGE_MAP = 3000;
+
 /** A node's label: its name, a path name (`/data/wh/shop/gold_rest`) cut to its last two parts. */
 export function shortLabel(name: string): string {
   const parts = name.split("/").filter((p) => p !== "");
@@ -60,8 +67,14 @@ export interface DisplayOptions {
   expanded?: ReadonlySet<string>;
 }
 
+function systemGroup(system: string, members: string[], count: number, namespaces: number): DisplayNode {
+  const label = `${system} (${count} in ${namespaces} namespaces)`;
+  return { id: systemGroupId(system), label, lane: system, members, group: true, level: "system" };
+}
+
 export function displayGraph(model: MapModel, options: DisplayOptions = {}): DisplayGraph {
   const threshold = options.threshold ?? COLLAPSE_THRESHOLD;
+  const large = (options.visible ? options.visible.size : model.nodes.size) > LARGE_MAP;
   const idOf = new Map<string, string>();
   const nodes: DisplayNode[] = [];
   const node = (k: string, lane: string): DisplayNode => ({
@@ -74,6 +87,13 @@ export function displayGraph(model: MapModel, options: DisplayOptions = {}): Dis
   });
   for (const lane of lanesOf(model)) {
     const keys = options.visible ? lane.keys.filter((k) => options.visible?.has(k)) : lane.keys;
+    const sid = systemGroupId(lane.system);
+    if (large && keys.length > 0 && !options.expanded?.has(sid)) {
+      keys.forEach((k) => idOf.set(k, sid));
+      const namespaces = new Set(keys.map((k) => model.nodes.get(k)?.namespace ?? ""));
+      nodes.push(systemGroup(lane.system, keys, keys.length, namespaces.size));
+      continue;
+    }
     if (keys.length <= threshold) {
       for (const k of keys) {
         idOf.set(k, k);
@@ -88,11 +108,9 @@ export function displayGraph(model: MapModel, options: DisplayOptions = {}): Dis
       if (list) list.push(k);
       else byNamespace.set(ns, [k]);
     }
-    const sid = systemGroupId(lane.system);
     if (byNamespace.size > threshold && !options.expanded?.has(sid)) {
       keys.forEach((k) => idOf.set(k, sid));
-      const label = `${lane.system} (${keys.length} in ${byNamespace.size} namespaces)`;
-      nodes.push({ id: sid, label, lane: lane.system, members: keys, group: true, level: "system" });
+      nodes.push(systemGroup(lane.system, keys, keys.length, byNamespace.size));
       continue;
     }
     for (const [ns, members] of byNamespace) {
@@ -119,4 +137,53 @@ export function displayGraph(model: MapModel, options: DisplayOptions = {}): Dis
     else edges.set(id, { id, from, to, weight: 1 });
   }
   return { nodes, edges: [...edges.values()] };
+}
+
+/**
+ * What a large map draws from the server's collapsed graph (`/graph?collapse=system`, with the
+ * groups opened so far in `expand`) before the whole graph is there: the same groups, nodes,
+ * labels and edges as displayGraph of the whole graph with those groups opened, so the map is
+ * not laid out again when it arrives. Its groups' members are not known yet (empty); null when
+ * the map is not large (the whole graph is drawn as it is).
+ */
+export function summaryGraph(
+  summary: Pick<ApiGraph, "groups" | "group_edges" | "nodes" | "edges">,
+): DisplayGraph | null {
+  const groups = summary.groups ?? [];
+  if (groups.reduce((sum, g) => sum + g.members, 0) + summary.nodes.length <= LARGE_MAP) return null;
+  const lanes = [...new Set([...groups.map((g) => g.system), ...summary.nodes.map((n) => n.system)])].sort(bySystem);
+  const nodes: DisplayNode[] = [];
+  for (const lane of lanes) {
+    for (const g of groups.filter((x) => x.system === lane))
+      nodes.push(
+        g.level === "system"
+          ? systemGroup(g.system, [], g.members, g.namespaces)
+          : { id: g.id, label: `${g.namespace} (${g.members})`, lane, members: [], group: true, level: "namespace" },
+      );
+    for (const n of summary.nodes.filter((x) => x.system === lane))
+      nodes.push({ id: n.key, label: shortLabel(n.name), lane, members: [n.key], group: false, level: null });
+  }
+  // the whole graph's edges between shown nodes are one per job: one drawn edge per pair
+  const edges = new Map<string, DisplayEdge>();
+  const add = (from: string, to: string, count: number): void => {
+    const id = `${from}\u0000${to}`;
+    const d = edges.get(id);
+    if (d) d.weight += count;
+    else edges.set(id, { id, from, to, weight: count });
+  };
+  for (const e of summary.edges) if (e.from !== e.to) add(e.from, e.to, 1);
+  for (const e of summary.group_edges ?? []) add(e.from, e.to, e.count);
+  return { nodes, edges: [...edges.values()] };
+}
+
+/**
+ * The namespace groups of the collapsed graph that displayGraph would draw as nodes (in an opened
+ * system of at most `threshold` datasets all of them, else those of one dataset): to open too.
+ */
+export function nodeLikeGroups(summary: Pick<ApiGraph, "groups" | "nodes">, threshold = COLLAPSE_THRESHOLD): string[] {
+  const groups = (summary.groups ?? []).filter((g) => g.level === "namespace");
+  const inSystem = new Map<string, number>();
+  for (const g of groups) inSystem.set(g.system, (inSystem.get(g.system) ?? 0) + g.members);
+  for (const n of summary.nodes) inSystem.set(n.system, (inSystem.get(n.system) ?? 0) + 1);
+  return groups.filter((g) => g.members === 1 || (inSystem.get(g.system) ?? 0) <= threshold).map((g) => g.id);
 }

@@ -37,7 +37,8 @@ export function looks(
     const members = d.members.map((k) => model.nodes.get(k)).filter((n) => n !== undefined);
     let look: Look = "normal";
     if (members.some((n) => n.pulse_ms !== null && now - n.pulse_ms < PULSE_MS)) look = "pulse";
-    else if (members.every((n) => n.dropped_ms !== null)) look = "dropped";
+    // (a group of the server's collapsed graph has no members yet: normal)
+    else if (members.length > 0 && members.every((n) => n.dropped_ms !== null)) look = "dropped";
     else if (members.some((n) => n.run_state === "FAIL")) look = "failed";
     else if (members.some((n) => freshness(n, now).state === "stale")) look = "stale";
     if (selected !== null && d.members.includes(selected)) look = "selected";

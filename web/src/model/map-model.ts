@@ -47,6 +47,11 @@ export function fromGraph(graph: ApiGraph): MapModel {
   return { nodes, edges: graph.edges, columns, last_seq: null };
 }
 
+/** The order of the lanes: skade first, then by name. */
+export function bySystem(a: string, b: string): number {
+  return a === "skade" ? (b === "skade" ? 0 : -1) : b === "skade" ? 1 : a.localeCompare(b);
+}
+
 /** One lane per system, skade first, then by name; each lane's keys sorted. */
 export function lanesOf(model: Pick<MapModel, "nodes">): Lane[] {
   const lanes = new Map<string, string[]>();
@@ -56,7 +61,7 @@ export function lanesOf(model: Pick<MapModel, "nodes">): Lane[] {
     else lanes.set(n.system, [n.key]);
   }
   return [...lanes.entries()]
-    .sort(([a], [b]) => (a === "skade" ? -1 : b === "skade" ? 1 : a.localeCompare(b)))
+    .sort(([a], [b]) => bySystem(a, b))
     .map(([system, keys]) => ({ system, keys: keys.sort() }));
 }
 
