@@ -11,10 +11,17 @@
 //   upsert_bench scan --warehouse W --table ns.t [--snapshot ID] [--warmup 1] [--reps 1]
 //       times a full scan (NewScan [UseSnapshot] Plan + Read->ToTable) and prints
 //       the row count and sum(quantity) as a checksum, plus delete-file stats.
+//   upsert_bench write --warehouse W --table ns.t
+//       reads the current snapshot into memory, then times writing those rows as
+//       data files (DataWriter: the write half of a compaction, no commit); the
+//       files are removed afterwards.
 // Prints JSON.
+#include <cstdio>
 #include <set>
 
 #include "bench_common.h"
+#include "skade/io/file_io.h"
+#include "skade/table/data_writer.h"
 #include "skade/table/scan.h"
 
 using namespace skade;
@@ -140,6 +147,32 @@ int Scan(const Args& a) {
   return 0;
 }
 
+int Write(const Args& a) {
+  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
+  TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
+  auto table = Check(Table::Load(*catalog, ident), "load table");
+  ScanPlan plan = Check(table->NewScan().Plan(), "plan");
+  auto reader = Check(TableScan::Read(plan, &catalog->io()), "read");
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  int64_t rows = 0;
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> b;
+    auto st = reader->ReadNext(&b);
+    if (!st.ok()) Die("scan: " + ErrorFromReader(st).ToString());
+    if (!b) break;
+    rows += b->num_rows();
+    batches.push_back(std::move(b));
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  auto writer = Check(DataWriter::Make(*table->metadata()), "writer");
+  for (const auto& b : batches) Check(writer->Write(b), "write");
+  auto files = Check(writer->Finish(), "finish");
+  double secs = Seconds(std::chrono::steady_clock::now() - t0);
+  for (const auto& f : files) std::remove(LocalPath(f.file_path).c_str());
+  PrintJson({{"rows", rows}, {"write_s", secs}, {"files", files.size()}, {"batches", batches.size()}});
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -148,5 +181,6 @@ int main(int argc, char** argv) {
   if (a.mode == "upsert") return Upsert(a);
   if (a.mode == "compact") return Compact(a);
   if (a.mode == "scan") return Scan(a);
-  Die("usage: upsert_bench setup|upsert|compact|scan --warehouse W --table ns.t ...");
+  if (a.mode == "write") return Write(a);
+  Die("usage: upsert_bench setup|upsert|compact|scan|write --warehouse W --table ns.t ...");
 }

@@ -8,11 +8,14 @@
 #include <parquet/properties.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <cctype>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "skade/io/file_io.h"
@@ -329,6 +332,32 @@ std::shared_ptr<parquet::WriterProperties> WriterProps(const TableMetadata& meta
   return WriterPropsBuilder(metadata, row_group_rows).build();
 }
 
+// Runs fn(0..n-1) on up to one thread per core, each index once; the first error wins.
+// Own threads, not a shared pool: the tasks wait on Arrow's CPU pool (column encoding),
+// and a caller may itself be a task of skade's pool.
+Status RunConcurrently(size_t n, const std::function<Status(size_t)>& fn) {
+  size_t threads = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 1) {
+    for (size_t i = 0; i < n; ++i) SKADE_RETURN_IF_ERROR(fn(i));
+    return {};
+  }
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  Status first;
+  auto work = [&] {
+    for (size_t i; (i = next++) < n;) {
+      Status st = fn(i);
+      std::lock_guard lock(mu);
+      if (!st && first) first = st;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  return first;
+}
+
 }  // namespace
 
 Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::string& location,
@@ -368,24 +397,41 @@ struct DataWriter::Impl {
   std::shared_ptr<parquet::ArrowWriterProperties> arrow_props;
   int64_t target_file_bytes = 0;
   int64_t row_group_rows = 0;
-  int64_t rows_written = 0;
   std::string write_id = NewUuid();
+
+  // Several partitions are written at once: `mu` guards what they share (the
+  // fields below); each thread works on the open file of its own partition.
+  std::mutex mu;
+  int64_t rows_written = 0;
   int file_counter = 0;
+  int64_t pending_total = 0;  // bytes held for row groups not yet written, all files
 
   struct OpenFile {
     std::vector<Value> partition;
     std::string path;
     std::shared_ptr<arrow::io::FileOutputStream> sink;
     std::unique_ptr<parquet::arrow::FileWriter> writer;
-    int64_t rows = 0;
+    int64_t rows = 0;  // written to the file
+    // The next row group, gathered from the batches until it is full, then
+    // encoded at once (a row group per input batch would make many small ones).
+    std::vector<std::shared_ptr<arrow::RecordBatch>> pending;
+    int64_t pending_rows = 0, pending_bytes = 0, group_limit = 0;
   };
-  std::unordered_map<std::string, OpenFile> open;
+  std::unordered_map<std::string, OpenFile> open;  // node-based: an entry stays put while others come and go
   std::vector<DataFile> done;
+
+  // Decoded bytes of pending row groups (all files) above which the largest are written early.
+  static constexpr int64_t kPendingBytes = 256LL << 20;
 
   Result<OpenFile*> FileFor(const std::string& key, const std::vector<Value>& tuple,
                             const arrow::RecordBatch& first) {
-    auto it = open.find(key);
-    if (it != open.end()) return &it->second;
+    int counter;
+    {
+      std::lock_guard lock(mu);
+      auto it = open.find(key);
+      if (it != open.end()) return &it->second;
+      counter = file_counter++;
+    }
     OpenFile f;
     f.partition = tuple;
     std::string dir = LocalPath(metadata->location) + "/data";
@@ -394,7 +440,7 @@ struct DataWriter::Impl {
              PathSegment(spec.fields()[i].transform.ValueToPathString(*source_types[i], tuple[i]));
     SKADE_RETURN_IF_ERROR(MakeDirs(dir));
     char name[64];
-    snprintf(name, sizeof name, "%05d-0-", file_counter++);
+    snprintf(name, sizeof name, "%05d-0-", counter);
     f.path = dir + "/" + name + write_id + ".parquet";
     SKADE_RETURN_IF_ERROR(CheckInside(f.path, metadata->location));
     SKADE_ARROW_ASSIGN(f.sink, arrow::io::FileOutputStream::Open(f.path), f.path);
@@ -402,6 +448,7 @@ struct DataWriter::Impl {
                        parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(),
                                                         f.sink, FilePropsFor(first), arrow_props),
                        f.path);
+    std::lock_guard lock(mu);
     return &open.emplace(key, std::move(f)).first->second;
   }
 
@@ -413,7 +460,23 @@ struct DataWriter::Impl {
     return b.build();
   }
 
-  Status Close(OpenFile& f) {
+  // Writes the file's pending rows as one row group.
+  Status Flush(OpenFile& f) {
+    if (f.pending_rows == 0) return {};
+    SKADE_ARROW_ASSIGN(auto table, arrow::Table::FromRecordBatches(f.pending[0]->schema(), f.pending), f.path);
+    SKADE_ARROW_RETURN(f.writer->WriteTable(*table, f.pending_rows), f.path);
+    f.rows += f.pending_rows;
+    f.pending.clear();
+    std::lock_guard lock(mu);
+    rows_written += f.pending_rows;
+    pending_total -= f.pending_bytes;
+    f.pending_rows = f.pending_bytes = 0;
+    return {};
+  }
+
+  // Flushes and closes the file of `key` and records it as written.
+  Status Close(const std::string& key, OpenFile& f) {
+    SKADE_RETURN_IF_ERROR(Flush(f));
     SKADE_ARROW_RETURN(f.writer->Close(), f.path);
     auto md = f.writer->metadata();
     SKADE_ARROW_ASSIGN(int64_t size, f.sink->Tell(), f.path);
@@ -429,33 +492,53 @@ struct DataWriter::Impl {
     df.split_offsets = std::move(m.split_offsets);
     df.sort_order_id = 0;
     df.spec_id = spec.spec_id();
+    std::lock_guard lock(mu);
     done.push_back(std::move(df));
+    open.erase(key);
     return {};
   }
 
+  // Adds `batch`'s rows to the partition's file: row groups of up to `group_rows`
+  // rows, files rolled at the target size. Threads call this for distinct keys.
   Status WriteTo(const std::string& key, const std::vector<Value>& tuple,
-                 const std::shared_ptr<arrow::RecordBatch>& batch) {
+                 const std::shared_ptr<arrow::RecordBatch>& batch, int64_t group_rows, int64_t bytes_per_row) {
     int64_t offset = 0;
     while (offset < batch->num_rows()) {
       SKADE_ASSIGN_OR_RETURN(OpenFile * f, FileFor(key, tuple, *batch));
-      int64_t n = std::min(row_group_rows, batch->num_rows() - offset);
-      if (f->rows > 0) {
-        // Size the chunk by what rows really cost on disk so far in this file.
-        SKADE_ARROW_ASSIGN(int64_t written, f->sink->Tell(), f->path);
-        int64_t per_row = std::max<int64_t>(1, written / f->rows);
-        n = std::clamp<int64_t>((target_file_bytes - written) / per_row, 1, n);
+      if (f->pending_rows == 0) {
+        f->group_limit = group_rows;
+        if (f->rows > 0) {
+          // Size the row group by what rows really cost on disk so far in this file.
+          SKADE_ARROW_ASSIGN(int64_t written, f->sink->Tell(), f->path);
+          int64_t per_row = std::max<int64_t>(1, written / f->rows);
+          f->group_limit = std::clamp<int64_t>((target_file_bytes - written) / per_row, 1, group_rows);
+        }
       }
-      auto slice = batch->Slice(offset, n);
-      SKADE_ARROW_ASSIGN(auto table, arrow::Table::FromRecordBatches({slice}), f->path);
-      SKADE_ARROW_RETURN(f->writer->WriteTable(*table, row_group_rows), f->path);
-      f->rows += n;
+      int64_t n = std::min(f->group_limit - f->pending_rows, batch->num_rows() - offset);
+      f->pending.push_back(batch->Slice(offset, n));
+      f->pending_rows += n;
+      f->pending_bytes += n * bytes_per_row;
+      {
+        std::lock_guard lock(mu);
+        pending_total += n * bytes_per_row;
+      }
       offset += n;
-      rows_written += n;
+      if (f->pending_rows < f->group_limit) continue;
+      SKADE_RETURN_IF_ERROR(Flush(*f));
       SKADE_ARROW_ASSIGN(int64_t pos, f->sink->Tell(), f->path);
-      if (pos >= target_file_bytes) {
-        SKADE_RETURN_IF_ERROR(Close(*f));
-        open.erase(key);
-      }
+      if (pos >= target_file_bytes) SKADE_RETURN_IF_ERROR(Close(key, *f));
+    }
+    return {};
+  }
+
+  // Writes the largest pending row groups early while they hold too much memory.
+  Status Bound() {
+    while (pending_total > kPendingBytes) {
+      OpenFile* largest = nullptr;
+      for (auto& [k, f] : open)
+        if (!largest || f.pending_bytes > largest->pending_bytes) largest = &f;
+      if (!largest || largest->pending_bytes == 0) break;
+      SKADE_RETURN_IF_ERROR(Flush(*largest));
     }
     return {};
   }
@@ -501,11 +584,10 @@ Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
       if (buf) mem += buf->size();
   }
   int64_t bytes_per_row = std::max<int64_t>(1, mem / batch->num_rows());
-  int64_t saved = d.row_group_rows;
-  d.row_group_rows = std::clamp<int64_t>(d.target_file_bytes / bytes_per_row, 1, saved);
+  int64_t group_rows = std::clamp<int64_t>(d.target_file_bytes / bytes_per_row, 1, d.row_group_rows);
   Status st;
   if (d.spec.unpartitioned()) {
-    st = d.WriteTo("", {}, batch);
+    st = d.WriteTo("", {}, batch, group_rows, bytes_per_row);
   } else {
     // Group rows by partition tuple, keeping input order within a group.
     std::vector<std::shared_ptr<arrow::Array>> sources;
@@ -603,10 +685,13 @@ Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
       SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(batch, order_array), "partitioning");
       grouped = taken.record_batch();
     }
-    for (size_t g = 0; g < tuples.size() && st; ++g)
-      st = d.WriteTo(keys[g], tuples[g], grouped->Slice(starts[g], starts[g + 1] - starts[g]));
+    // Partitions are encoded concurrently (each thread its own partition's file).
+    st = RunConcurrently(tuples.size(), [&](size_t g) {
+      return d.WriteTo(keys[g], tuples[g], grouped->Slice(starts[g], starts[g + 1] - starts[g]), group_rows,
+                       bytes_per_row);
+    });
   }
-  d.row_group_rows = saved;
+  if (st) st = d.Bound();
   return st;
 }
 
@@ -622,11 +707,19 @@ void DataWriter::Abort() {
 }
 
 Result<std::vector<DataFile>> DataWriter::Finish() {
-  for (auto& [k, f] : impl_->open) SKADE_RETURN_IF_ERROR(impl_->Close(f));
-  impl_->open.clear();
+  // The last row groups of all open files are encoded concurrently.
+  std::vector<std::pair<std::string, Impl::OpenFile*>> files;
+  for (auto& [k, f] : impl_->open) files.emplace_back(k, &f);
+  SKADE_RETURN_IF_ERROR(RunConcurrently(files.size(), [&](size_t i) { return impl_->Close(files[i].first, *files[i].second); }));
+  // Files in the order they were opened, whichever thread closed them first.
+  std::sort(impl_->done.begin(), impl_->done.end(),
+            [](const DataFile& a, const DataFile& b) { return a.file_path < b.file_path; });
   return std::move(impl_->done);
 }
 
-int64_t DataWriter::rows_written() const { return impl_->rows_written; }
+int64_t DataWriter::rows_written() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->rows_written;
+}
 
 }  // namespace skade
