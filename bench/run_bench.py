@@ -709,9 +709,12 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         sk_scan(None, 1)
         py_scan_tbl.scan().to_arrow()
         scans = {"skade_before_compact": [], "skade_after_compact": [], "pyiceberg": []}
+        cpu = {"skade_before_compact": [], "skade_after_compact": []}
         for _ in range(a.rounds):
             before = sk_scan(pre_snapshot, 1)
             after = sk_scan(None, 1)
+            cpu["skade_before_compact"].append(before["cpu_s"][0])
+            cpu["skade_after_compact"].append(after["cpu_s"][0])
             t, out = timed(lambda: py_scan_tbl.scan().to_arrow())
             scans["skade_before_compact"].append(before["times_s"][0])
             scans["skade_after_compact"].append(after["times_s"][0])
@@ -736,9 +739,14 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         scan_eng["pyiceberg"]["data_files"] = py_scan_tbl.inspect.files().num_rows
         # The write half of a compaction on its own: the compacted rows written again.
         write = sk("write", name)
+        for e, ts in cpu.items():
+            scan_eng[e]["cpu_s"] = ts
+            scan_eng[e]["median_cpu_s"] = statistics.median(ts)
         scan_plus_write = scan_eng["skade_after_compact"]["median_s"] + write["write_s"]
+        cpu_scan_plus_write = scan_eng["skade_after_compact"]["median_cpu_s"] + write["write_cpu_s"]
         deletes_scan_plus_write = scan_eng["skade_before_compact"]["median_s"] + write["write_s"]
         slowdown = [b / a_ for b, a_ in zip(scans["skade_before_compact"], scans["skade_after_compact"])]
+        cpu_slowdown = [b / a_ for b, a_ in zip(cpu["skade_before_compact"], cpu["skade_after_compact"])]
         # rows/s ratios (row counts differ when PyIceberg ran fewer batches).
         r_pre = [(expected(n_sk)["rows"] / ts) / (expected(n_py)["rows"] / tp)
                  for ts, tp in zip(scans["skade_before_compact"], scans["pyiceberg"])]
@@ -762,10 +770,14 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
                         "write_same_rows_s": write["write_s"], "scan_plus_write_s": scan_plus_write,
                         "compact_vs_scan_plus_write": compact["compact_s"] / scan_plus_write,
                         "scan_with_deletes_plus_write_s": deletes_scan_plus_write,
-                        "compact_vs_scan_with_deletes_plus_write": compact["compact_s"] / deletes_scan_plus_write},
+                        "compact_vs_scan_with_deletes_plus_write": compact["compact_s"] / deletes_scan_plus_write,
+                        "cpu": {"compact_s": compact["compact_cpu_s"], "write_s": write["write_cpu_s"],
+                                "scan_plus_write_s": cpu_scan_plus_write,
+                                "compact_vs_scan_plus_write": compact["compact_cpu_s"] / cpu_scan_plus_write}},
             "scan": {
                 "engines": scan_eng,
                 "skade_slowdown_before_vs_after_compact": spread(slowdown),
+                "skade_cpu_slowdown_before_vs_after_compact": spread(cpu_slowdown),
                 "ratio_skade_before_compact_vs_pyiceberg": spread(r_pre),
                 "ratio_skade_after_compact_vs_pyiceberg": spread(r_post),
             },
@@ -789,6 +801,11 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         print(f"{label:<24} {e['skade_before_compact']['median_s']:11.3f} s {e['skade_after_compact']['median_s']:10.3f} s "
               f"{e['pyiceberg']['median_s']:8.3f} s   {sd['median']:10.2f}x [{sd['min']:.2f}-{sd['max']:.2f}] "
               f"{v['compact']['skade_s']:10.2f} {v['compact']['scan_plus_write_s']:13.2f}")
+    print("CPU seconds: scan before/after compact, compact vs scan+write")
+    for label, v in variants.items():
+        c, cs = v["compact"]["cpu"], v["scan"]["skade_cpu_slowdown_before_vs_after_compact"]
+        print(f"{label:<24} {cs['median']:6.2f}x [{cs['min']:.2f}-{cs['max']:.2f}]   compact {c['compact_s']:.2f} s vs "
+              f"{c['scan_plus_write_s']:.2f} s ({c['compact_vs_scan_plus_write']:.2f}x)")
     met = {label: {"scan_slowdown_le_1_5": v["scan"]["skade_slowdown_before_vs_after_compact"]["median"] <= 1.5,
                    "compact_le_scan_plus_write": v["compact"]["compact_vs_scan_plus_write"] <= 1.0}
            for label, v in variants.items()}
@@ -821,7 +838,9 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
                     "= time travel to the last upsert snapshot, after = current snapshot after "
                     "Table::Compact(nullopt); PyIceberg: table.scan().to_arrow(); one warm-up each, then "
                     f"{a.rounds} interleaved rounds",
-            "slowdown": "per-round scan time(skade before compact)/time(skade after compact); median [min-max]",
+            "slowdown": "per-round scan time(skade before compact)/time(skade after compact); median [min-max]; "
+                        "*cpu* figures: the same with the process's CPU seconds (user + system, all threads) "
+                        "over the timed region, which do not count waiting for a core on a loaded machine",
             "variants": "*_equality arms set skade.write.upsert.equality-deletes=true on skade's table; "
                         "skade_delete_kind says what skade wrote (a partitioned table whose partition "
                         "source is not in the key gets position deletes even then); PyIceberg upserts "

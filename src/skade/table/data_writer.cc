@@ -3,6 +3,7 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 #include <arrow/io/file.h>
+#include <arrow/util/byte_size.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/metadata.h>
 #include <parquet/properties.h>
@@ -416,12 +417,13 @@ struct DataWriter::Impl {
     // encoded at once (a row group per input batch would make many small ones).
     std::vector<std::shared_ptr<arrow::RecordBatch>> pending;
     int64_t pending_rows = 0, pending_bytes = 0, group_limit = 0;
+    int64_t buffered_bytes = 0;  // decoded size of the row group the writer holds, not yet in the file
   };
   std::unordered_map<std::string, OpenFile> open;  // node-based: an entry stays put while others come and go
   std::vector<DataFile> done;
 
   // Decoded bytes of pending row groups (all files) above which the largest are written early.
-  static constexpr int64_t kPendingBytes = 256LL << 20;
+  static constexpr int64_t kPendingBytes = 128LL << 20;
 
   Result<OpenFile*> FileFor(const std::string& key, const std::vector<Value>& tuple,
                             const arrow::RecordBatch& first) {
@@ -460,11 +462,31 @@ struct DataWriter::Impl {
     return b.build();
   }
 
-  // Writes the file's pending rows as one row group.
-  Status Flush(OpenFile& f) {
+  // Bytes of the file so far, counting a row group the writer still holds by its decoded size.
+  Result<int64_t> FileBytes(OpenFile& f) {
+    SKADE_ARROW_ASSIGN(int64_t on_disk, f.sink->Tell(), f.path);
+    return on_disk + f.buffered_bytes;
+  }
+
+  // Writes the file's pending rows as one row group. Parquet encodes the columns of a
+  // row group in parallel only through its buffered row groups, which reach the file
+  // later (at the next row group or at Close): used while even the decoded size keeps
+  // the file below the target, so the roll decision never needs the unwritten size.
+  // Otherwise the row group is written at once and the file measured.
+  Status Flush(OpenFile& f, bool* measured) {
+    *measured = false;
     if (f.pending_rows == 0) return {};
-    SKADE_ARROW_ASSIGN(auto table, arrow::Table::FromRecordBatches(f.pending[0]->schema(), f.pending), f.path);
-    SKADE_ARROW_RETURN(f.writer->WriteTable(*table, f.pending_rows), f.path);
+    SKADE_ASSIGN_OR_RETURN(int64_t bytes, FileBytes(f));
+    if (bytes + f.pending_bytes < target_file_bytes) {
+      SKADE_ARROW_RETURN(f.writer->NewBufferedRowGroup(), f.path);
+      for (const auto& b : f.pending) SKADE_ARROW_RETURN(f.writer->WriteRecordBatch(*b), f.path);
+      f.buffered_bytes = f.pending_bytes;
+    } else {
+      SKADE_ARROW_ASSIGN(auto table, arrow::Table::FromRecordBatches(f.pending[0]->schema(), f.pending), f.path);
+      SKADE_ARROW_RETURN(f.writer->WriteTable(*table, f.pending_rows), f.path);
+      f.buffered_bytes = 0;
+      *measured = true;
+    }
     f.rows += f.pending_rows;
     f.pending.clear();
     std::lock_guard lock(mu);
@@ -476,7 +498,8 @@ struct DataWriter::Impl {
 
   // Flushes and closes the file of `key` and records it as written.
   Status Close(const std::string& key, OpenFile& f) {
-    SKADE_RETURN_IF_ERROR(Flush(f));
+    bool measured;
+    SKADE_RETURN_IF_ERROR(Flush(f, &measured));
     SKADE_ARROW_RETURN(f.writer->Close(), f.path);
     auto md = f.writer->metadata();
     SKADE_ARROW_ASSIGN(int64_t size, f.sink->Tell(), f.path);
@@ -509,7 +532,7 @@ struct DataWriter::Impl {
         f->group_limit = group_rows;
         if (f->rows > 0) {
           // Size the row group by what rows really cost on disk so far in this file.
-          SKADE_ARROW_ASSIGN(int64_t written, f->sink->Tell(), f->path);
+          SKADE_ASSIGN_OR_RETURN(int64_t written, FileBytes(*f));
           int64_t per_row = std::max<int64_t>(1, written / f->rows);
           f->group_limit = std::clamp<int64_t>((target_file_bytes - written) / per_row, 1, group_rows);
         }
@@ -524,7 +547,9 @@ struct DataWriter::Impl {
       }
       offset += n;
       if (f->pending_rows < f->group_limit) continue;
-      SKADE_RETURN_IF_ERROR(Flush(*f));
+      bool measured;
+      SKADE_RETURN_IF_ERROR(Flush(*f, &measured));
+      if (!measured) continue;  // buffered: below the target by construction
       SKADE_ARROW_ASSIGN(int64_t pos, f->sink->Tell(), f->path);
       if (pos >= target_file_bytes) SKADE_RETURN_IF_ERROR(Close(key, *f));
     }
@@ -538,7 +563,8 @@ struct DataWriter::Impl {
       for (auto& [k, f] : open)
         if (!largest || f.pending_bytes > largest->pending_bytes) largest = &f;
       if (!largest || largest->pending_bytes == 0) break;
-      SKADE_RETURN_IF_ERROR(Flush(*largest));
+      bool measured;
+      SKADE_RETURN_IF_ERROR(Flush(*largest, &measured));
     }
     return {};
   }
@@ -569,7 +595,7 @@ Result<std::unique_ptr<DataWriter>> DataWriter::Make(const TableMetadata& metada
   impl->row_group_rows = metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20);
   if (impl->row_group_rows <= 0) return InvalidArgument("write.parquet.row-group-limit must be positive");
   impl->props = WriterProps(metadata, impl->row_group_rows);
-  // Columns of a row group are encoded in parallel on the Arrow CPU pool.
+  // Columns of a buffered row group are encoded in parallel on the Arrow CPU pool.
   impl->arrow_props = parquet::ArrowWriterProperties::Builder().set_use_threads(true)->build();
   return std::unique_ptr<DataWriter>(new DataWriter(std::move(impl)));
 }
@@ -577,12 +603,10 @@ Result<std::unique_ptr<DataWriter>> DataWriter::Make(const TableMetadata& metada
 Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
   Impl& d = *impl_;
   if (batch->num_rows() == 0) return {};
-  // Rows per chunk so that one chunk is roughly the target file size in memory.
-  int64_t mem = 0;
-  for (const auto& c : batch->columns()) {
-    for (const auto& buf : c->data()->buffers)
-      if (buf) mem += buf->size();
-  }
+  // Rows per chunk so that one chunk is roughly the target file size in memory. A slice
+  // counts only the bytes it references (scan batches are slices of whole row groups).
+  auto referenced = arrow::util::ReferencedBufferSize(*batch);
+  int64_t mem = referenced.ok() ? *referenced : arrow::util::TotalBufferSize(*batch);
   int64_t bytes_per_row = std::max<int64_t>(1, mem / batch->num_rows());
   int64_t group_rows = std::clamp<int64_t>(d.target_file_bytes / bytes_per_row, 1, d.row_group_rows);
   Status st;
