@@ -302,8 +302,10 @@ namespace {
 // Dictionary encoding pays for columns with few distinct values; for the others the
 // encoder hashes values until the dictionary outgrows its page and falls back to plain
 // anyway (costly to write, and slower to read). Decided per file from its first rows.
+constexpr int64_t kPlainSample = 4096;
+
 std::vector<std::string> PlainColumns(const arrow::RecordBatch& batch) {
-  constexpr int64_t kSample = 4096;
+  constexpr int64_t kSample = kPlainSample;
   std::vector<std::string> plain;
   if (batch.num_rows() < kSample) return plain;
   InitArrowCompute();
@@ -425,8 +427,7 @@ struct DataWriter::Impl {
   // Decoded bytes of pending row groups (all files) above which the largest are written early.
   static constexpr int64_t kPendingBytes = 128LL << 20;
 
-  Result<OpenFile*> FileFor(const std::string& key, const std::vector<Value>& tuple,
-                            const arrow::RecordBatch& first) {
+  Result<OpenFile*> FileFor(const std::string& key, const std::vector<Value>& tuple) {
     int counter;
     {
       std::lock_guard lock(mu);
@@ -446,10 +447,6 @@ struct DataWriter::Impl {
     f.path = dir + "/" + name + write_id + ".parquet";
     SKADE_RETURN_IF_ERROR(CheckInside(f.path, metadata->location));
     SKADE_ARROW_ASSIGN(f.sink, arrow::io::FileOutputStream::Open(f.path), f.path);
-    SKADE_ARROW_ASSIGN(f.writer,
-                       parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(),
-                                                        f.sink, FilePropsFor(first), arrow_props),
-                       f.path);
     std::lock_guard lock(mu);
     return &open.emplace(key, std::move(f)).first->second;
   }
@@ -476,6 +473,16 @@ struct DataWriter::Impl {
   Status Flush(OpenFile& f, bool* measured) {
     *measured = false;
     if (f.pending_rows == 0) return {};
+    if (!f.writer) {
+      // The encodings are chosen from the file's first row group (not its first input
+      // batch, which may be a few rows of a small file being compacted).
+      SKADE_ARROW_ASSIGN(auto rows, arrow::Table::FromRecordBatches(f.pending[0]->schema(), f.pending), f.path);
+      SKADE_ARROW_ASSIGN(auto sample, rows->Slice(0, kPlainSample)->CombineChunksToBatch(), f.path);
+      SKADE_ARROW_ASSIGN(f.writer,
+                         parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(), f.sink,
+                                                          FilePropsFor(*sample), arrow_props),
+                         f.path);
+    }
     SKADE_ASSIGN_OR_RETURN(int64_t bytes, FileBytes(f));
     if (bytes + f.pending_bytes < target_file_bytes) {
       SKADE_ARROW_RETURN(f.writer->NewBufferedRowGroup(), f.path);
@@ -527,7 +534,7 @@ struct DataWriter::Impl {
                  const std::shared_ptr<arrow::RecordBatch>& batch, int64_t group_rows, int64_t bytes_per_row) {
     int64_t offset = 0;
     while (offset < batch->num_rows()) {
-      SKADE_ASSIGN_OR_RETURN(OpenFile * f, FileFor(key, tuple, *batch));
+      SKADE_ASSIGN_OR_RETURN(OpenFile * f, FileFor(key, tuple));
       if (f->pending_rows == 0) {
         f->group_limit = group_rows;
         if (f->rows > 0) {
@@ -574,7 +581,7 @@ DataWriter::DataWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DataWriter::~DataWriter() {
   // Unfinished files stay unreferenced; close them so no descriptor leaks.
   for (auto& [k, f] : impl_->open) {
-    (void)f.writer->Close();
+    if (f.writer) (void)f.writer->Close();
     (void)f.sink->Close();
   }
 }
@@ -721,7 +728,7 @@ Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
 
 void DataWriter::Abort() {
   for (auto& [k, f] : impl_->open) {
-    (void)f.writer->Close();
+    if (f.writer) (void)f.writer->Close();
     (void)f.sink->Close();
     std::remove(f.path.c_str());
   }
