@@ -674,21 +674,34 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
                 "rows_per_s": a.upsert_batch_rows / m}
 
     variants = {}
-    for label, partitioned in (("unpartitioned", False), ("partitioned", True)):
+    py_arms = {}  # PyIceberg's table and upsert times per partitioning (shared by both delete kinds)
+    # (label, partitioned, equality-delete property): PyIceberg upserts once per partitioning,
+    # in the position-delete arm; the equality arm is compared with those same figures.
+    for label, partitioned, equality in (("unpartitioned", False, False), ("unpartitioned_equality", False, True),
+                                         ("partitioned", True, False), ("partitioned_equality", True, True)):
         name = f"upsert_{label}"
+        props = prop_args() + (["--property", "skade.write.upsert.equality-deletes=true"] if equality else [])
         setup = sk("setup", name, "--schema", SKADE_SCHEMA, "--partition", PARTITION if partitioned else "",
-                   "--identifier", UPSERT_KEY, "--source", str(src), *prop_args())
-        py_tbl = catalog.create_table(f"bench.{name}", schema=py_schema,
-                                      partition_spec=pyiceberg_spec(partitioned), properties=PROPERTIES)
-        py_setup_s, _ = timed(lambda: py_tbl.append(data))
+                   "--identifier", UPSERT_KEY, "--source", str(src), *props)
+        py_name = f"bench.upsert_{'partitioned' if partitioned else 'unpartitioned'}"
+        run_py = not equality
+        if run_py:
+            py_tbl = catalog.create_table(py_name, schema=py_schema,
+                                          partition_spec=pyiceberg_spec(partitioned), properties=PROPERTIES)
+            py_setup_s, _ = timed(lambda: py_tbl.append(data))
+        else:
+            py_setup_s = py_arms[partitioned]["setup_s"]
         print(f"upsert {label}: {rows} rows appended (skade {setup['append_s']:.2f} s, "
-              f"pyiceberg {py_setup_s:.2f} s); {n_sk} skade / {n_py} pyiceberg batches", file=sys.stderr)
+              f"pyiceberg {py_setup_s:.2f} s); {n_sk} skade / {n_py if run_py else 0} pyiceberg batches",
+              file=sys.stderr)
 
         # Interleaved batch by batch: skade upsert b, PyIceberg upsert b (same rows).
         sk_runs, py_times, py_results = [], [], []
+        if not run_py:
+            py_times, py_results = py_arms[partitioned]["times"], py_arms[partitioned]["results"]
         for b in range(n_sk):
             sk_runs.append(sk("upsert", name, "--batch", str(batch_files[b])))
-            if b < n_py:
+            if b < n_py and run_py:
                 batch = batches[b]
                 t, res = timed(lambda: py_tbl.upsert(batch, join_cols=[UPSERT_KEY]))
                 py_times.append(t)
@@ -697,12 +710,17 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
                     sys.exit(f"pyiceberg upsert batch {b}: updated {res.rows_updated} inserted "
                              f"{res.rows_inserted}, expected {n_upd}/{n_new}")
             print(f"  batch {b}: skade {sk_runs[-1]['upsert_s'] * 1e3:.0f} ms"
-                  + (f", pyiceberg {py_times[-1] * 1e3:.0f} ms" if b < n_py else ""), file=sys.stderr)
+                  + (f", pyiceberg {py_times[-1] * 1e3:.0f} ms" if b < n_py and run_py else ""), file=sys.stderr)
+        if run_py:
+            py_arms[partitioned] = {"setup_s": py_setup_s, "times": py_times, "results": py_results}
         sk_times = [r["upsert_s"] for r in sk_runs]
         pre_snapshot = sk_runs[-1]["snapshot_id"]
         delete_kind = ("equality" if sk_runs[0]["added"]["equality_deletes"] else
                        "position" if sk_runs[0]["added"]["position_deletes"] else "none")
 
+        # Dirty pages of the setup and the upserts are written back first: the compaction's
+        # commit (fsync) would otherwise pay for them.
+        os.sync()
         compact = sk("compact", name)
         if not compact["committed"]:
             sys.exit(f"upsert {label}: skade compact committed nothing")
@@ -715,14 +733,17 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
                 extra += ["--snapshot", str(snapshot)]
             return sk("scan", name, *extra)
 
-        py_scan_tbl = catalog.load_table(f"bench.{name}")
+        py_scan_tbl = catalog.load_table(py_name)
         sk_scan(pre_snapshot, 1)
         sk_scan(None, 1)
         py_scan_tbl.scan().to_arrow()
         scans = {"skade_before_compact": [], "skade_after_compact": [], "pyiceberg": []}
+        cpu = {"skade_before_compact": [], "skade_after_compact": []}
         for _ in range(a.rounds):
             before = sk_scan(pre_snapshot, 1)
             after = sk_scan(None, 1)
+            cpu["skade_before_compact"].append(before["cpu_s"][0])
+            cpu["skade_after_compact"].append(after["cpu_s"][0])
             t, out = timed(lambda: py_scan_tbl.scan().to_arrow())
             scans["skade_before_compact"].append(before["times_s"][0])
             scans["skade_after_compact"].append(after["times_s"][0])
@@ -745,7 +766,16 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
                                                 rows_deleted_by_deletes=before["stats"]["rows_deleted"])
         scan_eng["skade_after_compact"].update(data_files=after["data_files"], delete_files=after["delete_files"])
         scan_eng["pyiceberg"]["data_files"] = py_scan_tbl.inspect.files().num_rows
+        # The write half of a compaction on its own: the compacted rows written again.
+        write = sk("write", name)
+        for e, ts in cpu.items():
+            scan_eng[e]["cpu_s"] = ts
+            scan_eng[e]["median_cpu_s"] = statistics.median(ts)
+        scan_plus_write = scan_eng["skade_after_compact"]["median_s"] + write["write_s"]
+        cpu_scan_plus_write = scan_eng["skade_after_compact"]["median_cpu_s"] + write["write_cpu_s"]
+        deletes_scan_plus_write = scan_eng["skade_before_compact"]["median_s"] + write["write_s"]
         slowdown = [b / a_ for b, a_ in zip(scans["skade_before_compact"], scans["skade_after_compact"])]
+        cpu_slowdown = [b / a_ for b, a_ in zip(cpu["skade_before_compact"], cpu["skade_after_compact"])]
         # rows/s ratios (row counts differ when PyIceberg ran fewer batches).
         r_pre = [(expected(n_sk)["rows"] / ts) / (expected(n_py)["rows"] / tp)
                  for ts, tp in zip(scans["skade_before_compact"], scans["pyiceberg"])]
@@ -762,12 +792,21 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
                 "pyiceberg": {**med_rate(py_times), "batches": n_py, "results": py_results[:1]},
                 "ratio_skade_vs_pyiceberg": spread(up_ratio),
             },
+            "equality_delete_property": equality,
             "compact": {"skade_s": compact["compact_s"], "snapshot_before": pre_snapshot,
                         "snapshot_after": compact["snapshot_id"], "rows_rewritten": compact["rows"],
-                        "files_written": compact["files_added"]},
+                        "files_written": compact["files_added"],
+                        "write_same_rows_s": write["write_s"], "scan_plus_write_s": scan_plus_write,
+                        "compact_vs_scan_plus_write": compact["compact_s"] / scan_plus_write,
+                        "scan_with_deletes_plus_write_s": deletes_scan_plus_write,
+                        "compact_vs_scan_with_deletes_plus_write": compact["compact_s"] / deletes_scan_plus_write,
+                        "cpu": {"compact_s": compact["compact_cpu_s"], "write_s": write["write_cpu_s"],
+                                "scan_plus_write_s": cpu_scan_plus_write,
+                                "compact_vs_scan_plus_write": compact["compact_cpu_s"] / cpu_scan_plus_write}},
             "scan": {
                 "engines": scan_eng,
                 "skade_slowdown_before_vs_after_compact": spread(slowdown),
+                "skade_cpu_slowdown_before_vs_after_compact": spread(cpu_slowdown),
                 "ratio_skade_before_compact_vs_pyiceberg": spread(r_pre),
                 "ratio_skade_after_compact_vs_pyiceberg": spread(r_post),
             },
@@ -784,16 +823,27 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         print(f"{label:<14} {u['skade']['rows_per_s'] / 1e3:8.1f} k rows/s {u['pyiceberg']['rows_per_s'] / 1e3:8.1f} k rows/s   "
               f"{rr['median']:6.2f}x [{rr['min']:.2f}-{rr['max']:.2f}]  {v['skade_delete_kind']}")
     print(f"\nFULL SCAN AFTER THE UPSERTS  (median of {a.rounds} interleaved rounds, warm cache)")
-    print(f"{'variant':<14} {'skade before':>13} {'skade after':>12} {'pyiceberg':>10}   "
-          f"{'before/after compact':>24} {'compact s':>10}")
+    print(f"{'variant':<24} {'skade before':>13} {'skade after':>12} {'pyiceberg':>10}   "
+          f"{'before/after compact':>24} {'compact s':>10} {'scan+write s':>13}")
     for label, v in variants.items():
         e, sd = v["scan"]["engines"], v["scan"]["skade_slowdown_before_vs_after_compact"]
-        print(f"{label:<14} {e['skade_before_compact']['median_s']:11.3f} s {e['skade_after_compact']['median_s']:10.3f} s "
+        print(f"{label:<24} {e['skade_before_compact']['median_s']:11.3f} s {e['skade_after_compact']['median_s']:10.3f} s "
               f"{e['pyiceberg']['median_s']:8.3f} s   {sd['median']:10.2f}x [{sd['min']:.2f}-{sd['max']:.2f}] "
-              f"{v['compact']['skade_s']:10.2f}")
+              f"{v['compact']['skade_s']:10.2f} {v['compact']['scan_plus_write_s']:13.2f}")
+    print("CPU seconds: scan before/after compact, compact vs scan+write")
+    for label, v in variants.items():
+        c, cs = v["compact"]["cpu"], v["scan"]["skade_cpu_slowdown_before_vs_after_compact"]
+        print(f"{label:<24} {cs['median']:6.2f}x [{cs['min']:.2f}-{cs['max']:.2f}]   compact {c['compact_s']:.2f} s vs "
+              f"{c['scan_plus_write_s']:.2f} s ({c['compact_vs_scan_plus_write']:.2f}x)")
+    met = {label: {"scan_slowdown_le_1_5": v["scan"]["skade_slowdown_before_vs_after_compact"]["median"] <= 1.5,
+                   "compact_le_scan_plus_write": v["compact"]["compact_vs_scan_plus_write"] <= 1.0}
+           for label, v in variants.items()}
     return {
         "benchmark": "upsert",
         "machine": {**machine_info(build_dir), "loadavg_1_5_15_at_start": load_start},
+        "targets": {"scan_slowdown_before_vs_after_compact_max": 1.5,
+                    "compact_vs_scan_plus_write_max": 1.0},
+        "targets_met": met,
         "protocol": {
             "reading": (f"'10,000-row batches into a 1,000,000-row table (10% of keys updated per batch)' is read "
                         f"as: each batch has {a.upsert_batch_rows} rows whose keys are {a.upsert_update_fraction:.0%} "
@@ -817,7 +867,19 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
                     "= time travel to the last upsert snapshot, after = current snapshot after "
                     "Table::Compact(nullopt); PyIceberg: table.scan().to_arrow(); one warm-up each, then "
                     f"{a.rounds} interleaved rounds",
-            "slowdown": "per-round scan time(skade before compact)/time(skade after compact); median [min-max]",
+            "slowdown": "per-round scan time(skade before compact)/time(skade after compact); median [min-max]; "
+                        "*cpu* figures: the same with the process's CPU seconds (user + system, all threads) "
+                        "over the timed region, which do not count waiting for a core on a loaded machine",
+            "variants": "*_equality arms set skade.write.upsert.equality-deletes=true on skade's table; "
+                        "skade_delete_kind says what skade wrote (a partitioned table whose partition "
+                        "source is not in the key gets position deletes even then); PyIceberg upserts "
+                        "once per partitioning and both arms are compared with those figures",
+            "compact_vs_scan_plus_write": "Table::Compact time / (median full scan after compact + "
+                                          "DataWriter writing the same rows from memory, no commit); "
+                                          "compact_vs_scan_with_deletes_plus_write: the same with the scan "
+                                          "before compact (the scan a compaction does, deletes applied); "
+                                          "os.sync() runs before the compaction so its commit does not write "
+                                          "back the earlier commands' files",
             "checks": "row count and sum(quantity) of every scanned table equal the expected values",
         },
         "data": {"rows": rows, "columns": len(COLUMNS), "seed": SEED, "schema": SKADE_SCHEMA,

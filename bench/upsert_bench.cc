@@ -9,18 +9,36 @@
 //   upsert_bench compact --warehouse W --table ns.t
 //       times one Table::Compact(std::nullopt).
 //   upsert_bench scan --warehouse W --table ns.t [--snapshot ID] [--warmup 1] [--reps 1]
-//       times a full scan (NewScan [UseSnapshot] Plan + Read->ToTable) and prints
+//       times a full scan (NewScan [UseSnapshot] Plan + Read->ToTable; wall and CPU) and prints
 //       the row count and sum(quantity) as a checksum, plus delete-file stats.
+//   upsert_bench write --warehouse W --table ns.t
+//       reads the current snapshot into memory, then times writing those rows as
+//       data files (DataWriter: the write half of a compaction, no commit); the
+//       files are removed afterwards.
 // Prints JSON.
+#include <sys/resource.h>
+
+#include <cstdio>
 #include <set>
 
 #include "bench_common.h"
+#include "skade/io/file_io.h"
+#include "skade/table/data_writer.h"
 #include "skade/table/scan.h"
 
 using namespace skade;
 using namespace skade::bench;
 
 namespace {
+
+// CPU seconds (user + system, all threads) the process has used: under a loaded machine
+// the wall times wait for a core, this does not.
+double CpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  return s(u.ru_utime) + s(u.ru_stime);
+}
 
 int Setup(const Args& a) {
   auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
@@ -80,10 +98,12 @@ int Compact(const Args& a) {
   TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
   auto table = Check(Table::Load(*catalog, ident), "load table");
   int64_t before = table->metadata()->CurrentSnapshot() ? table->metadata()->CurrentSnapshot()->snapshot_id : 0;
+  double cpu0 = CpuSeconds();
   auto t0 = std::chrono::steady_clock::now();
   CommitResult r = Check(table->Compact(std::nullopt), "compact");
   double secs = Seconds(std::chrono::steady_clock::now() - t0);
   PrintJson({{"compact_s", secs},
+             {"compact_cpu_s", CpuSeconds() - cpu0},
              {"committed", r.committed},
              {"snapshot_before", before},
              {"snapshot_id", r.snapshot_id},
@@ -98,11 +118,12 @@ int Scan(const Args& a) {
   auto table = Check(Table::Load(*catalog, ident), "load table");
   int64_t snapshot = a.Int("snapshot", 0);
   int64_t warmup = a.Int("warmup", 1), reps = a.Int("reps", 1);
-  nlohmann::json times = nlohmann::json::array();
+  nlohmann::json times = nlohmann::json::array(), cpu = nlohmann::json::array();
   int64_t rows = -1, data_files = 0, quantity_sum = 0;
   std::set<std::string> delete_files;
   ScanStats stats;
   for (int64_t i = 0; i < warmup + reps; ++i) {
+    double cpu0 = CpuSeconds();
     auto t0 = std::chrono::steady_clock::now();
     TableScan scan = table->NewScan();
     if (snapshot != 0) scan.UseSnapshot(snapshot);
@@ -111,7 +132,10 @@ int Scan(const Args& a) {
     auto result = reader->ToTable();
     if (!result.ok()) Die("scan: " + ErrorFromReader(result.status()).ToString());
     double secs = Seconds(std::chrono::steady_clock::now() - t0);
-    if (i >= warmup) times.push_back(secs);
+    if (i >= warmup) {
+      times.push_back(secs);
+      cpu.push_back(CpuSeconds() - cpu0);
+    }
     rows = (*result)->num_rows();
     stats = *plan.stats;
     data_files = static_cast<int64_t>(plan.tasks.size());
@@ -131,12 +155,42 @@ int Scan(const Args& a) {
   PrintJson({{"rows", rows},
              {"quantity_sum", quantity_sum},
              {"times_s", times},
+             {"cpu_s", cpu},
              {"data_files", data_files},
              {"delete_files", delete_files.size()},
              {"stats",
               {{"rows_read", stats.rows_read},
                {"rows_deleted", stats.rows_deleted},
                {"delete_files_applied", stats.delete_files}}}});
+  return 0;
+}
+
+int Write(const Args& a) {
+  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
+  TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
+  auto table = Check(Table::Load(*catalog, ident), "load table");
+  ScanPlan plan = Check(table->NewScan().Plan(), "plan");
+  auto reader = Check(TableScan::Read(plan, &catalog->io()), "read");
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  int64_t rows = 0;
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> b;
+    auto st = reader->ReadNext(&b);
+    if (!st.ok()) Die("scan: " + ErrorFromReader(st).ToString());
+    if (!b) break;
+    rows += b->num_rows();
+    batches.push_back(std::move(b));
+  }
+  double cpu0 = CpuSeconds();
+  auto t0 = std::chrono::steady_clock::now();
+  auto writer = Check(DataWriter::Make(*table->metadata()), "writer");
+  for (const auto& b : batches) Check(writer->Write(b), "write");
+  auto files = Check(writer->Finish(), "finish");
+  double secs = Seconds(std::chrono::steady_clock::now() - t0);
+  double cpu_s = CpuSeconds() - cpu0;
+  for (const auto& f : files) std::remove(LocalPath(f.file_path).c_str());
+  PrintJson({{"rows", rows}, {"write_s", secs}, {"write_cpu_s", cpu_s}, {"files", files.size()},
+             {"batches", batches.size()}});
   return 0;
 }
 
@@ -148,5 +202,6 @@ int main(int argc, char** argv) {
   if (a.mode == "upsert") return Upsert(a);
   if (a.mode == "compact") return Compact(a);
   if (a.mode == "scan") return Scan(a);
-  Die("usage: upsert_bench setup|upsert|compact|scan --warehouse W --table ns.t ...");
+  if (a.mode == "write") return Write(a);
+  Die("usage: upsert_bench setup|upsert|compact|scan|write --warehouse W --table ns.t ...");
 }

@@ -3,16 +3,20 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 #include <arrow/io/file.h>
+#include <arrow/util/byte_size.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/metadata.h>
 #include <parquet/properties.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <cctype>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "skade/io/file_io.h"
@@ -298,8 +302,10 @@ namespace {
 // Dictionary encoding pays for columns with few distinct values; for the others the
 // encoder hashes values until the dictionary outgrows its page and falls back to plain
 // anyway (costly to write, and slower to read). Decided per file from its first rows.
+constexpr int64_t kPlainSample = 4096;
+
 std::vector<std::string> PlainColumns(const arrow::RecordBatch& batch) {
-  constexpr int64_t kSample = 4096;
+  constexpr int64_t kSample = kPlainSample;
   std::vector<std::string> plain;
   if (batch.num_rows() < kSample) return plain;
   InitArrowCompute();
@@ -327,6 +333,32 @@ parquet::WriterProperties::Builder WriterPropsBuilder(const TableMetadata& metad
 
 std::shared_ptr<parquet::WriterProperties> WriterProps(const TableMetadata& metadata, int64_t row_group_rows) {
   return WriterPropsBuilder(metadata, row_group_rows).build();
+}
+
+// Runs fn(0..n-1) on up to one thread per core, each index once; the first error wins.
+// Own threads, not a shared pool: the tasks wait on Arrow's CPU pool (column encoding),
+// and a caller may itself be a task of skade's pool.
+Status RunConcurrently(size_t n, const std::function<Status(size_t)>& fn) {
+  size_t threads = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 1) {
+    for (size_t i = 0; i < n; ++i) SKADE_RETURN_IF_ERROR(fn(i));
+    return {};
+  }
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  Status first;
+  auto work = [&] {
+    for (size_t i; (i = next++) < n;) {
+      Status st = fn(i);
+      std::lock_guard lock(mu);
+      if (!st && first) first = st;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  return first;
 }
 
 }  // namespace
@@ -368,24 +400,41 @@ struct DataWriter::Impl {
   std::shared_ptr<parquet::ArrowWriterProperties> arrow_props;
   int64_t target_file_bytes = 0;
   int64_t row_group_rows = 0;
-  int64_t rows_written = 0;
   std::string write_id = NewUuid();
+
+  // Several partitions are written at once: `mu` guards what they share (the
+  // fields below); each thread works on the open file of its own partition.
+  std::mutex mu;
+  int64_t rows_written = 0;
   int file_counter = 0;
+  int64_t pending_total = 0;  // bytes held for row groups not yet written, all files
 
   struct OpenFile {
     std::vector<Value> partition;
     std::string path;
     std::shared_ptr<arrow::io::FileOutputStream> sink;
     std::unique_ptr<parquet::arrow::FileWriter> writer;
-    int64_t rows = 0;
+    int64_t rows = 0;  // written to the file
+    // The next row group, gathered from the batches until it is full, then
+    // encoded at once (a row group per input batch would make many small ones).
+    std::vector<std::shared_ptr<arrow::RecordBatch>> pending;
+    int64_t pending_rows = 0, pending_bytes = 0, group_limit = 0;
+    int64_t buffered_bytes = 0;  // decoded size of the row group the writer holds, not yet in the file
   };
-  std::unordered_map<std::string, OpenFile> open;
+  std::unordered_map<std::string, OpenFile> open;  // node-based: an entry stays put while others come and go
   std::vector<DataFile> done;
 
-  Result<OpenFile*> FileFor(const std::string& key, const std::vector<Value>& tuple,
-                            const arrow::RecordBatch& first) {
-    auto it = open.find(key);
-    if (it != open.end()) return &it->second;
+  // Decoded bytes of pending row groups (all files) above which the largest are written early.
+  static constexpr int64_t kPendingBytes = 128LL << 20;
+
+  Result<OpenFile*> FileFor(const std::string& key, const std::vector<Value>& tuple) {
+    int counter;
+    {
+      std::lock_guard lock(mu);
+      auto it = open.find(key);
+      if (it != open.end()) return &it->second;
+      counter = file_counter++;
+    }
     OpenFile f;
     f.partition = tuple;
     std::string dir = LocalPath(metadata->location) + "/data";
@@ -394,14 +443,11 @@ struct DataWriter::Impl {
              PathSegment(spec.fields()[i].transform.ValueToPathString(*source_types[i], tuple[i]));
     SKADE_RETURN_IF_ERROR(MakeDirs(dir));
     char name[64];
-    snprintf(name, sizeof name, "%05d-0-", file_counter++);
+    snprintf(name, sizeof name, "%05d-0-", counter);
     f.path = dir + "/" + name + write_id + ".parquet";
     SKADE_RETURN_IF_ERROR(CheckInside(f.path, metadata->location));
     SKADE_ARROW_ASSIGN(f.sink, arrow::io::FileOutputStream::Open(f.path), f.path);
-    SKADE_ARROW_ASSIGN(f.writer,
-                       parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(),
-                                                        f.sink, FilePropsFor(first), arrow_props),
-                       f.path);
+    std::lock_guard lock(mu);
     return &open.emplace(key, std::move(f)).first->second;
   }
 
@@ -413,7 +459,54 @@ struct DataWriter::Impl {
     return b.build();
   }
 
-  Status Close(OpenFile& f) {
+  // Bytes of the file so far, counting a row group the writer still holds by its decoded size.
+  Result<int64_t> FileBytes(OpenFile& f) {
+    SKADE_ARROW_ASSIGN(int64_t on_disk, f.sink->Tell(), f.path);
+    return on_disk + f.buffered_bytes;
+  }
+
+  // Writes the file's pending rows as one row group. Parquet encodes the columns of a
+  // row group in parallel only through its buffered row groups, which reach the file
+  // later (at the next row group or at Close): used while even the decoded size keeps
+  // the file below the target, so the roll decision never needs the unwritten size.
+  // Otherwise the row group is written at once and the file measured.
+  Status Flush(OpenFile& f, bool* measured) {
+    *measured = false;
+    if (f.pending_rows == 0) return {};
+    if (!f.writer) {
+      // The encodings are chosen from the file's first row group (not its first input
+      // batch, which may be a few rows of a small file being compacted).
+      SKADE_ARROW_ASSIGN(auto rows, arrow::Table::FromRecordBatches(f.pending[0]->schema(), f.pending), f.path);
+      SKADE_ARROW_ASSIGN(auto sample, rows->Slice(0, kPlainSample)->CombineChunksToBatch(), f.path);
+      SKADE_ARROW_ASSIGN(f.writer,
+                         parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(), f.sink,
+                                                          FilePropsFor(*sample), arrow_props),
+                         f.path);
+    }
+    SKADE_ASSIGN_OR_RETURN(int64_t bytes, FileBytes(f));
+    if (bytes + f.pending_bytes < target_file_bytes) {
+      SKADE_ARROW_RETURN(f.writer->NewBufferedRowGroup(), f.path);
+      for (const auto& b : f.pending) SKADE_ARROW_RETURN(f.writer->WriteRecordBatch(*b), f.path);
+      f.buffered_bytes = f.pending_bytes;
+    } else {
+      SKADE_ARROW_ASSIGN(auto table, arrow::Table::FromRecordBatches(f.pending[0]->schema(), f.pending), f.path);
+      SKADE_ARROW_RETURN(f.writer->WriteTable(*table, f.pending_rows), f.path);
+      f.buffered_bytes = 0;
+      *measured = true;
+    }
+    f.rows += f.pending_rows;
+    f.pending.clear();
+    std::lock_guard lock(mu);
+    rows_written += f.pending_rows;
+    pending_total -= f.pending_bytes;
+    f.pending_rows = f.pending_bytes = 0;
+    return {};
+  }
+
+  // Flushes and closes the file of `key` and records it as written.
+  Status Close(const std::string& key, OpenFile& f) {
+    bool measured;
+    SKADE_RETURN_IF_ERROR(Flush(f, &measured));
     SKADE_ARROW_RETURN(f.writer->Close(), f.path);
     auto md = f.writer->metadata();
     SKADE_ARROW_ASSIGN(int64_t size, f.sink->Tell(), f.path);
@@ -429,33 +522,56 @@ struct DataWriter::Impl {
     df.split_offsets = std::move(m.split_offsets);
     df.sort_order_id = 0;
     df.spec_id = spec.spec_id();
+    std::lock_guard lock(mu);
     done.push_back(std::move(df));
+    open.erase(key);
     return {};
   }
 
+  // Adds `batch`'s rows to the partition's file: row groups of up to `group_rows`
+  // rows, files rolled at the target size. Threads call this for distinct keys.
   Status WriteTo(const std::string& key, const std::vector<Value>& tuple,
-                 const std::shared_ptr<arrow::RecordBatch>& batch) {
+                 const std::shared_ptr<arrow::RecordBatch>& batch, int64_t group_rows, int64_t bytes_per_row) {
     int64_t offset = 0;
     while (offset < batch->num_rows()) {
-      SKADE_ASSIGN_OR_RETURN(OpenFile * f, FileFor(key, tuple, *batch));
-      int64_t n = std::min(row_group_rows, batch->num_rows() - offset);
-      if (f->rows > 0) {
-        // Size the chunk by what rows really cost on disk so far in this file.
-        SKADE_ARROW_ASSIGN(int64_t written, f->sink->Tell(), f->path);
-        int64_t per_row = std::max<int64_t>(1, written / f->rows);
-        n = std::clamp<int64_t>((target_file_bytes - written) / per_row, 1, n);
+      SKADE_ASSIGN_OR_RETURN(OpenFile * f, FileFor(key, tuple));
+      if (f->pending_rows == 0) {
+        f->group_limit = group_rows;
+        if (f->rows > 0) {
+          // Size the row group by what rows really cost on disk so far in this file.
+          SKADE_ASSIGN_OR_RETURN(int64_t written, FileBytes(*f));
+          int64_t per_row = std::max<int64_t>(1, written / f->rows);
+          f->group_limit = std::clamp<int64_t>((target_file_bytes - written) / per_row, 1, group_rows);
+        }
       }
-      auto slice = batch->Slice(offset, n);
-      SKADE_ARROW_ASSIGN(auto table, arrow::Table::FromRecordBatches({slice}), f->path);
-      SKADE_ARROW_RETURN(f->writer->WriteTable(*table, row_group_rows), f->path);
-      f->rows += n;
+      int64_t n = std::min(f->group_limit - f->pending_rows, batch->num_rows() - offset);
+      f->pending.push_back(batch->Slice(offset, n));
+      f->pending_rows += n;
+      f->pending_bytes += n * bytes_per_row;
+      {
+        std::lock_guard lock(mu);
+        pending_total += n * bytes_per_row;
+      }
       offset += n;
-      rows_written += n;
+      if (f->pending_rows < f->group_limit) continue;
+      bool measured;
+      SKADE_RETURN_IF_ERROR(Flush(*f, &measured));
+      if (!measured) continue;  // buffered: below the target by construction
       SKADE_ARROW_ASSIGN(int64_t pos, f->sink->Tell(), f->path);
-      if (pos >= target_file_bytes) {
-        SKADE_RETURN_IF_ERROR(Close(*f));
-        open.erase(key);
-      }
+      if (pos >= target_file_bytes) SKADE_RETURN_IF_ERROR(Close(key, *f));
+    }
+    return {};
+  }
+
+  // Writes the largest pending row groups early while they hold too much memory.
+  Status Bound() {
+    while (pending_total > kPendingBytes) {
+      OpenFile* largest = nullptr;
+      for (auto& [k, f] : open)
+        if (!largest || f.pending_bytes > largest->pending_bytes) largest = &f;
+      if (!largest || largest->pending_bytes == 0) break;
+      bool measured;
+      SKADE_RETURN_IF_ERROR(Flush(*largest, &measured));
     }
     return {};
   }
@@ -465,7 +581,7 @@ DataWriter::DataWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DataWriter::~DataWriter() {
   // Unfinished files stay unreferenced; close them so no descriptor leaks.
   for (auto& [k, f] : impl_->open) {
-    (void)f.writer->Close();
+    if (f.writer) (void)f.writer->Close();
     (void)f.sink->Close();
   }
 }
@@ -486,7 +602,7 @@ Result<std::unique_ptr<DataWriter>> DataWriter::Make(const TableMetadata& metada
   impl->row_group_rows = metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20);
   if (impl->row_group_rows <= 0) return InvalidArgument("write.parquet.row-group-limit must be positive");
   impl->props = WriterProps(metadata, impl->row_group_rows);
-  // Columns of a row group are encoded in parallel on the Arrow CPU pool.
+  // Columns of a buffered row group are encoded in parallel on the Arrow CPU pool.
   impl->arrow_props = parquet::ArrowWriterProperties::Builder().set_use_threads(true)->build();
   return std::unique_ptr<DataWriter>(new DataWriter(std::move(impl)));
 }
@@ -494,18 +610,15 @@ Result<std::unique_ptr<DataWriter>> DataWriter::Make(const TableMetadata& metada
 Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
   Impl& d = *impl_;
   if (batch->num_rows() == 0) return {};
-  // Rows per chunk so that one chunk is roughly the target file size in memory.
-  int64_t mem = 0;
-  for (const auto& c : batch->columns()) {
-    for (const auto& buf : c->data()->buffers)
-      if (buf) mem += buf->size();
-  }
+  // Rows per chunk so that one chunk is roughly the target file size in memory. A slice
+  // counts only the bytes it references (scan batches are slices of whole row groups).
+  auto referenced = arrow::util::ReferencedBufferSize(*batch);
+  int64_t mem = referenced.ok() ? *referenced : arrow::util::TotalBufferSize(*batch);
   int64_t bytes_per_row = std::max<int64_t>(1, mem / batch->num_rows());
-  int64_t saved = d.row_group_rows;
-  d.row_group_rows = std::clamp<int64_t>(d.target_file_bytes / bytes_per_row, 1, saved);
+  int64_t group_rows = std::clamp<int64_t>(d.target_file_bytes / bytes_per_row, 1, d.row_group_rows);
   Status st;
   if (d.spec.unpartitioned()) {
-    st = d.WriteTo("", {}, batch);
+    st = d.WriteTo("", {}, batch, group_rows, bytes_per_row);
   } else {
     // Group rows by partition tuple, keeping input order within a group.
     std::vector<std::shared_ptr<arrow::Array>> sources;
@@ -603,16 +716,19 @@ Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
       SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(batch, order_array), "partitioning");
       grouped = taken.record_batch();
     }
-    for (size_t g = 0; g < tuples.size() && st; ++g)
-      st = d.WriteTo(keys[g], tuples[g], grouped->Slice(starts[g], starts[g + 1] - starts[g]));
+    // Partitions are encoded concurrently (each thread its own partition's file).
+    st = RunConcurrently(tuples.size(), [&](size_t g) {
+      return d.WriteTo(keys[g], tuples[g], grouped->Slice(starts[g], starts[g + 1] - starts[g]), group_rows,
+                       bytes_per_row);
+    });
   }
-  d.row_group_rows = saved;
+  if (st) st = d.Bound();
   return st;
 }
 
 void DataWriter::Abort() {
   for (auto& [k, f] : impl_->open) {
-    (void)f.writer->Close();
+    if (f.writer) (void)f.writer->Close();
     (void)f.sink->Close();
     std::remove(f.path.c_str());
   }
@@ -622,11 +738,19 @@ void DataWriter::Abort() {
 }
 
 Result<std::vector<DataFile>> DataWriter::Finish() {
-  for (auto& [k, f] : impl_->open) SKADE_RETURN_IF_ERROR(impl_->Close(f));
-  impl_->open.clear();
+  // The last row groups of all open files are encoded concurrently.
+  std::vector<std::pair<std::string, Impl::OpenFile*>> files;
+  for (auto& [k, f] : impl_->open) files.emplace_back(k, &f);
+  SKADE_RETURN_IF_ERROR(RunConcurrently(files.size(), [&](size_t i) { return impl_->Close(files[i].first, *files[i].second); }));
+  // Files in the order they were opened, whichever thread closed them first.
+  std::sort(impl_->done.begin(), impl_->done.end(),
+            [](const DataFile& a, const DataFile& b) { return a.file_path < b.file_path; });
   return std::move(impl_->done);
 }
 
-int64_t DataWriter::rows_written() const { return impl_->rows_written; }
+int64_t DataWriter::rows_written() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->rows_written;
+}
 
 }  // namespace skade

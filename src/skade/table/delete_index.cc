@@ -1,8 +1,13 @@
 #include "skade/table/delete_index.h"
 
 #include <arrow/api.h>
+#include <arrow/array/concatenate.h>
+#include <arrow/compute/api.h>
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string_view>
 
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
@@ -13,8 +18,142 @@
 namespace skade {
 namespace {
 
-// An int or long key column: its equality keys are also kept as numbers.
-bool IsIntegral(const Type& t) { return t.id == TypeId::kInt || t.id == TypeId::kLong; }
+// murmur3's 64-bit finaliser: a bijection, so distinct values <= 8 bytes never collide.
+inline uint64_t Mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+constexpr uint64_t kNullHash = 0x9ae16a3b2f90404fULL;
+
+// How the values of one key column are laid out in its Arrow buffers.
+struct KeyLayout {
+  enum Kind { kFixed, kBool, kBinary, kLargeBinary } kind = kFixed;
+  int width = 0;                     // bytes, kFixed only
+  const uint8_t* values = nullptr;   // kFixed: the array's first value
+  const arrow::Array* array = nullptr;
+
+  static Result<KeyLayout> Of(const arrow::Array& a) {
+    KeyLayout l;
+    l.array = &a;
+    const auto& t = *a.type();
+    if (t.id() == arrow::Type::BOOL) {
+      l.kind = kBool;
+    } else if (t.id() == arrow::Type::STRING || t.id() == arrow::Type::BINARY) {
+      l.kind = kBinary;
+    } else if (t.id() == arrow::Type::LARGE_STRING || t.id() == arrow::Type::LARGE_BINARY) {
+      l.kind = kLargeBinary;
+    } else if (arrow::is_fixed_width(t.id()) && t.id() != arrow::Type::DICTIONARY &&
+               static_cast<const arrow::FixedWidthType&>(t).bit_width() % 8 == 0) {
+      l.width = static_cast<const arrow::FixedWidthType&>(t).bit_width() / 8;
+      l.values = a.data()->buffers[1] ? a.data()->buffers[1]->data() + a.offset() * l.width : nullptr;
+    } else {
+      return InvalidArgument("equality deletes cannot compare columns of type " + t.ToString());
+    }
+    return l;
+  }
+  std::string_view Bytes(int64_t r) const {
+    switch (kind) {
+      case kFixed: return {reinterpret_cast<const char*>(values + r * width), static_cast<size_t>(width)};
+      case kBinary: return static_cast<const arrow::BinaryArray&>(*array).GetView(r);
+      case kLargeBinary: return static_cast<const arrow::LargeBinaryArray&>(*array).GetView(r);
+      case kBool: break;
+    }
+    return {};
+  }
+  // A value's hash input: its bits when they fit 8 bytes, else a hash of its bytes.
+  uint64_t Word(int64_t r) const {
+    if (kind == kBool) return static_cast<const arrow::BooleanArray&>(*array).Value(r) ? 1 : 0;
+    if (kind == kFixed && width <= 8) {
+      uint64_t v = 0;
+      std::memcpy(&v, values + r * width, static_cast<size_t>(width));
+      return v;
+    }
+    return std::hash<std::string_view>{}(Bytes(r));
+  }
+  bool Equal(int64_t r, const KeyLayout& o, int64_t k) const {
+    bool n1 = array->IsNull(r), n2 = o.array->IsNull(k);
+    if (n1 || n2) return n1 && n2;
+    if (kind == kBool) return Word(r) == o.Word(k);
+    return Bytes(r) == o.Bytes(k);
+  }
+};
+
+// The value of a 1, 2, 4 or 8 byte fixed-width column at `r`, sign-extended.
+template <typename T>
+int64_t SignedAt(const uint8_t* values, int64_t r) {
+  T v;
+  std::memcpy(&v, values + r * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return static_cast<int64_t>(v);
+}
+
+template <typename F>
+void WithSignedLoader(int width, F&& f) {
+  switch (width) {
+    case 1: return f(&SignedAt<int8_t>);
+    case 2: return f(&SignedAt<int16_t>);
+    case 4: return f(&SignedAt<int32_t>);
+    default: return f(&SignedAt<int64_t>);
+  }
+}
+
+// Whether keys over these columns compare by their hash alone (see EqualityProbe::exact_).
+bool ExactKeys(const std::vector<KeyLayout>& cols) {
+  return cols.size() == 1 && (cols[0].kind == KeyLayout::kBool || (cols[0].kind == KeyLayout::kFixed && cols[0].width <= 8));
+}
+
+// The hash of every row's key, one column at a time.
+void HashRows(const std::vector<KeyLayout>& cols, bool exact, int64_t rows, std::vector<uint64_t>* out) {
+  out->assign(static_cast<size_t>(rows), 0);
+  uint64_t* h = out->data();
+  for (const auto& c : cols) {
+    bool nulls = c.array->null_count() > 0;
+    if (exact) {
+      for (int64_t r = 0; r < rows; ++r) h[r] = nulls && c.array->IsNull(r) ? kNullHash : Mix(c.Word(r));
+      return;
+    }
+    for (int64_t r = 0; r < rows; ++r)
+      h[r] = Mix(h[r] * 0x9e3779b97f4a7c15ULL + (nulls && c.array->IsNull(r) ? kNullHash : Mix(c.Word(r))));
+  }
+}
+
+Result<std::vector<KeyLayout>> Layouts(const std::vector<std::shared_ptr<arrow::Array>>& cols) {
+  std::vector<KeyLayout> out;
+  for (const auto& c : cols) {
+    SKADE_ASSIGN_OR_RETURN(auto l, KeyLayout::Of(*c));
+    out.push_back(l);
+  }
+  return out;
+}
+
+// `a` as `type` (a cast when a file's type differs from the table's, e.g. large strings).
+Result<std::shared_ptr<arrow::Array>> AsType(const std::shared_ptr<arrow::Array>& a,
+                                             const std::shared_ptr<arrow::DataType>& type) {
+  if (a->type()->Equals(*type)) return a;
+  InitArrowCompute();
+  auto cast = arrow::compute::Cast(*a, type);
+  if (!cast.ok()) return Corrupt("equality key column of type " + a->type()->ToString() + " does not read as " + type->ToString());
+  return *cast;
+}
+
+// Whether the bounds of `field_id` in two files prove no value is in both (nulls
+// in the delete file's column keep it: nulls match nulls).
+bool Disjoint(const expr::ColumnStats& del, const expr::ColumnStats& data, int field_id, const Type& type) {
+  auto nulls = del.null_value_counts.find(field_id);
+  if (nulls == del.null_value_counts.end() || nulls->second != 0) return false;
+  auto dlo = del.lower_bounds.find(field_id), dhi = del.upper_bounds.find(field_id);
+  auto lo = data.lower_bounds.find(field_id), hi = data.upper_bounds.find(field_id);
+  if (dlo == del.lower_bounds.end() || dhi == del.upper_bounds.end() || lo == data.lower_bounds.end() ||
+      hi == data.upper_bounds.end())
+    return false;
+  auto a = DeserializeValue(type, dlo->second), b = DeserializeValue(type, dhi->second);
+  auto c = DeserializeValue(type, lo->second), d = DeserializeValue(type, hi->second);
+  if (!a || !b || !c || !d) return false;
+  return CompareValues(*b, *c) < 0 || CompareValues(*a, *d) > 0;
+}
 
 }  // namespace
 
@@ -58,7 +197,16 @@ std::vector<DeleteFileEntry> DeleteIndex::For(const DataFile& data_file, int64_t
         return false;
       return true;
     }
-    return d.data_sequence_number > data_seq;
+    if (d.data_sequence_number <= data_seq) return false;
+    // Key ranges that cannot meet leave the data file alone (primitive keys only; not
+    // floats, whose NaN keys the bounds leave out).
+    for (int id : d.file.equality_ids) {
+      const NestedField* f = metadata.schema()->FindField(id);
+      if (f && f->type->is_primitive() && f->type->id != TypeId::kFloat && f->type->id != TypeId::kDouble &&
+          Disjoint(d.file.stats, data_file.stats, id, *f->type))
+        return false;
+    }
+    return true;
   };
   for (const auto& d : global_)
     if (applies(d)) out.push_back(d);
@@ -68,7 +216,6 @@ std::vector<DeleteFileEntry> DeleteIndex::For(const DataFile& data_file, int64_t
       for (const auto& d : it->second)
         if (applies(d)) out.push_back(d);
   }
-  (void)metadata;
   return out;
 }
 
@@ -80,13 +227,126 @@ void DeletedRows::AddPositions(const std::vector<int64_t>& positions) {
   positions_.erase(std::unique(positions_.begin(), positions_.end()), positions_.end());
 }
 
-void DeletedRows::AddEqualityKeys(const std::vector<int>& field_ids, const EqualityKeySet* keys) {
-  for (auto& e : equality_)
-    if (e.field_ids == field_ids) {
-      e.keys.push_back(keys);
-      return;
+void DeletedRows::AddEquality(std::vector<int> field_ids, const EqualityProbe* probe) {
+  equality_.push_back(EqualitySet{std::move(field_ids), probe});
+}
+
+Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shared_ptr<arrow::Array>> keys) {
+  auto p = std::unique_ptr<EqualityProbe>(new EqualityProbe());
+  p->keys_ = std::move(keys);
+  SKADE_ASSIGN_OR_RETURN(auto cols, Layouts(p->keys_));
+  int64_t n = p->keys_.empty() ? 0 : p->keys_[0]->length();
+  p->exact_ = ExactKeys(cols);
+  const KeyLayout& c0 = cols.empty() ? KeyLayout{} : cols[0];
+  if (p->exact_ && c0.kind == KeyLayout::kFixed && (c0.width == 1 || c0.width == 2 || c0.width == 4 || c0.width == 8)) {
+    // Dense integer keys (ids): a bitmap over their range when it stays small.
+    int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min(), count = 0;
+    const arrow::Array& a = *p->keys_[0];
+    WithSignedLoader(c0.width, [&](auto load) {
+      for (int64_t k = 0; k < n; ++k) {
+        if (a.IsNull(k)) {
+          p->has_null_ = true;
+          continue;
+        }
+        int64_t v = load(c0.values, k);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        ++count;
+      }
+    });
+    uint64_t span = count > 0 ? static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) : 0;
+    if (count > 0 && span < (uint64_t{1} << 30) && span <= std::max<uint64_t>(static_cast<uint64_t>(count) * 64, 1 << 23)) {
+      p->dense_ = true;
+      p->lo_ = lo;
+      p->span_ = span;
+      p->bits_.assign(span / 64 + 1, 0);
+      WithSignedLoader(c0.width, [&](auto load) {
+        for (int64_t k = 0; k < n; ++k)
+          if (!a.IsNull(k)) {
+            uint64_t off = static_cast<uint64_t>(load(c0.values, k)) - static_cast<uint64_t>(lo);
+            p->bits_[off >> 6] |= uint64_t{1} << (off & 63);
+          }
+      });
+      return p;
     }
-  equality_.push_back(EqualitySets{field_ids, {keys}});
+    p->has_null_ = false;  // counted again below
+  }
+  std::vector<uint64_t> h;
+  HashRows(cols, p->exact_, n, &h);
+  uint64_t buckets = 16;
+  while (buckets < static_cast<uint64_t>(n) * 2) buckets <<= 1;
+  p->mask_ = buckets - 1;
+  p->heads_.assign(buckets, -1);
+  p->hashes_.reserve(static_cast<size_t>(n));
+  std::vector<int64_t> rows;  // key row of each entry (duplicates are entered once)
+  for (int64_t k = 0; k < n; ++k) {
+    if (p->exact_ && p->keys_[0]->IsNull(k)) {
+      p->has_null_ = true;
+      continue;
+    }
+    int32_t& head = p->heads_[h[k] & p->mask_];
+    bool seen = false;
+    for (int32_t i = head; i >= 0 && !seen; i = p->next_[static_cast<size_t>(i)])
+      seen = p->hashes_[static_cast<size_t>(i)] == h[k] &&
+             (p->exact_ || std::all_of(cols.begin(), cols.end(), [&](const KeyLayout& c) {
+                return c.Equal(rows[static_cast<size_t>(i)], c, k);
+              }));
+    if (seen) continue;
+    p->next_.push_back(head);
+    head = static_cast<int32_t>(p->hashes_.size());
+    p->hashes_.push_back(h[k]);
+    rows.push_back(k);
+  }
+  if (!p->exact_ && static_cast<int64_t>(rows.size()) < n) {  // keep only the distinct key rows
+    arrow::Int64Builder idx;
+    SKADE_ARROW_RETURN(idx.AppendValues(rows), "equality deletes");
+    std::shared_ptr<arrow::Array> ia;
+    SKADE_ARROW_RETURN(idx.Finish(&ia), "equality deletes");
+    InitArrowCompute();
+    for (auto& k : p->keys_) {
+      SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(*k, *ia), "equality deletes");
+      k = taken;
+    }
+  }
+  return p;
+}
+
+Status EqualityProbe::Mark(const std::vector<std::shared_ptr<arrow::Array>>& columns, std::vector<bool>* out) const {
+  if (columns.size() != keys_.size()) return Internal("equality probe: column count differs from the key's");
+  if (hashes_.empty() && !has_null_ && !dense_) return {};
+  std::vector<std::shared_ptr<arrow::Array>> typed;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    SKADE_ASSIGN_OR_RETURN(auto a, AsType(columns[c], keys_[c]->type()));
+    typed.push_back(std::move(a));
+  }
+  if (dense_) return MarkDense(*typed[0], out);
+  SKADE_ASSIGN_OR_RETURN(auto cols, Layouts(typed));
+  SKADE_ASSIGN_OR_RETURN(auto keys, Layouts(keys_));
+  int64_t rows = typed.empty() ? 0 : typed[0]->length();
+  std::vector<uint64_t> h;
+  HashRows(cols, exact_, rows, &h);
+  bool nulls = exact_ && typed[0]->null_count() > 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    if ((*out)[static_cast<size_t>(r)]) continue;
+    if (nulls && typed[0]->IsNull(r)) {
+      (*out)[static_cast<size_t>(r)] = has_null_;
+      continue;
+    }
+    uint64_t hr = h[static_cast<size_t>(r)];
+    for (int32_t i = heads_[hr & mask_]; i >= 0; i = next_[static_cast<size_t>(i)]) {
+      if (hashes_[static_cast<size_t>(i)] != hr) continue;
+      bool equal = exact_;
+      if (!equal) {
+        equal = true;
+        for (size_t c = 0; c < cols.size() && equal; ++c) equal = cols[c].Equal(r, keys[c], i);
+      }
+      if (equal) {
+        (*out)[static_cast<size_t>(r)] = true;
+        break;
+      }
+    }
+  }
+  return {};
 }
 
 Result<std::string> EqualityKey(const std::vector<std::shared_ptr<arrow::Array>>& columns,
@@ -122,43 +382,33 @@ Result<std::vector<bool>> DeletedFlags(const DeletedRows& deleted, const arrow::
     out[static_cast<size_t>(r)] = at != pos.end() && *at == p;
     previous = p;
   }
-  for (const auto& sets : deleted.equality()) {
+  for (const auto& set : deleted.equality()) {
     std::vector<std::shared_ptr<arrow::Array>> cols;
-    std::vector<TypePtr> types;
-    for (int id : sets.field_ids) {
+    for (int id : set.field_ids) {
       auto col = ColumnForFieldId(batch, schema, id);
-      const NestedField* f = schema.FindField(id);
-      if (!col || !f) return Corrupt("equality delete column " + std::to_string(id) + " not readable");
+      if (!col) return Corrupt("equality delete column " + std::to_string(id) + " not readable");
       cols.push_back(col);
-      types.push_back(f->type);
     }
-    // One integer key column: compare numbers, no per-row encoding.
-    auto numeric_value = [&](int64_t r) -> std::optional<int64_t> {
-      const arrow::Array& a = *cols[0];
-      if (a.type_id() == arrow::Type::INT64) return static_cast<const arrow::Int64Array&>(a).Value(r);
-      if (a.type_id() == arrow::Type::INT32) return static_cast<const arrow::Int32Array&>(a).Value(r);
-      return std::nullopt;
-    };
-    bool numeric = sets.numeric() && IsIntegral(*types[0]) &&
-                   (cols[0]->type_id() == arrow::Type::INT64 || cols[0]->type_id() == arrow::Type::INT32);
-    for (int64_t r = 0; r < batch.num_rows(); ++r) {
-      if (out[static_cast<size_t>(r)]) continue;
-      bool gone = false;
-      if (numeric) {
-        if (cols[0]->IsNull(r)) {
-          for (const auto* k : sets.keys) gone = gone || k->has_null;
-        } else {
-          int64_t v = *numeric_value(r);
-          for (const auto* k : sets.keys) gone = gone || k->numbers.contains(v);
-        }
-      } else {
-        SKADE_ASSIGN_OR_RETURN(std::string key, EqualityKey(cols, types, r));
-        gone = sets.Contains(key);
-      }
-      out[static_cast<size_t>(r)] = gone;
-    }
+    SKADE_RETURN_IF_ERROR(set.probe->Mark(cols, &out));
   }
   return out;
+}
+
+Status EqualityProbe::MarkDense(const arrow::Array& column, std::vector<bool>* out) const {
+  SKADE_ASSIGN_OR_RETURN(KeyLayout c, KeyLayout::Of(column));
+  const bool nulls = column.null_count() > 0;
+  const int64_t rows = column.length();
+  WithSignedLoader(c.width, [&](auto load) {
+    for (int64_t r = 0; r < rows; ++r) {
+      if (nulls && column.IsNull(r)) {
+        if (has_null_) (*out)[static_cast<size_t>(r)] = true;
+        continue;
+      }
+      uint64_t off = static_cast<uint64_t>(load(c.values, r)) - static_cast<uint64_t>(lo_);
+      if (off <= span_ && (bits_[off >> 6] >> (off & 63) & 1)) (*out)[static_cast<size_t>(r)] = true;
+    }
+  });
+  return {};
 }
 
 Result<const DeleteLoader::PositionFile*> DeleteLoader::LoadPositions(const DataFile& f) {
@@ -175,53 +425,77 @@ Result<const DeleteLoader::PositionFile*> DeleteLoader::LoadPositions(const Data
     if (id == kDeletePosId || (id < 0 && name == "pos")) pos = (*batch)->column(c);
   }
   if (!paths || !pos) return Corrupt(LocalPath(f.file_path) + ": position delete file lacks file_path/pos");
+  SKADE_ASSIGN_OR_RETURN(paths, AsType(paths, arrow::utf8()));
+  SKADE_ASSIGN_OR_RETURN(pos, AsType(pos, arrow::int64()));
+  if (paths->null_count() > 0 || pos->null_count() > 0)
+    return Corrupt(LocalPath(f.file_path) + ": null in a position delete");
+  const auto& path_col = static_cast<const arrow::StringArray&>(*paths);
+  const int64_t* p = static_cast<const arrow::Int64Array&>(*pos).raw_values();
   auto pf = std::make_unique<PositionFile>();
-  auto string_type = Type::Primitive(TypeId::kString);
-  auto long_type = Type::Primitive(TypeId::kLong);
-  for (int64_t r = 0; r < paths->length(); ++r) {
-    SKADE_ASSIGN_OR_RETURN(Value p, ValueAt(*paths, r, *string_type));
-    SKADE_ASSIGN_OR_RETURN(Value n, ValueAt(*pos, r, *long_type));
-    if (IsNull(p) || IsNull(n)) return Corrupt(LocalPath(f.file_path) + ": null in a position delete");
-    pf->by_path[std::get<std::string>(p)].push_back(std::get<int64_t>(n));
+  // Rows are sorted by path (spec): one map entry per run of equal paths.
+  std::vector<int64_t>* run = nullptr;
+  std::string_view run_path;
+  for (int64_t r = 0; r < path_col.length(); ++r) {
+    std::string_view path = path_col.GetView(r);
+    if (!run || path != run_path) {
+      run = &pf->by_path[std::string(path)];
+      run_path = path;
+    }
+    run->push_back(p[r]);
   }
   return positions_.emplace(f.file_path, std::move(pf)).first->second.get();
 }
 
-Result<const EqualityKeySet*> DeleteLoader::LoadEquality(const DataFile& f) {
-  auto it = equality_.find(f.file_path);
-  if (it != equality_.end()) return it->second.get();
+Result<const std::vector<std::shared_ptr<arrow::Array>>*> DeleteLoader::LoadKeyColumns(const DataFile& f) {
+  auto it = key_columns_.find(f.file_path);
+  if (it != key_columns_.end()) return &it->second;
   if (f.equality_ids.empty()) return Corrupt(LocalPath(f.file_path) + ": equality delete file without equality ids");
   SKADE_ASSIGN_OR_RETURN(auto table, ReadWholeParquet(f.file_path, f.record_count));
   auto batch = table->CombineChunksToBatch();
   if (!batch.ok()) return Corrupt(LocalPath(f.file_path) + ": " + batch.status().message());
   std::vector<std::shared_ptr<arrow::Array>> cols;
-  std::vector<TypePtr> types;
   for (int id : f.equality_ids) {
     const NestedField* field = schema_->FindField(id);
     if (!field) return Corrupt(LocalPath(f.file_path) + ": equality field " + std::to_string(id) + " is not in the schema");
     auto col = ColumnForFieldId(**batch, *schema_, id);
     if (!col) return Corrupt(LocalPath(f.file_path) + ": lacks equality column " + field->name);
-    cols.push_back(col);
-    types.push_back(field->type);
+    auto typed = AsType(col, ToArrowType(*field->type));
+    if (!typed) return std::unexpected(typed.error().WithContext(LocalPath(f.file_path)));
+    cols.push_back(std::move(*typed));
   }
-  auto keys = std::make_unique<EqualityKeySet>();
-  keys->numeric = types.size() == 1 && IsIntegral(*types[0]);
-  for (int64_t r = 0; r < (*batch)->num_rows(); ++r) {
-    SKADE_ASSIGN_OR_RETURN(std::string k, EqualityKey(cols, types, r));
-    keys->text.insert(std::move(k));
-    if (keys->numeric) {
-      SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(*cols[0], r, *types[0]));
-      if (IsNull(v))
-        keys->has_null = true;
-      else
-        keys->numbers.insert(std::holds_alternative<int32_t>(v) ? std::get<int32_t>(v) : std::get<int64_t>(v));
+  return &key_columns_.emplace(f.file_path, std::move(cols)).first->second;
+}
+
+Result<const EqualityProbe*> DeleteLoader::ProbeFor(const std::vector<int>& field_ids,
+                                                    std::vector<const DataFile*> files) {
+  std::sort(files.begin(), files.end(), [](const DataFile* a, const DataFile* b) { return a->file_path < b->file_path; });
+  std::string key;
+  for (int id : field_ids) key += std::to_string(id) + ",";
+  for (const auto* f : files) key += "|" + f->file_path;
+  auto it = probes_.find(key);
+  if (it != probes_.end()) return it->second.get();
+  std::vector<arrow::ArrayVector> parts(field_ids.size());
+  for (const auto* f : files) {
+    SKADE_ASSIGN_OR_RETURN(const auto* cols, LoadKeyColumns(*f));
+    for (size_t c = 0; c < cols->size(); ++c) parts[c].push_back((*cols)[c]);
+  }
+  std::vector<std::shared_ptr<arrow::Array>> keys;
+  for (auto& p : parts) {
+    if (p.size() == 1) {
+      keys.push_back(p[0]);
+      continue;
     }
+    SKADE_ARROW_ASSIGN(auto merged, arrow::Concatenate(p), "equality deletes");
+    keys.push_back(std::move(merged));
   }
-  return equality_.emplace(f.file_path, std::move(keys)).first->second.get();
+  auto probe = EqualityProbe::Make(std::move(keys));
+  if (!probe) return std::unexpected(probe.error().WithContext(LocalPath(files[0]->file_path)));
+  return probes_.emplace(key, std::move(*probe)).first->second.get();
 }
 
 Result<DeletedRows> DeleteLoader::Load(const std::string& data_file_path,
                                        const std::vector<DeleteFileEntry>& deletes) {
+  std::lock_guard lock(mu_);
   DeletedRows rows;
   for (const auto& d : deletes) {
     if (d.file.content == FileContent::kPositionDeletes) {
@@ -230,10 +504,15 @@ Result<DeletedRows> DeleteLoader::Load(const std::string& data_file_path,
       if (it == pf->by_path.end() && data_file_path.starts_with("file://"))
         it = pf->by_path.find(LocalPath(data_file_path));  // writers differ on the scheme
       if (it != pf->by_path.end()) rows.AddPositions(it->second);
-    } else {
-      SKADE_ASSIGN_OR_RETURN(const auto* keys, LoadEquality(d.file));
-      rows.AddEqualityKeys(d.file.equality_ids, keys);  // shared, not copied per data file
     }
+  }
+  // The equality deletes over one list of columns probe one merged key set.
+  std::map<std::vector<int>, std::vector<const DataFile*>> by_ids;
+  for (const auto& d : deletes)
+    if (d.file.content != FileContent::kPositionDeletes) by_ids[d.file.equality_ids].push_back(&d.file);
+  for (auto& [ids, files] : by_ids) {
+    SKADE_ASSIGN_OR_RETURN(const EqualityProbe* probe, ProbeFor(ids, std::move(files)));
+    rows.AddEquality(ids, probe);
   }
   return rows;
 }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -42,6 +43,8 @@ class DeleteIndex {
   /// Deletes that apply to a data file with the given data sequence number:
   /// position deletes with seq >= data seq, equality deletes with seq > data seq, in
   /// the same partition (or from an unpartitioned spec, which applies everywhere).
+  /// Delete files whose bounds (file_path for position deletes, key columns for
+  /// equality deletes) exclude the data file are left out.
   std::vector<DeleteFileEntry> For(const DataFile& data_file, int64_t data_sequence_number,
                                    const TableMetadata& metadata) const;
 
@@ -54,32 +57,41 @@ class DeleteIndex {
 /// Key of a partition tuple within a spec (for grouping files).
 std::string PartitionTupleKey(int spec_id, const std::vector<Value>& tuple);
 
-/// The keys of one equality delete file, as EqualityKey text; when the key is one
-/// int or long column, also as numbers, so data rows are checked without encoding.
-struct EqualityKeySet {
-  std::unordered_set<std::string> text;
-  bool numeric = false;
-  std::unordered_set<int64_t> numbers;
-  bool has_null = false;
+/// The keys of a set of equality delete files over one list of columns, hashed
+/// once (typed, from the Arrow buffers) into an open hash table; data rows are
+/// probed by hashing only their key columns.
+class EqualityProbe {
+ public:
+  /// `keys`: the key columns (one array each, same length), typed as the table's.
+  /// Errors: kInvalidArgument for a column type keys cannot be compared on.
+  static Result<std::unique_ptr<EqualityProbe>> Make(std::vector<std::shared_ptr<arrow::Array>> keys);
+  /// Sets `out[r]` for each row whose key is one of the set (nulls match nulls);
+  /// rows already set are skipped.
+  Status Mark(const std::vector<std::shared_ptr<arrow::Array>>& columns, std::vector<bool>* out) const;
+
+ private:
+  Status MarkDense(const arrow::Array& column, std::vector<bool>* out) const;
+
+  std::vector<std::shared_ptr<arrow::Array>> keys_;
+  // Integer-like keys within a modest range: one bit per value from lo_ (no hashing).
+  std::vector<uint64_t> bits_;
+  int64_t lo_ = 0;
+  uint64_t span_ = 0;
+  bool dense_ = false;
+  std::vector<uint64_t> hashes_;
+  std::vector<int32_t> heads_, next_;  // buckets: first key index, then chains
+  uint64_t mask_ = 0;
+  bool exact_ = false;     // one fixed-width column of <= 8 bytes: equal hashes mean equal keys
+  bool has_null_ = false;  // exact_ only: a null key (not in the table)
 };
 
 /// Deleted rows of one data file: positions, and equality keys by field-id set.
 class DeletedRows {
  public:
-  /// Key sets of equality deletes over one list of field ids (owned by the loader).
-  struct EqualitySets {
+  /// The merged key set of the equality deletes over one list of field ids (owned by the loader).
+  struct EqualitySet {
     std::vector<int> field_ids;
-    std::vector<const EqualityKeySet*> keys;
-    bool Contains(const std::string& key) const {
-      for (const auto* k : keys)
-        if (k->text.contains(key)) return true;
-      return false;
-    }
-    bool numeric() const {
-      for (const auto* k : keys)
-        if (!k->numeric) return false;
-      return true;
-    }
+    const EqualityProbe* probe = nullptr;
   };
   bool empty() const { return positions_.empty() && equality_.empty(); }
   bool PositionDeleted(int64_t pos) const {
@@ -87,18 +99,20 @@ class DeletedRows {
   }
   /// Deleted positions, ascending and distinct.
   const std::vector<int64_t>& positions() const { return positions_; }
-  const std::vector<EqualitySets>& equality() const { return equality_; }
+  const std::vector<EqualitySet>& equality() const { return equality_; }
 
   /// Adds positions (kept sorted: rows are checked in file order, see DeletedFlags).
   void AddPositions(const std::vector<int64_t>& positions);
-  void AddEqualityKeys(const std::vector<int>& field_ids, const EqualityKeySet* keys);
+  void AddEquality(std::vector<int> field_ids, const EqualityProbe* probe);
 
  private:
   std::vector<int64_t> positions_;
-  std::vector<EqualitySets> equality_;
+  std::vector<EqualitySet> equality_;
 };
 
-/// Loads delete files (cached by path for the life of the loader).
+/// Loads delete files (cached by path for the life of the loader); the key sets of
+/// the equality deletes that apply together are merged once per distinct set.
+/// Thread-safe; what Load returns stays valid for the life of the loader.
 class DeleteLoader {
  public:
   DeleteLoader(FileIO* io, SchemaPtr schema) : io_(io), schema_(std::move(schema)) {}
@@ -110,12 +124,16 @@ class DeleteLoader {
     std::unordered_map<std::string, std::vector<int64_t>> by_path;
   };
   Result<const PositionFile*> LoadPositions(const DataFile& f);
-  Result<const EqualityKeySet*> LoadEquality(const DataFile& f);
+  /// The key columns of one equality delete file, typed as the table's columns.
+  Result<const std::vector<std::shared_ptr<arrow::Array>>*> LoadKeyColumns(const DataFile& f);
+  Result<const EqualityProbe*> ProbeFor(const std::vector<int>& field_ids, std::vector<const DataFile*> files);
 
   FileIO* io_;
   SchemaPtr schema_;
+  std::mutex mu_;  // guards the caches below
   std::unordered_map<std::string, std::unique_ptr<PositionFile>> positions_;
-  std::unordered_map<std::string, std::unique_ptr<EqualityKeySet>> equality_;
+  std::unordered_map<std::string, std::vector<std::shared_ptr<arrow::Array>>> key_columns_;
+  std::unordered_map<std::string, std::unique_ptr<EqualityProbe>> probes_;  // by field ids + file paths
 };
 
 /// For each row of `batch`, whether `deleted` removes it; `position_of(row)` gives
