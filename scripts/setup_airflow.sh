@@ -9,7 +9,7 @@ REQS=scripts/airflow-requirements.txt
 VENV=.deps/airflow/venv
 STAMP=$VENV/.skade-requirements
 # A venv moved from where it was built keeps scripts whose #! names the old place: rebuilt.
-interpreter=$(head -n 1 "$VENV/bin/airflow" 2>/dev/null | sed -n 's/^#!//p')
+interpreter=$(head -n 1 "$VENV/bin/airflow" 2>/dev/null | sed -n 's/^#!//p' || true)  # none yet: a fresh machine
 if [ -x "$VENV/bin/airflow" ] && [ -n "$interpreter" ] && [ -x "$interpreter" ] &&
    cmp -s "$REQS" "$STAMP" 2>/dev/null; then
   exit 0
