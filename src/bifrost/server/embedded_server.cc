@@ -42,8 +42,24 @@ std::string FindOnPath(const std::string& name) {
 bool Ready(const ServerAddress& address) {
   auto conn = RedisConnection::Connect(address, 500ms);
   if (!conn) return false;
+  (*conn)->SetTimeout(500ms);  // a wedged server must not hold the start-up loop
   auto pong = (*conn)->Command({"PING"});
   return pong.has_value();  // a server still loading its log answers with an error
+}
+
+// Replaying GRAPH.BULK from the append-only log at the next start can wedge FalkorDB
+// 4.16 for good (seen: the loader blocked on FalkorDB's graph registry lock), so before
+// the server stops its log is rewritten as a snapshot, which the next start loads instead.
+void CompactLog(RedisConnection& conn) {
+  if (!conn.Command({"BGREWRITEAOF"})) return;
+  for (int i = 0; i < 600; ++i) {  // up to 30 s; past that the server stops with its log as it is
+    auto info = conn.Command({"INFO", "persistence"});
+    if (!info) return;
+    if (info->text.find("aof_rewrite_in_progress:0") != std::string::npos &&
+        info->text.find("aof_rewrite_scheduled:0") != std::string::npos)
+      return;
+    std::this_thread::sleep_for(50ms);
+  }
 }
 
 std::string LogTail(const std::string& path) {
@@ -150,7 +166,11 @@ Result<std::unique_ptr<EmbeddedServer>> EmbeddedServer::Start(const std::string&
 
 void EmbeddedServer::Stop() {
   if (pid_ <= 0) return;
-  if (auto conn = RedisConnection::Connect(address_, 1000ms)) (void)(*conn)->Command({"SHUTDOWN"});
+  if (auto conn = RedisConnection::Connect(address_, 1000ms)) {
+    (*conn)->SetTimeout(30s);
+    CompactLog(**conn);
+    (void)(*conn)->Command({"SHUTDOWN"});
+  }
   for (int i = 0; i < 200; ++i) {
     if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
       pid_ = 0;
