@@ -50,13 +50,24 @@ bool Ready(const ServerAddress& address) {
 // Replaying GRAPH.BULK from the append-only log at the next start can wedge FalkorDB
 // 4.16 for good (seen: the loader blocked on FalkorDB's graph registry lock), so before
 // the server stops its log is rewritten as a snapshot, which the next start loads instead.
+// INFO persistence's value of `field` ("" when absent).
+std::string InfoField(const std::string& info, const std::string& field) {
+  auto at = info.find("\n" + field + ":");
+  if (at == std::string::npos) return "";
+  at += field.size() + 2;
+  return info.substr(at, info.find_first_of("\r\n", at) - at);
+}
+
 void CompactLog(RedisConnection& conn) {
+  // Nothing appended since the last rewrite (a process that only read): nothing to do.
+  auto before = conn.Command({"INFO", "persistence"});
+  if (!before || InfoField(before->text, "aof_current_size") == InfoField(before->text, "aof_base_size")) return;
   if (!conn.Command({"BGREWRITEAOF"})) return;
   for (int i = 0; i < 600; ++i) {  // up to 30 s; past that the server stops with its log as it is
     auto info = conn.Command({"INFO", "persistence"});
     if (!info) return;
-    if (info->text.find("aof_rewrite_in_progress:0") != std::string::npos &&
-        info->text.find("aof_rewrite_scheduled:0") != std::string::npos)
+    if (InfoField(info->text, "aof_rewrite_in_progress") == "0" &&
+        InfoField(info->text, "aof_rewrite_scheduled") == "0")
       return;
     std::this_thread::sleep_for(50ms);
   }
