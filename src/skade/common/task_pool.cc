@@ -21,10 +21,15 @@ TaskPool::~TaskPool() {
   for (auto& w : workers_) w.join();
 }
 
-void TaskPool::Submit(std::function<void()> task) {
+uint64_t TaskPool::Ticket() {
+  std::lock_guard lock(mu_);
+  return next_ticket_++;
+}
+
+void TaskPool::Submit(std::function<void()> task, uint64_t ticket) {
   {
     std::lock_guard lock(mu_);
-    tasks_.push_back(std::move(task));
+    tasks_.emplace(std::pair{ticket, next_submission_++}, std::move(task));
   }
   cv_.notify_one();
 }
@@ -36,8 +41,9 @@ void TaskPool::Work() {
       std::unique_lock lock(mu_);
       cv_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
       if (tasks_.empty()) return;  // stopping, and nothing left
-      task = std::move(tasks_.front());
-      tasks_.pop_front();
+      auto first = tasks_.begin();
+      task = std::move(first->second);
+      tasks_.erase(first);
     }
     task();
   }

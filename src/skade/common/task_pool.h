@@ -1,19 +1,21 @@
-// A fixed set of worker threads running submitted tasks in submission order.
+// A fixed set of worker threads running submitted tasks, earliest ticket first.
 #pragma once
 
 #include <condition_variable>
 #include <cstddef>
-#include <deque>
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace skade {
 
-/// Workers for CPU-bound tasks (decoding row groups). A task must not wait for another
+/// Workers for CPU-bound tasks (decoding column chunks). A task must not wait for another
 /// task of the same pool (that could deadlock once every worker waits).
-/// Thread-safe: Submit may be called from any thread.
+/// Thread-safe: Ticket and Submit may be called from any thread, also from a task.
 class TaskPool {
  public:
   explicit TaskPool(size_t threads);
@@ -21,7 +23,12 @@ class TaskPool {
   TaskPool(const TaskPool&) = delete;
   TaskPool& operator=(const TaskPool&) = delete;
 
-  void Submit(std::function<void()> task);
+  /// A place in the queue: tasks submitted with an earlier ticket run first, tasks of
+  /// one ticket in submission order. A task submitted late under an early ticket (the
+  /// next step of work begun earlier) thus overtakes work begun after it.
+  uint64_t Ticket();
+  void Submit(std::function<void()> task, uint64_t ticket);
+  void Submit(std::function<void()> task) { Submit(std::move(task), Ticket()); }
   size_t size() const { return workers_.size(); }
 
   /// The process-wide pool: one worker per hardware thread (SKADE_THREADS overrides).
@@ -31,7 +38,8 @@ class TaskPool {
   void Work();
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;
+  std::map<std::pair<uint64_t, uint64_t>, std::function<void()>> tasks_;  // (ticket, submission)
+  uint64_t next_ticket_ = 0, next_submission_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };

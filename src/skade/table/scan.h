@@ -67,9 +67,10 @@ struct ScanPlan {
   int64_t limit = -1;
   /// Adds a last column `_pos` (int64): each row's position in its data file.
   bool emit_positions = false;
-  /// Row groups decoded at once: 0 = one per worker of the shared pool, 1 = one after
-  /// another in the reading thread. Output order is the same either way: planned file
-  /// order, row groups in file order, rows in file order.
+  /// Row groups in flight (decoding, or decoded and not yet handed out), their columns
+  /// decoded as tasks of the shared pool: 0 = up to four per worker, 1 = one after
+  /// another in the reading thread. Output order and batches are the same either way:
+  /// planned file order, row groups in file order, rows in file order.
   int parallelism = 0;
   /// Bound on decoded bytes of row groups in flight (read ahead, not yet consumed);
   /// at least one row group is always in flight.

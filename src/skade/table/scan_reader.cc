@@ -4,6 +4,14 @@
 // plan order. A row group too large for the budget is read a batch at a time. With a
 // filter, the filter (and equality-delete) columns of a row group are decoded first;
 // the other projected columns only when some row survives.
+//
+// A row group decodes as tasks of a few columns each (largest first), and no task waits
+// for another: the last task of a phase runs the selection or the batch assembly and
+// starts what follows. Tasks of earlier row groups run first (pool tickets), so the
+// workers move on to the next row groups while one is being finished, and the largest
+// column, dictionary expansion included, is never a serial tail behind the others.
+// (A row group read as one task waited on Arrow's pool for its columns, then expanded
+// its dictionaries alone: cores idled between row groups.)
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 #include <arrow/io/file.h>
@@ -16,13 +24,20 @@
 #include <parquet/schema.h>
 #include <parquet/size_statistics.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <limits>
 #include <mutex>
+#include <optional>
+#include <thread>
 
 #include "skade/common/task_pool.h"
 #include "skade/expr/arrow_filter.h"
@@ -67,20 +82,32 @@ Result<std::shared_ptr<arrow::Array>> DenseFromDictionary(const arrow::Dictionar
     total += dict_offsets[idx[r] + 1] - dict_offsets[idx[r]];
   }
   if (total > std::numeric_limits<int32_t>::max()) return nullptr;
+  // Short values are copied in fixed 32-byte moves into a buffer with slack, each
+  // overrun overwritten by the next value: a memcpy call per value cost more than its
+  // bytes (a tenth of a full scan). Values too near the end of the dictionary's data to
+  // read past take the call.
+  constexpr int64_t kSlack = 64;
   SKADE_ARROW_ASSIGN(auto offsets, arrow::AllocateBuffer((n + 1) * sizeof(int32_t)), where);
-  SKADE_ARROW_ASSIGN(auto data, arrow::AllocateBuffer(total), where);
+  SKADE_ARROW_ASSIGN(auto data, arrow::AllocateResizableBuffer(total + kSlack), where);
   auto* out_offsets = reinterpret_cast<int32_t*>(offsets->mutable_data());
   uint8_t* out = data->mutable_data();
+  const int64_t overreadable = dict.value_data()->size() - kSlack;  // values starting up to here
   int32_t at = 0;
   for (int64_t r = 0; r < n; ++r) {
     out_offsets[r] = at;
     if (nulls && indices.IsNull(r)) continue;
-    auto begin = dict_offsets[idx[r]];
-    auto len = static_cast<int32_t>(dict_offsets[idx[r] + 1] - begin);
-    std::memcpy(out + at, dict_data + begin, static_cast<size_t>(len));
+    const int64_t begin = dict_offsets[idx[r]];
+    const auto len = static_cast<int32_t>(dict_offsets[idx[r] + 1] - begin);
+    if (len <= kSlack && begin <= overreadable) {
+      std::memcpy(out + at, dict_data + begin, 32);
+      if (len > 32) std::memcpy(out + at + 32, dict_data + begin + 32, 32);
+    } else {
+      std::memcpy(out + at, dict_data + begin, static_cast<size_t>(len));
+    }
     at += len;
   }
   out_offsets[n] = at;
+  SKADE_ARROW_RETURN(data->Resize(total, /*shrink_to_fit=*/false), where);
   std::shared_ptr<arrow::Buffer> validity;
   if (nulls) {
     SKADE_ARROW_ASSIGN(validity, arrow::internal::CopyBitmap(arrow::default_memory_pool(), indices.null_bitmap_data(),
@@ -219,13 +246,14 @@ struct OpenedFile {
   std::shared_ptr<parquet::FileMetaData> metadata;
   DeletedRows deleted;
   expr::ExprPtr filter;     // what rows of this file must still satisfy, or null
-  bool use_threads = true;  // decode columns in parallel (Arrow's CPU pool)
+  bool use_threads = true;  // a streamed unit decodes columns in parallel (Arrow's CPU pool)
   // Positions in read_ids of the columns decoded first (filter and equality-delete
   // columns; without a filter, the output and equality-delete columns) and of the
   // rest; leaves of each.
   std::vector<size_t> first, rest;
   std::vector<int> first_leaves, rest_leaves;
-  std::vector<int> string_leaves;  // top-level string and binary columns
+  std::vector<std::vector<int>> leaves;  // per position in read_ids (empty: not in the file)
+  std::vector<int> string_leaves;        // top-level string and binary columns
 };
 
 // Asks Parquet for dictionary arrays where a row group's chunk is dictionary-encoded
@@ -306,6 +334,97 @@ struct ScanShape {
   std::vector<std::shared_ptr<arrow::Field>> fields;  // per read id, with field ids
 };
 
+// The column of a batch or table read from a file (the file's types) holding read
+// position i: by field id, else by name. -1: the file predates the column.
+int RawIndex(const ScanShape& shape, size_t i, const arrow::Schema& raw) {
+  int id = shape.read_ids[i];
+  for (int k = 0; k < raw.num_fields(); ++k)
+    if (FieldIdOf(*raw.field(k)) == id) return k;
+  for (int k = 0; k < raw.num_fields(); ++k)
+    if (FieldIdOf(*raw.field(k)) < 0 && raw.field(k)->name() == shape.fields[i]->name()) return k;
+  return -1;
+}
+
+// SKADE_SCAN_TRACE=FILE appends a JSON line per decode task and per wait of the reading
+// thread (thread, steady-clock start and end, thread CPU, in microseconds): the timeline
+// that shows where cores idle. Off, it costs a branch.
+class ScanTrace {
+ public:
+  static ScanTrace* Get() {
+    static ScanTrace* trace = [] {
+      const char* path = std::getenv("SKADE_SCAN_TRACE");
+      FILE* out = path && *path ? std::fopen(path, "a") : nullptr;
+      return out ? new ScanTrace(out) : nullptr;  // never destroyed: tasks may trace at exit
+    }();
+    return trace;
+  }
+  static int64_t NowUs() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  static int64_t CpuUs() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+  }
+  void Add(const char* what, uint64_t unit, size_t columns, int64_t start, int64_t end, int64_t cpu) {
+    std::lock_guard lock(mu_);
+    std::fprintf(out_, "{\"what\":\"%s\",\"unit\":%llu,\"columns\":%zu,\"thread\":%zu,\"start\":%lld,\"end\":%lld,\"cpu\":%lld}\n", what,
+                 static_cast<unsigned long long>(unit), columns, std::hash<std::thread::id>{}(std::this_thread::get_id()),
+                 static_cast<long long>(start), static_cast<long long>(end), static_cast<long long>(cpu));
+    std::fflush(out_);
+  }
+
+ private:
+  explicit ScanTrace(FILE* out) : out_(out) {}
+  std::mutex mu_;
+  FILE* out_;
+};
+
+// Decoded columns of a task are cut at most this small, so a row group's columns
+// make one task each; smaller row groups make fewer, larger tasks (a task opens its own
+// Parquet reader).
+constexpr int64_t kMinTaskBytes = 1LL << 20;
+
+// A phase's columns (positions in read_ids) in groups of about equal decoded size, a
+// task each, largest first (so the last tasks of a scan are its smallest).
+std::vector<std::vector<size_t>> TaskGroups(const OpenedFile& f, int row_group, const std::vector<size_t>& which) {
+  auto rg = f.metadata->RowGroup(row_group);
+  std::vector<std::pair<int64_t, size_t>> sized;
+  int64_t total = 0;
+  for (size_t i : which) {
+    int64_t bytes = 0;
+    for (int leaf : f.leaves[i])
+      bytes += DecodedBytes(*rg->ColumnChunk(leaf), f.metadata->schema()->Column(leaf)->type_length());
+    sized.emplace_back(bytes, i);
+    total += bytes;
+  }
+  std::stable_sort(sized.begin(), sized.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  size_t n = std::clamp<size_t>(static_cast<size_t>(total / kMinTaskBytes), 1, std::max<size_t>(1, sized.size()));
+  std::vector<std::pair<int64_t, std::vector<size_t>>> groups(n);
+  for (const auto& [bytes, i] : sized) {  // each to the least loaded group
+    auto least = std::min_element(groups.begin(), groups.end(),
+                                  [](const auto& a, const auto& b) { return a.first < b.first; });
+    least->first += bytes;
+    least->second.push_back(i);
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::vector<size_t>> out;
+  for (auto& g : groups)
+    if (!g.second.empty()) out.push_back(std::move(g.second));
+  return out;
+}
+
+// A column of a row group, rows [at, at + n), as one array (a column read in several
+// chunks, such as strings past 2 GiB, is joined across a chunk boundary).
+Result<std::shared_ptr<arrow::Array>> Piece(const arrow::ChunkedArray& column, int64_t at, int64_t n,
+                                           const std::string& where) {
+  auto slice = column.Slice(at, n);
+  if (slice->num_chunks() == 1) return slice->chunk(0);
+  SKADE_ARROW_ASSIGN(auto joined, arrow::Concatenate(slice->chunks()), where);
+  return joined;
+}
+
 class ScanReader final : public arrow::RecordBatchReader {
  public:
   ScanReader(ScanPlan plan, FileIO* io) : plan_(std::move(plan)), io_(io) {
@@ -361,7 +480,9 @@ class ScanReader final : public arrow::RecordBatchReader {
     shape_ = shape;
     loader_ = std::make_unique<DeleteLoader>(io_, plan_.schema);
     sequential_ = plan_.parallelism == 1;
-    max_units_ = plan_.parallelism > 0 ? static_cast<size_t>(plan_.parallelism) : TaskPool::Shared().size();
+    // Row groups in flight: enough queued behind the one being finished that no worker
+    // waits for the reading thread to schedule more (the memory budget bounds them too).
+    max_units_ = plan_.parallelism > 0 ? static_cast<size_t>(plan_.parallelism) : 4 * TaskPool::Shared().size();
     cancelled_ = std::make_shared<std::atomic<bool>>(false);
   }
 
@@ -450,14 +571,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       pending_bytes_ += unit.charge();
       if (!unit.streamed) {
         slot = std::make_shared<Slot>();
-        if (sequential_) {
-          slot->Set(RunUnit(*shape_, unit));
-        } else {
-          TaskPool::Shared().Submit([shape = shape_, unit, slot, cancelled = cancelled_] {
-            if (cancelled->load()) return slot->Set(UnitResult{arrow::Status::Cancelled("scan closed"), {}, 0, 0});
-            slot->Set(RunUnit(*shape, unit));
-          });
-        }
+        Start(shape_, unit, slot, cancelled_, sequential_ ? nullptr : &TaskPool::Shared());
       }
       pending_.emplace_back(std::move(unit), std::move(slot));
       if (sequential_) return {};  // one at a time, in the reading thread
@@ -482,7 +596,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     try {
       auto pq = parquet::ParquetFileReader::Open(f.source, rp, f.metadata);
       SKADE_ARROW_ASSIGN(s->reader, parquet::arrow::FileReader::Make(arrow::default_memory_pool(), std::move(pq), props),
-                         f.path);
+                           f.path);
       SKADE_ARROW_ASSIGN(s->batches, s->reader->GetRecordBatchReader({unit.row_group}, leaves), f.path);
     } catch (const std::exception& e) {
       return Corrupt(f.path + ": " + e.what());
@@ -522,7 +636,8 @@ class ScanReader final : public arrow::RecordBatchReader {
     plan_.stats->rows_deleted += deleted;
     int64_t kept = mask ? mask->true_count() : rows;
     if (kept > 0) {
-      SKADE_ASSIGN_OR_RETURN(auto batch, Assemble(*shape_, f, std::move(cols), mask, kept, raw.get(), rows, s.pos));
+      SKADE_ASSIGN_OR_RETURN(auto rest, Conform(*shape_, f, f.rest, *raw));
+      SKADE_ASSIGN_OR_RETURN(auto batch, Assemble(*shape_, f, std::move(cols), mask, kept, std::move(rest), rows, s.pos));
       ready_.push_back(std::move(batch));
     }
     s.pos += rows;
@@ -552,6 +667,7 @@ class ScanReader final : public arrow::RecordBatchReader {
                      ": the file was changed after it was committed");
     // Top-level Parquet fields holding the columns we need (by id, else by name).
     const auto& fields = reader->manifest().schema_fields;
+    f->leaves.resize(shape_->read_ids.size());
     auto leaves_of = [&](const std::vector<size_t>& which) {
       std::vector<int> leaves;
       for (size_t i : which) {
@@ -564,7 +680,8 @@ class ScanReader final : public arrow::RecordBatchReader {
           for (size_t k = 0; k < fields.size(); ++k)
             if (FieldIdOf(*fields[k].field) < 0 && fields[k].field->name() == want->name) found = static_cast<int>(k);
         if (found < 0) continue;
-        CollectLeaves(fields[found], &leaves);
+        CollectLeaves(fields[found], &f->leaves[i]);
+        leaves.insert(leaves.end(), f->leaves[i].begin(), f->leaves[i].end());
         if (fields[found].is_leaf() && (want->type->id == TypeId::kString || want->type->id == TypeId::kBinary))
           f->string_leaves.push_back(fields[found].column_index);
       }
@@ -609,54 +726,14 @@ class ScanReader final : public arrow::RecordBatchReader {
       SKADE_ASSIGN_OR_RETURN(f->deleted, loader_->Load(task.file.file_path, task.deletes));
       plan_.stats->delete_files += static_cast<int64_t>(task.deletes.size());
     }
-    // Columns decode in parallel too, on Arrow's CPU pool (not the task pool, so no
-    // task waits on its own pool): a large row group does not hold one core alone.
+    // A streamed row group's columns decode in parallel on Arrow's CPU pool (the
+    // reading thread waits for them, no task does): it does not hold one core alone.
     f->use_threads = true;
     for (auto& u : units) {
       u.file = f;
       units_.push_back(std::move(u));
     }
     return {};
-  }
-
-  // Decodes the given leaves of one row group as batches (raw: the file's types).
-  static Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> Decode(const OpenedFile& f, int row_group,
-                                                                         const std::vector<int>& leaves,
-                                                                         int64_t batch_rows) {
-    std::vector<std::shared_ptr<arrow::RecordBatch>> out;
-    if (leaves.empty()) {  // none of the columns is in this file: only the row count matters
-      int64_t rows = f.metadata->RowGroup(row_group)->num_rows();
-      for (int64_t at = 0; at < rows; at += batch_rows)
-        out.push_back(arrow::RecordBatch::Make(arrow::schema({}), std::min(batch_rows, rows - at), arrow::ArrayVector{}));
-      return out;
-    }
-    parquet::ArrowReaderProperties props;
-    props.set_batch_size(batch_rows);
-    props.set_use_threads(f.use_threads);
-    props.set_pre_buffer(true);
-    ReadDictionaries(f, row_group, leaves, &props);
-    std::unique_ptr<parquet::arrow::FileReader> reader;
-    try {
-      auto pq = parquet::ParquetFileReader::Open(f.source, parquet::default_reader_properties(), f.metadata);
-      SKADE_ARROW_ASSIGN(reader, parquet::arrow::FileReader::Make(arrow::default_memory_pool(), std::move(pq), props),
-                         f.path);
-      // A whole column chunk at a time decodes into one pre-sized array (as
-      // pq.read_table does); batches are zero-copy slices of it.
-      auto table = reader->ReadRowGroup(row_group, leaves);
-      if (!table.ok()) return Corrupt(f.path + ": " + table.status().message());
-      arrow::TableBatchReader slices(**table);
-      slices.set_chunksize(batch_rows);
-      while (true) {
-        std::shared_ptr<arrow::RecordBatch> raw;
-        auto rst = slices.ReadNext(&raw);
-        if (!rst.ok()) return Corrupt(f.path + ": " + rst.message());
-        if (!raw) break;
-        out.push_back(std::move(raw));
-      }
-    } catch (const std::exception& e) {
-      return Corrupt(f.path + ": " + e.what());
-    }
-    return out;
   }
 
   // The columns `which` (positions in read_ids) of a raw batch, lined up with the
@@ -666,20 +743,13 @@ class ScanReader final : public arrow::RecordBatchReader {
     arrow::ArrayVector cols;
     const auto& rs = *raw.schema();
     for (size_t i : which) {
-      const auto& target = shape.fields[i];
-      int id = shape.read_ids[i];
-      int idx = -1;
-      for (int k = 0; k < rs.num_fields(); ++k)
-        if (FieldIdOf(*rs.field(k)) == id) idx = k;
-      if (idx < 0)
-        for (int k = 0; k < rs.num_fields(); ++k)
-          if (FieldIdOf(*rs.field(k)) < 0 && rs.field(k)->name() == target->name()) idx = k;
+      int idx = RawIndex(shape, i, rs);
       if (idx < 0) {
-        SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(target->type(), raw.num_rows()), f.path);
+        SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(shape.fields[i]->type(), raw.num_rows()), f.path);
         cols.push_back(nulls);
         continue;
       }
-      SKADE_ASSIGN_OR_RETURN(auto col, ConformArray(raw.column(idx), *shape.schema->FindField(id), f.path));
+      SKADE_ASSIGN_OR_RETURN(auto col, ConformArray(raw.column(idx), *shape.schema->FindField(shape.read_ids[i]), f.path));
       cols.push_back(col);
     }
     return cols;
@@ -714,70 +784,194 @@ class ScanReader final : public arrow::RecordBatchReader {
     return std::static_pointer_cast<arrow::BooleanArray>(out);
   }
 
-  static UnitResult RunUnit(const ScanShape& shape, const Unit& u) {
-    auto r = RunUnitOr(shape, u);
-    if (!r) return UnitResult{ToArrowStatus(r.error()), {}, 0, 0};
-    return std::move(*r);
-  }
-
-  static Result<UnitResult> RunUnitOr(const ScanShape& shape, const Unit& u) {
-    const OpenedFile& f = *u.file;
-    UnitResult out;
-    SKADE_ASSIGN_OR_RETURN(auto first, Decode(f, u.row_group, f.first_leaves, u.batch_rows));
-    // Selection per batch from the columns decoded first.
-    std::vector<arrow::ArrayVector> first_cols;
+  // One row group decoded as tasks (see the top of the file).
+  struct Job {
+    std::shared_ptr<const ScanShape> shape;
+    Unit unit;
+    std::shared_ptr<Slot> slot;
+    std::shared_ptr<std::atomic<bool>> cancelled;
+    TaskPool* pool = nullptr;  // null: tasks run in the thread that starts them
+    uint64_t ticket = 0;
+    std::vector<arrow::ArrayVector> cols;  // by position in read_ids: conformed, an array per batch
+    std::atomic<size_t> remaining{0};      // tasks of the current phase not yet done
+    std::mutex mu;
+    arrow::Status status;  // the first failure
     std::vector<std::shared_ptr<arrow::BooleanArray>> masks;
     std::vector<int64_t> kept;
-    int64_t pos = u.first_row, any_kept = 0;
-    std::vector<int64_t> starts;
-    for (const auto& raw : first) {
-      out.rows_read += raw->num_rows();
-      SKADE_ASSIGN_OR_RETURN(auto cols, Conform(shape, f, f.first, *raw));
+    UnitResult out;
+
+    int64_t Batches() const { return (unit.rows + unit.batch_rows - 1) / unit.batch_rows; }
+    int64_t BatchRows(int64_t b) const { return std::min(unit.batch_rows, unit.rows - b * unit.batch_rows); }
+    void Fail(arrow::Status st) {
+      std::lock_guard lock(mu);
+      if (status.ok()) status = std::move(st);
+    }
+    bool Failed() {
+      std::lock_guard lock(mu);
+      return !status.ok();
+    }
+  };
+  using JobPtr = std::shared_ptr<Job>;
+
+  static void Start(std::shared_ptr<const ScanShape> shape, Unit unit, std::shared_ptr<Slot> slot,
+                    std::shared_ptr<std::atomic<bool>> cancelled, TaskPool* pool) {
+    auto job = std::make_shared<Job>();
+    job->shape = std::move(shape);
+    job->unit = std::move(unit);
+    job->slot = std::move(slot);
+    job->cancelled = std::move(cancelled);
+    job->pool = pool;
+    job->ticket = pool ? pool->Ticket() : 0;
+    job->cols.resize(job->shape->read_ids.size());
+    StartPhase(job, job->unit.file->first, &AfterFirst);
+  }
+
+  // Runs `which`'s columns as tasks; the last one to finish calls `next`.
+  static void StartPhase(const JobPtr& job, const std::vector<size_t>& which, void (*next)(const JobPtr&)) {
+    auto groups = TaskGroups(*job->unit.file, job->unit.row_group, which);
+    if (groups.empty()) return next(job);
+    job->remaining = groups.size();
+    for (auto& group : groups) {
+      auto task = [job, group = std::move(group), next] {
+        auto* trace = ScanTrace::Get();
+        int64_t t0 = trace ? ScanTrace::NowUs() : 0, c0 = trace ? ScanTrace::CpuUs() : 0;
+        if (job->cancelled->load()) {
+          job->Fail(arrow::Status::Cancelled("scan closed"));
+        } else if (!job->Failed()) {
+          if (auto r = DecodeColumns(*job, group); !r) job->Fail(ToArrowStatus(r.error()));
+        }
+        if (trace) trace->Add("decode", job->ticket, group.size(), t0, ScanTrace::NowUs(), ScanTrace::CpuUs() - c0);
+        if (job->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) next(job);
+      };
+      if (job->pool) {
+        job->pool->Submit(std::move(task), job->ticket);
+      } else {
+        task();
+      }
+    }
+  }
+
+  // Decodes a group of columns of the job's row group and lines them up with the table's
+  // fields, cut into the unit's batches (dictionaries made dense here, in the task).
+  static Status DecodeColumns(Job& job, const std::vector<size_t>& group) {
+    const ScanShape& shape = *job.shape;
+    const Unit& u = job.unit;
+    const OpenedFile& f = *u.file;
+    std::vector<int> leaves;
+    for (size_t i : group) leaves.insert(leaves.end(), f.leaves[i].begin(), f.leaves[i].end());
+    std::sort(leaves.begin(), leaves.end());
+    leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+    std::shared_ptr<arrow::Table> raw;
+    if (!leaves.empty()) {
+      parquet::ArrowReaderProperties props;
+      props.set_use_threads(false);  // the tasks are the parallelism
+      ReadDictionaries(f, u.row_group, leaves, &props);
+      try {
+        auto pq = parquet::ParquetFileReader::Open(f.source, parquet::default_reader_properties(), f.metadata);
+        std::unique_ptr<parquet::arrow::FileReader> reader;
+        SKADE_ARROW_ASSIGN(reader, parquet::arrow::FileReader::Make(arrow::default_memory_pool(), std::move(pq), props),
+                           f.path);
+        // A whole column chunk at a time decodes into one pre-sized array (as
+        // pq.read_table does); batches are zero-copy slices of it.
+        auto table = reader->ReadRowGroup(u.row_group, leaves);
+        if (!table.ok()) return Corrupt(f.path + ": " + table.status().message());
+        raw = *std::move(table);
+      } catch (const std::exception& e) {
+        return Corrupt(f.path + ": " + e.what());
+      }
+      if (raw->num_rows() != u.rows)
+        return Corrupt(f.path + ": row group " + std::to_string(u.row_group) + " decoded unevenly");
+    }
+    for (size_t i : group) {
+      int idx = raw ? RawIndex(shape, i, *raw->schema()) : -1;
+      const NestedField& target = *shape.schema->FindField(shape.read_ids[i]);
+      arrow::ArrayVector batches;
+      for (int64_t b = 0; b < job.Batches(); ++b) {
+        int64_t n = job.BatchRows(b);
+        if (idx < 0) {  // the file predates the column
+          SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(shape.fields[i]->type(), n), f.path);
+          batches.push_back(std::move(nulls));
+          continue;
+        }
+        SKADE_ASSIGN_OR_RETURN(auto piece, Piece(*raw->column(idx), b * u.batch_rows, n, f.path));
+        SKADE_ASSIGN_OR_RETURN(auto col, ConformArray(piece, target, f.path));
+        batches.push_back(std::move(col));
+      }
+      job.cols[i] = std::move(batches);
+    }
+    return {};
+  }
+
+  // The columns decoded first are in: which rows survive, per batch; then the other
+  // columns, if any row does.
+  static void AfterFirst(const JobPtr& job) {
+    if (!job->Failed())
+      if (auto st = SelectRows(*job); !st) job->Fail(ToArrowStatus(st.error()));
+    const OpenedFile& f = *job->unit.file;
+    bool any = std::any_of(job->kept.begin(), job->kept.end(), [](int64_t n) { return n > 0; });
+    if (!job->Failed() && any && !f.rest.empty()) return StartPhase(job, f.rest, &Finish);
+    Finish(job);
+  }
+
+  static Status SelectRows(Job& job) {
+    const Unit& u = job.unit;
+    const OpenedFile& f = *u.file;
+    job.masks.resize(static_cast<size_t>(job.Batches()));
+    job.kept.resize(static_cast<size_t>(job.Batches()));
+    for (int64_t b = 0; b < job.Batches(); ++b) {
+      int64_t rows = job.BatchRows(b);
+      job.out.rows_read += rows;
       std::shared_ptr<arrow::BooleanArray> mask;
       if (f.filter || !f.deleted.empty()) {
-        SKADE_ASSIGN_OR_RETURN(mask, Selection(shape, f, f.first, cols, raw->num_rows(), pos, &out.rows_deleted));
+        arrow::ArrayVector cols;
+        for (size_t i : f.first) cols.push_back(job.cols[i][b]);
+        SKADE_ASSIGN_OR_RETURN(mask, Selection(*job.shape, f, f.first, cols, rows, u.first_row + b * u.batch_rows,
+                                               &job.out.rows_deleted));
       }
-      int64_t n = mask ? mask->true_count() : raw->num_rows();
-      starts.push_back(pos);
-      pos += raw->num_rows();
-      any_kept += n;
-      first_cols.push_back(std::move(cols));
-      masks.push_back(std::move(mask));
-      kept.push_back(n);
+      job.kept[b] = mask ? mask->true_count() : rows;
+      job.masks[b] = std::move(mask);
     }
-    if (any_kept == 0) return out;  // nothing survives: the other columns are never decoded
-    std::vector<std::shared_ptr<arrow::RecordBatch>> rest;
-    if (!f.rest.empty()) {
-      SKADE_ASSIGN_OR_RETURN(rest, Decode(f, u.row_group, f.rest_leaves, u.batch_rows));
-      if (rest.size() != first.size())
-        return Corrupt(f.path + ": row group " + std::to_string(u.row_group) + " decoded unevenly");
+    return {};
+  }
+
+  // Every column is in (or the unit failed): the batches go to the slot.
+  static void Finish(const JobPtr& job) {
+    Job& j = *job;
+    const OpenedFile& f = *j.unit.file;
+    for (int64_t b = 0; b < j.Batches() && !j.Failed(); ++b) {
+      if (j.kept[b] == 0) continue;
+      arrow::ArrayVector first, rest;
+      for (size_t i : f.first) first.push_back(std::move(j.cols[i][b]));
+      for (size_t i : f.rest) rest.push_back(std::move(j.cols[i][b]));
+      auto batch = Assemble(*j.shape, f, std::move(first), j.masks[b], j.kept[b], std::move(rest), j.BatchRows(b),
+                            j.unit.first_row + b * j.unit.batch_rows);
+      if (!batch) {
+        j.Fail(ToArrowStatus(batch.error()));
+        break;
+      }
+      j.out.batches.push_back(*std::move(batch));
     }
-    for (size_t b = 0; b < first.size(); ++b) {
-      if (kept[b] == 0) continue;
-      int64_t rows = first[b]->num_rows();
-      if (!f.rest.empty() && rest[b]->num_rows() != rows)
-        return Corrupt(f.path + ": row group " + std::to_string(u.row_group) + " decoded unevenly");
-      SKADE_ASSIGN_OR_RETURN(auto batch, Assemble(shape, f, std::move(first_cols[b]), masks[b], kept[b],
-                                                  f.rest.empty() ? nullptr : rest[b].get(), rows, starts[b]));
-      out.batches.push_back(std::move(batch));
+    j.cols.clear();
+    arrow::Status st;
+    {
+      std::lock_guard lock(j.mu);
+      st = j.status;
     }
-    return out;
+    if (!st.ok()) return j.slot->Set(UnitResult{st, {}, 0, 0});
+    j.slot->Set(std::move(j.out));
   }
 
   // One output batch of `rows` rows starting at file position `start`: the columns
-  // decoded first (`first_cols`), the others from `rest` (a raw batch holding them),
-  // positions if asked for, and the selection applied.
+  // decoded first (`first_cols`), the others (`rest_cols`, conformed), positions if
+  // asked for, and the selection applied.
   static Result<std::shared_ptr<arrow::RecordBatch>> Assemble(const ScanShape& shape, const OpenedFile& f,
                                                               arrow::ArrayVector first_cols,
                                                               const std::shared_ptr<arrow::BooleanArray>& mask,
-                                                              int64_t kept, const arrow::RecordBatch* rest,
+                                                              int64_t kept, arrow::ArrayVector rest_cols,
                                                               int64_t rows, int64_t start) {
     arrow::ArrayVector by_pos(shape.read_ids.size());
     for (size_t k = 0; k < f.first.size(); ++k) by_pos[f.first[k]] = std::move(first_cols[k]);
-    if (!f.rest.empty()) {
-      SKADE_ASSIGN_OR_RETURN(auto cols, Conform(shape, f, f.rest, *rest));
-      for (size_t k = 0; k < f.rest.size(); ++k) by_pos[f.rest[k]] = cols[k];
-    }
+    for (size_t k = 0; k < f.rest.size(); ++k) by_pos[f.rest[k]] = std::move(rest_cols[k]);
     arrow::ArrayVector cols(by_pos.begin(), by_pos.begin() + static_cast<long>(shape.projected));
     if (shape.emit_positions) {
       arrow::Int64Builder pb;
