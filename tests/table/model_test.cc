@@ -280,10 +280,12 @@ std::shared_ptr<arrow::Table> WideRows(int64_t first, int64_t n, bool with_late)
   arrow::DoubleBuilder b, c, e;
   arrow::StringBuilder dict, plain;
   for (int64_t i = first; i < first + n; ++i) {
-    EXPECT_TRUE(id.Append(i).ok() && qty.Append(i * 31 % 977).ok() && small.Append(static_cast<int32_t>(i % 1000)).ok());
+    EXPECT_TRUE(id.Append(i).ok() && qty.Append(i * 31 % 977).ok());
+    EXPECT_TRUE(small.Append(static_cast<int32_t>(i % 1000)).ok());
     EXPECT_TRUE(b.Append(static_cast<double>(i * 7919 % 1000) / 1000).ok() && c.Append(i * 0.5).ok());
     EXPECT_TRUE(i % 13 == 0 ? e.AppendNull().ok() : e.Append(-static_cast<double>(i)).ok());
-    EXPECT_TRUE(dict.Append("k" + std::to_string(i % 20)).ok() && plain.Append("row-" + std::to_string(i * 2654435761 % 100000007)).ok());
+    EXPECT_TRUE(dict.Append("k" + std::to_string(i % 20)).ok());
+    EXPECT_TRUE(plain.Append("row-" + std::to_string(i * 2654435761 % 100000007)).ok());
     if (with_late) EXPECT_TRUE(late.Append(i * 3).ok());
   }
   arrow::FieldVector fields{arrow::field("id", arrow::int64(), false), arrow::field("qty", arrow::int64()),

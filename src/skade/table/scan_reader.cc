@@ -36,7 +36,6 @@
 #include <deque>
 #include <limits>
 #include <mutex>
-#include <optional>
 #include <thread>
 
 #include "skade/common/task_pool.h"
@@ -84,8 +83,8 @@ Result<std::shared_ptr<arrow::Array>> DenseFromDictionary(const arrow::Dictionar
   if (total > std::numeric_limits<int32_t>::max()) return nullptr;
   // Short values are copied in fixed 32-byte moves into a buffer with slack, each
   // overrun overwritten by the next value: a memcpy call per value cost more than its
-  // bytes (a tenth of a full scan). Values too near the end of the dictionary's data to
-  // read past take the call.
+  // bytes (the calls were ~5% of a full scan). Values too near the end of the
+  // dictionary's data to read past take the call.
   constexpr int64_t kSlack = 64;
   SKADE_ARROW_ASSIGN(auto offsets, arrow::AllocateBuffer((n + 1) * sizeof(int32_t)), where);
   SKADE_ARROW_ASSIGN(auto data, arrow::AllocateResizableBuffer(total + kSlack), where);
@@ -369,9 +368,12 @@ class ScanTrace {
   }
   void Add(const char* what, uint64_t unit, size_t columns, int64_t start, int64_t end, int64_t cpu) {
     std::lock_guard lock(mu_);
-    std::fprintf(out_, "{\"what\":\"%s\",\"unit\":%llu,\"columns\":%zu,\"thread\":%zu,\"start\":%lld,\"end\":%lld,\"cpu\":%lld}\n", what,
-                 static_cast<unsigned long long>(unit), columns, std::hash<std::thread::id>{}(std::this_thread::get_id()),
-                 static_cast<long long>(start), static_cast<long long>(end), static_cast<long long>(cpu));
+    std::fprintf(out_,
+                 "{\"what\":\"%s\",\"unit\":%llu,\"columns\":%zu,\"thread\":%zu,\"start\":%lld,\"end\":%lld,"
+                 "\"cpu\":%lld}\n",
+                 what, static_cast<unsigned long long>(unit), columns,
+                 std::hash<std::thread::id>{}(std::this_thread::get_id()), static_cast<long long>(start),
+                 static_cast<long long>(end), static_cast<long long>(cpu));
     std::fflush(out_);
   }
 
@@ -381,9 +383,9 @@ class ScanTrace {
   FILE* out_;
 };
 
-// Decoded columns of a task are cut at most this small, so a row group's columns
-// make one task each; smaller row groups make fewer, larger tasks (a task opens its own
-// Parquet reader).
+// A task decodes at least this much (estimated decoded bytes) where the row group has
+// it: large row groups make a task per column, small ones fewer tasks of several
+// columns (each task opens its own Parquet reader).
 constexpr int64_t kMinTaskBytes = 1LL << 20;
 
 // A phase's columns (positions in read_ids) in groups of about equal decoded size, a
@@ -528,7 +530,10 @@ class ScanReader final : public arrow::RecordBatchReader {
         if (auto st = OpenStream(std::move(unit)); !st) return ToArrowStatus(st.error());
         continue;
       }
+      auto* trace = ScanTrace::Get();
+      int64_t t0 = trace ? ScanTrace::NowUs() : 0;
       UnitResult r = slot->Take();
+      if (trace) trace->Add("wait", 0, 0, t0, ScanTrace::NowUs(), 0);
       plan_.stats->rows_read += r.rows_read;
       plan_.stats->rows_deleted += r.rows_deleted;
       if (!r.status.ok()) return r.status;
@@ -637,7 +642,8 @@ class ScanReader final : public arrow::RecordBatchReader {
     int64_t kept = mask ? mask->true_count() : rows;
     if (kept > 0) {
       SKADE_ASSIGN_OR_RETURN(auto rest, Conform(*shape_, f, f.rest, *raw));
-      SKADE_ASSIGN_OR_RETURN(auto batch, Assemble(*shape_, f, std::move(cols), mask, kept, std::move(rest), rows, s.pos));
+      SKADE_ASSIGN_OR_RETURN(auto batch,
+                             Assemble(*shape_, f, std::move(cols), mask, kept, std::move(rest), rows, s.pos));
       ready_.push_back(std::move(batch));
     }
     s.pos += rows;
@@ -749,7 +755,8 @@ class ScanReader final : public arrow::RecordBatchReader {
         cols.push_back(nulls);
         continue;
       }
-      SKADE_ASSIGN_OR_RETURN(auto col, ConformArray(raw.column(idx), *shape.schema->FindField(shape.read_ids[i]), f.path));
+      const NestedField& target = *shape.schema->FindField(shape.read_ids[i]);
+      SKADE_ASSIGN_OR_RETURN(auto col, ConformArray(raw.column(idx), target, f.path));
       cols.push_back(col);
     }
     return cols;
