@@ -3,7 +3,8 @@
 // memory budget (decoded bytes read ahead and not yet handed out), and handed out in
 // plan order. A row group too large for the budget is read a batch at a time. With a
 // filter, the filter (and equality-delete) columns of a row group are decoded first;
-// the other projected columns only when some row survives.
+// the other projected columns only when some row survives, and of those columns only
+// the data pages holding a surviving row where the column allows it (ReadNeededPages).
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 #include <arrow/io/file.h>
@@ -29,6 +30,7 @@
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
+#include "skade/table/needed_pages_internal.h"
 #include "skade/table/parquet_stats.h"
 #include "skade/table/scan_reader_internal.h"
 
@@ -101,6 +103,22 @@ Result<std::shared_ptr<arrow::Array>> DenseFromDictionary(const arrow::Dictionar
     case arrow::Type::LARGE_STRING:  // files whose stored Arrow schema says large (PyIceberg's)
     case arrow::Type::LARGE_BINARY: return DenseFromDictionary<arrow::LargeBinaryArray>(arr, want, where);
     default: return nullptr;
+  }
+}
+
+// Whether a column read from a file is a dictionary of the table's string or binary
+// field: the filter step keeps it so (predicates look at each entry once) and only the
+// rows that survive are made dense (DenseColumns).
+bool KeptDictionary(const arrow::Array& arr, const NestedField& target) {
+  if (arr.type_id() != arrow::Type::DICTIONARY) return false;
+  if (target.type->id != TypeId::kString && target.type->id != TypeId::kBinary) return false;
+  const auto& dt = static_cast<const arrow::DictionaryType&>(*arr.type());
+  switch (dt.value_type()->id()) {
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::LARGE_BINARY: return dt.index_type()->id() == arrow::Type::INT32;
+    default: return false;
   }
 }
 
@@ -271,7 +289,7 @@ struct Stream {
 struct UnitResult {
   arrow::Status status;
   std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
-  int64_t rows_read = 0, rows_deleted = 0;
+  int64_t rows_read = 0, rows_deleted = 0, pages_skipped = 0;
 };
 
 // A unit's result, filled by a worker and awaited by the consumer.
@@ -410,6 +428,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       UnitResult r = slot->Take();
       plan_.stats->rows_read += r.rows_read;
       plan_.stats->rows_deleted += r.rows_deleted;
+      plan_.stats->pages_skipped += r.pages_skipped;
       if (!r.status.ok()) return r.status;
       for (auto& b : r.batches) ready_.push_back(std::move(b));
     }
@@ -619,10 +638,14 @@ class ScanReader final : public arrow::RecordBatchReader {
     return {};
   }
 
-  // Decodes the given leaves of one row group as batches (raw: the file's types).
+  // Decodes the given leaves of one row group as batches (raw: the file's types). With
+  // `needed` (a byte per row of the row group), columns ReadNeededPages reads decode
+  // only their pages holding a needed row; the other rows read as null.
   static Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> Decode(const OpenedFile& f, int row_group,
                                                                          const std::vector<int>& leaves,
-                                                                         int64_t batch_rows) {
+                                                                         int64_t batch_rows,
+                                                                         const std::vector<uint8_t>* needed = nullptr,
+                                                                         int64_t* pages_skipped = nullptr) {
     std::vector<std::shared_ptr<arrow::RecordBatch>> out;
     if (leaves.empty()) {  // none of the columns is in this file: only the row count matters
       int64_t rows = f.metadata->RowGroup(row_group)->num_rows();
@@ -640,10 +663,34 @@ class ScanReader final : public arrow::RecordBatchReader {
       auto pq = parquet::ParquetFileReader::Open(f.source, parquet::default_reader_properties(), f.metadata);
       SKADE_ARROW_ASSIGN(reader, parquet::arrow::FileReader::Make(arrow::default_memory_pool(), std::move(pq), props),
                          f.path);
+      // Leaves read page by page, with the Arrow fields (and field ids) the file maps them to.
+      std::vector<int> whole;
+      std::vector<std::pair<std::shared_ptr<arrow::Field>, std::shared_ptr<arrow::Array>>> paged;
+      for (int leaf : leaves) {
+        const parquet::arrow::SchemaField* top = nullptr;
+        if (needed)
+          for (const auto& field : reader->manifest().schema_fields)
+            if (field.is_leaf() && field.column_index == leaf) top = &field;
+        if (!top || !ReadsNeededPages(*reader->parquet_reader(), leaf, *top->field->type())) {
+          whole.push_back(leaf);
+          continue;
+        }
+        SKADE_ASSIGN_OR_RETURN(auto arr, ReadNeededPages(*reader->parquet_reader(), row_group, leaf,
+                                                         top->field->type(), *needed, f.path, pages_skipped));
+        paged.emplace_back(top->field, std::move(arr));
+      }
       // A whole column chunk at a time decodes into one pre-sized array (as
       // pq.read_table does); batches are zero-copy slices of it.
-      auto table = reader->ReadRowGroup(row_group, leaves);
+      auto table = whole.empty() ? arrow::Result<std::shared_ptr<arrow::Table>>(arrow::Table::Make(
+                                       arrow::schema({}), arrow::ChunkedArrayVector{},
+                                       f.metadata->RowGroup(row_group)->num_rows()))
+                                 : reader->ReadRowGroup(row_group, whole);
       if (!table.ok()) return Corrupt(f.path + ": " + table.status().message());
+      for (auto& [field, arr] : paged) {
+        auto added = (*table)->AddColumn((*table)->num_columns(), field, std::make_shared<arrow::ChunkedArray>(arr));
+        if (!added.ok()) return Corrupt(f.path + ": " + added.status().message());
+        *table = *added;
+      }
       arrow::TableBatchReader slices(**table);
       slices.set_chunksize(batch_rows);
       while (true) {
@@ -660,7 +707,8 @@ class ScanReader final : public arrow::RecordBatchReader {
   }
 
   // The columns `which` (positions in read_ids) of a raw batch, lined up with the
-  // table's fields; columns the file predates read as null.
+  // table's fields; columns the file predates read as null. Dictionaries of string and
+  // binary fields stay dictionaries (KeptDictionary) until DenseColumns.
   static Result<arrow::ArrayVector> Conform(const ScanShape& shape, const OpenedFile& f,
                                             const std::vector<size_t>& which, const arrow::RecordBatch& raw) {
     arrow::ArrayVector cols;
@@ -679,10 +727,38 @@ class ScanReader final : public arrow::RecordBatchReader {
         cols.push_back(nulls);
         continue;
       }
-      SKADE_ASSIGN_OR_RETURN(auto col, ConformArray(raw.column(idx), *shape.schema->FindField(id), f.path));
+      const NestedField& field = *shape.schema->FindField(id);
+      if (KeptDictionary(*raw.column(idx), field)) {
+        cols.push_back(raw.column(idx));
+        continue;
+      }
+      SKADE_ASSIGN_OR_RETURN(auto col, ConformArray(raw.column(idx), field, f.path));
       cols.push_back(col);
     }
     return cols;
+  }
+
+  // `cols` (the read ids at `which`) with the dictionaries Conform kept made dense.
+  static Status DenseColumns(const ScanShape& shape, const OpenedFile& f, const std::vector<size_t>& which,
+                             arrow::ArrayVector* cols) {
+    for (size_t k = 0; k < cols->size(); ++k) {
+      auto& col = (*cols)[k];
+      if (col->type_id() != arrow::Type::DICTIONARY) continue;
+      SKADE_ASSIGN_OR_RETURN(col, ConformArray(col, *shape.schema->FindField(shape.read_ids[which[k]]), f.path));
+    }
+    return {};
+  }
+
+  // Fields for `cols` (the read ids at `which`), typed as the columns are (a kept
+  // dictionary is not the field's dense type).
+  static std::shared_ptr<arrow::Schema> SchemaOf(const ScanShape& shape, const std::vector<size_t>& which,
+                                                 const arrow::ArrayVector& cols) {
+    arrow::FieldVector fields;
+    for (size_t k = 0; k < which.size(); ++k) {
+      const auto& field = shape.fields[which[k]];
+      fields.push_back(field->type()->Equals(*cols[k]->type()) ? field : field->WithType(cols[k]->type()));
+    }
+    return arrow::schema(std::move(fields));
   }
 
   // Which rows of a batch survive deletes and the filter (null: all of them).
@@ -690,12 +766,17 @@ class ScanReader final : public arrow::RecordBatchReader {
                                                                 const std::vector<size_t>& which,
                                                                 const arrow::ArrayVector& cols, int64_t rows,
                                                                 int64_t first_pos, int64_t* deleted) {
-    std::vector<std::shared_ptr<arrow::Field>> fields;
-    for (size_t i : which) fields.push_back(shape.fields[i]);
-    auto batch = arrow::RecordBatch::Make(arrow::schema(fields), rows, cols);
+    auto batch = arrow::RecordBatch::Make(SchemaOf(shape, which, cols), rows, cols);
     std::vector<bool> gone;
     if (!f.deleted.empty()) {
-      SKADE_ASSIGN_OR_RETURN(gone, DeletedFlags(f.deleted, *batch, *shape.schema,
+      auto keyed = batch;
+      if (!f.deleted.equality().empty()) {  // equality keys are read from dense columns
+        arrow::ArrayVector dense = cols;
+        SKADE_RETURN_IF_ERROR(DenseColumns(shape, f, which, &dense));
+        auto schema = SchemaOf(shape, which, dense);
+        keyed = arrow::RecordBatch::Make(std::move(schema), rows, std::move(dense));
+      }
+      SKADE_ASSIGN_OR_RETURN(gone, DeletedFlags(f.deleted, *keyed, *shape.schema,
                                                 [&](int64_t r) { return first_pos + r; }));
       for (bool g : gone) *deleted += g;
     }
@@ -748,7 +829,14 @@ class ScanReader final : public arrow::RecordBatchReader {
     if (any_kept == 0) return out;  // nothing survives: the other columns are never decoded
     std::vector<std::shared_ptr<arrow::RecordBatch>> rest;
     if (!f.rest.empty()) {
-      SKADE_ASSIGN_OR_RETURN(rest, Decode(f, u.row_group, f.rest_leaves, u.batch_rows));
+      std::vector<uint8_t> needed;  // which rows survive, when not all do
+      if (any_kept < u.rows) {
+        needed.reserve(static_cast<size_t>(u.rows));
+        for (size_t b = 0; b < first.size(); ++b)
+          for (int64_t r = 0; r < first[b]->num_rows(); ++r) needed.push_back(!masks[b] || masks[b]->Value(r));
+      }
+      SKADE_ASSIGN_OR_RETURN(rest, Decode(f, u.row_group, f.rest_leaves, u.batch_rows,
+                                          needed.empty() ? nullptr : &needed, &out.pages_skipped));
       if (rest.size() != first.size())
         return Corrupt(f.path + ": row group " + std::to_string(u.row_group) + " decoded unevenly");
     }
@@ -766,7 +854,8 @@ class ScanReader final : public arrow::RecordBatchReader {
 
   // One output batch of `rows` rows starting at file position `start`: the columns
   // decoded first (`first_cols`), the others from `rest` (a raw batch holding them),
-  // positions if asked for, and the selection applied.
+  // positions if asked for, and the selection applied; kept dictionaries are made dense
+  // after it, so only the surviving rows are.
   static Result<std::shared_ptr<arrow::RecordBatch>> Assemble(const ScanShape& shape, const OpenedFile& f,
                                                               arrow::ArrayVector first_cols,
                                                               const std::shared_ptr<arrow::BooleanArray>& mask,
@@ -779,21 +868,27 @@ class ScanReader final : public arrow::RecordBatchReader {
       for (size_t k = 0; k < f.rest.size(); ++k) by_pos[f.rest[k]] = cols[k];
     }
     arrow::ArrayVector cols(by_pos.begin(), by_pos.begin() + static_cast<long>(shape.projected));
+    std::vector<size_t> output(shape.projected);
+    for (size_t k = 0; k < output.size(); ++k) output[k] = k;
+    if (mask && kept < rows) {
+      InitArrowCompute();  // only here: registering every kernel costs a process ~2 ms
+      auto schema = SchemaOf(shape, output, cols);
+      auto batch = arrow::RecordBatch::Make(std::move(schema), rows, std::move(cols));
+      SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(batch, mask), f.path);
+      cols = filtered.record_batch()->columns();
+    }
+    SKADE_RETURN_IF_ERROR(DenseColumns(shape, f, output, &cols));
     if (shape.emit_positions) {
       arrow::Int64Builder pb;
       SKADE_ARROW_RETURN(pb.Reserve(rows), "scan");
-      for (int64_t r = 0; r < rows; ++r) pb.UnsafeAppend(start + r);
+      for (int64_t r = 0; r < rows; ++r)
+        if (!mask || kept == rows || mask->Value(r)) pb.UnsafeAppend(start + r);
       std::shared_ptr<arrow::Array> p;
       SKADE_ARROW_RETURN(pb.Finish(&p), "scan");
       cols.push_back(p);
     }
-    auto batch = arrow::RecordBatch::Make(shape.out_schema, rows, std::move(cols));
-    if (mask && kept < rows) {
-      InitArrowCompute();  // only here: registering every kernel costs a process ~2 ms
-      SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(batch, mask), f.path);
-      batch = filtered.record_batch();
-    }
-    return batch;
+    int64_t out_rows = mask ? kept : rows;
+    return arrow::RecordBatch::Make(shape.out_schema, out_rows, std::move(cols));
   }
 
   ScanPlan plan_;
