@@ -242,16 +242,18 @@ bool LookUpEntries(const arrow::Array& indices, int64_t size, const std::vector<
 }
 
 // The rows of `dict` as the answers of their entries: `entries` holds one (three-valued)
-// answer per dictionary entry and, last, the answer for a null row.
+// answer per dictionary entry and, last, the answer for a null row. With
+// `unknown_is_false` (the answer is the whole filter's) unknown reads as false.
 Result<std::shared_ptr<arrow::Array>> LookUp(const arrow::BooleanArray& entries,
-                                             const arrow::DictionaryArray& dict) {
+                                             const arrow::DictionaryArray& dict,
+                                             bool unknown_is_false) {
   const int64_t size = entries.length() - 1, n = dict.length();
   std::vector<uint8_t> value(static_cast<size_t>(entries.length())), known(value.size());
   bool all_known = true;
   for (int64_t e = 0; e < entries.length(); ++e) {
     known[static_cast<size_t>(e)] = entries.IsValid(e);
     value[static_cast<size_t>(e)] = entries.IsValid(e) && entries.Value(e);
-    all_known &= entries.IsValid(e);
+    all_known &= entries.IsValid(e) || unknown_is_false;
   }
   SKADE_ARROW_ASSIGN(std::shared_ptr<arrow::Buffer> bits, arrow::AllocateBitmap(n));
   std::shared_ptr<arrow::Buffer> validity;
@@ -295,8 +297,10 @@ class Translator {
   Translator(const Schema& schema, const arrow::RecordBatch& batch)
       : schema_(schema), batch_(batch), rows_(batch.num_rows()) {}
 
-  // `e` on every row: true, false, or null where unknown.
-  Result<std::shared_ptr<arrow::BooleanArray>> Run(const Expr& e) {
+  // `e` on every row: true, false, or null where unknown (with `unknown_is_false`, unknown
+  // may also come out false).
+  Result<std::shared_ptr<arrow::BooleanArray>> Run(const Expr& e, bool unknown_is_false = false) {
+    if (unknown_is_false) root_ = &e;
     SKADE_ASSIGN_OR_RETURN(cp::Expression expr, Translate(e));
     std::shared_ptr<arrow::RecordBatch> compact = CompactBatch();
     SKADE_ARROW_ASSIGN(cp::Expression bound_expr, expr.Bind(*compact->schema()));
@@ -385,7 +389,7 @@ class Translator {
     sub.rows_ = entries->length();
     sub.given_ = {ids[0], entries};
     SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::BooleanArray> answers, sub.Run(e));
-    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Array> rows, LookUp(*answers, dict));
+    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Array> rows, LookUp(*answers, dict, &e == root_));
     int index = static_cast<int>(columns_.size());
     columns_.push_back(std::move(rows));
     return cp::field_ref(index);
@@ -503,6 +507,7 @@ class Translator {
   const Schema& schema_;
   const arrow::RecordBatch& batch_;
   int64_t rows_;
+  const Expr* root_ = nullptr;  // the whole filter, when its unknown rows may read false
   // A sub-translator's rows: the dictionary entries of one field (field id, values).
   std::optional<std::pair<int, std::shared_ptr<arrow::Array>>> given_;
   std::map<int, std::shared_ptr<arrow::Array>> entries_;  // by field id, null entry last
@@ -514,7 +519,8 @@ Result<std::shared_ptr<arrow::BooleanArray>> Evaluate(const Expr& bound, const S
                                                       const arrow::RecordBatch& batch) {
   SKADE_RETURN_IF_ERROR(EnsureComputeInitialized());
   Translator translator(schema, batch);
-  SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::BooleanArray> sel, translator.Run(bound));
+  SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::BooleanArray> sel,
+                         translator.Run(bound, /*unknown_is_false=*/true));
   if (sel->null_count() == 0) return sel;
   // Unknown (null) selects nothing.
   SKADE_ARROW_ASSIGN(arrow::Datum known, cp::CallFunction("coalesce", {arrow::Datum(sel),
