@@ -87,7 +87,8 @@ int Scan(const Args& a) {
                {"files_total", stats.files_total},
                {"row_groups_total", stats.row_groups_total},
                {"row_groups_skipped", stats.row_groups_skipped},
-               {"rows_read", stats.rows_read}}}});
+               {"rows_read", stats.rows_read},
+               {"pages_skipped", stats.pages_skipped}}}});
   return 0;
 }
 

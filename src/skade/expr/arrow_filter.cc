@@ -7,7 +7,9 @@
 #include <arrow/compute/expression.h>
 #include <arrow/compute/initialize.h>
 #include <arrow/extension_type.h>
+#include <arrow/util/bitmap_generate.h>
 
+#include <algorithm>
 #include <charconv>
 #include <exception>
 #include <map>
@@ -196,8 +198,8 @@ std::optional<std::vector<int>> ArrowPath(const arrow::Schema& schema,
   return path;
 }
 
-// The column along `path`, with struct parents' nulls folded in, extension types
-// unwrapped and dictionaries decoded.
+// The column along `path`, with struct parents' nulls folded in and extension types
+// unwrapped (dictionaries stay dictionaries: see Translator::OnDictionary).
 Result<std::shared_ptr<arrow::Array>> ExtractColumn(const arrow::RecordBatch& batch,
                                                     const std::vector<int>& path) {
   std::shared_ptr<arrow::Array> arr = batch.column(path[0]);
@@ -207,11 +209,71 @@ Result<std::shared_ptr<arrow::Array>> ExtractColumn(const arrow::RecordBatch& ba
   }
   if (arr->type_id() == arrow::Type::EXTENSION)
     arr = static_cast<const arrow::ExtensionArray&>(*arr).storage();
-  if (arr->type_id() == arrow::Type::DICTIONARY) {
-    const auto& dt = static_cast<const arrow::DictionaryType&>(*arr->type());
-    SKADE_ARROW_ASSIGN(arr, cp::Cast(*arr, dt.value_type()));
-  }
   return arr;
+}
+
+// Per row of a dictionary array with indices of type CType, the bit of its entry
+// (`value`, `known`: one byte per entry; a null row reads entry `size`, the extra
+// one). False if an index is out of range.
+template <typename CType>
+bool LookUpEntries(const arrow::Array& indices, int64_t size, const std::vector<uint8_t>& value,
+                   const std::vector<uint8_t>& known, uint8_t* bits, uint8_t* validity) {
+  const CType* idx = indices.data()->GetValues<CType>(1);
+  const bool nulls = indices.null_count() > 0;
+  bool in_range = true;
+  auto entry = [&](int64_t r) -> int64_t {
+    if (nulls && indices.IsNull(r)) return size;
+    auto i = static_cast<int64_t>(idx[r]);
+    if (i < 0 || i >= size) {
+      in_range = false;
+      return size;
+    }
+    return i;
+  };
+  int64_t r = 0;
+  arrow::internal::GenerateBitsUnrolled(bits, 0, indices.length(),
+                                        [&] { return value[entry(r++)] != 0; });
+  if (validity) {
+    r = 0;
+    arrow::internal::GenerateBitsUnrolled(validity, 0, indices.length(),
+                                          [&] { return known[entry(r++)] != 0; });
+  }
+  return in_range;
+}
+
+// The rows of `dict` as the answers of their entries: `entries` holds one (three-valued)
+// answer per dictionary entry and, last, the answer for a null row. With
+// `unknown_is_false` (the answer is the whole filter's) unknown reads as false.
+Result<std::shared_ptr<arrow::Array>> LookUp(const arrow::BooleanArray& entries,
+                                             const arrow::DictionaryArray& dict,
+                                             bool unknown_is_false) {
+  const int64_t size = entries.length() - 1, n = dict.length();
+  std::vector<uint8_t> value(static_cast<size_t>(entries.length())), known(value.size());
+  bool all_known = true;
+  for (int64_t e = 0; e < entries.length(); ++e) {
+    known[static_cast<size_t>(e)] = entries.IsValid(e);
+    value[static_cast<size_t>(e)] = entries.IsValid(e) && entries.Value(e);
+    all_known &= entries.IsValid(e) || unknown_is_false;
+  }
+  SKADE_ARROW_ASSIGN(std::shared_ptr<arrow::Buffer> bits, arrow::AllocateBitmap(n));
+  std::shared_ptr<arrow::Buffer> validity;
+  if (!all_known) {
+    SKADE_ARROW_ASSIGN(validity, arrow::AllocateBitmap(n));
+  }
+  uint8_t* vbits = validity ? validity->mutable_data() : nullptr;
+  std::shared_ptr<arrow::Array> indices = dict.indices();
+  if (indices->type_id() != arrow::Type::INT32 && indices->type_id() != arrow::Type::INT64) {
+    // Parquet's dictionaries have int32 indices; other widths are widened once.
+    SKADE_ARROW_ASSIGN(indices, cp::Cast(*indices, arrow::int64(), cp::CastOptions::Safe()));
+  }
+  const bool in_range =
+      indices->type_id() == arrow::Type::INT32
+          ? LookUpEntries<int32_t>(*indices, size, value, known, bits->mutable_data(), vbits)
+          : LookUpEntries<int64_t>(*indices, size, value, known, bits->mutable_data(), vbits);
+  if (!in_range) return Corrupt("arrow filter: dictionary index out of range");
+  const int64_t null_count = validity ? arrow::kUnknownNullCount : 0;
+  return std::static_pointer_cast<arrow::Array>(
+      std::make_shared<arrow::BooleanArray>(n, std::move(bits), std::move(validity), null_count));
 }
 
 bool IsStringOrBinaryFamily(arrow::Type::type id) {
@@ -233,9 +295,34 @@ bool IsStringOrBinaryFamily(arrow::Type::type id) {
 class Translator {
  public:
   Translator(const Schema& schema, const arrow::RecordBatch& batch)
-      : schema_(schema), batch_(batch) {}
+      : schema_(schema), batch_(batch), rows_(batch.num_rows()) {}
 
+  // `e` on every row: true, false, or null where unknown (with `unknown_is_false`, unknown
+  // may also come out false).
+  Result<std::shared_ptr<arrow::BooleanArray>> Run(const Expr& e, bool unknown_is_false = false) {
+    if (unknown_is_false) root_ = &e;
+    SKADE_ASSIGN_OR_RETURN(cp::Expression expr, Translate(e));
+    std::shared_ptr<arrow::RecordBatch> compact = CompactBatch();
+    SKADE_ARROW_ASSIGN(cp::Expression bound_expr, expr.Bind(*compact->schema()));
+    SKADE_ARROW_ASSIGN(arrow::Datum out, cp::ExecuteScalarExpression(
+                                             bound_expr, *compact->schema(), arrow::Datum(compact)));
+    std::shared_ptr<arrow::Array> arr;
+    if (out.is_scalar()) {
+      SKADE_ARROW_ASSIGN(arr, arrow::MakeArrayFromScalar(*out.scalar(), rows_));
+    } else if (out.is_array()) {
+      arr = out.make_array();
+    } else {
+      return Internal("arrow filter: unexpected result kind " + out.ToString());
+    }
+    if (arr->type_id() != arrow::Type::BOOL || arr->length() != rows_)
+      return Internal("arrow filter: selection is not a boolean array of the batch's length");
+    return std::static_pointer_cast<arrow::BooleanArray>(arr);
+  }
+
+ private:
   Result<cp::Expression> Translate(const Expr& e) {
+    SKADE_ASSIGN_OR_RETURN(std::optional<cp::Expression> on_dictionary, OnDictionary(e));
+    if (on_dictionary) return std::move(*on_dictionary);
     switch (e.op) {
       case Op::kTrue:
         return cp::literal(true);
@@ -267,10 +354,47 @@ class Translator {
     arrow::FieldVector fields;
     for (size_t i = 0; i < columns_.size(); ++i)
       fields.push_back(arrow::field("c" + std::to_string(i), columns_[i]->type()));
-    return arrow::RecordBatch::Make(arrow::schema(std::move(fields)), batch_.num_rows(), columns_);
+    return arrow::RecordBatch::Make(arrow::schema(std::move(fields)), rows_, columns_);
   }
 
- private:
+  // The column of field `id` as the batch holds it, or null if it cannot be found.
+  Result<std::shared_ptr<arrow::Array>> Find(int id) {
+    std::vector<const NestedField*> chain;
+    if (!FieldChain(schema_.fields(), id, &chain)) return nullptr;
+    std::optional<std::vector<int>> path = ArrowPath(*batch_.schema(), chain);
+    if (!path) return nullptr;
+    return ExtractColumn(batch_, *path);
+  }
+
+  // When every predicate below `e` reads one dictionary-encoded column, `e` is evaluated
+  // once per dictionary entry (and once for a null row) by the same kernels as dense
+  // rows, and each row takes its entry's answer: a boolean column, unknown kept as null.
+  // Nullopt otherwise (and for the column given to a sub-translator, already dense).
+  Result<std::optional<cp::Expression>> OnDictionary(const Expr& e) {
+    if (!e.is_predicate() && e.op != Op::kAnd && e.op != Op::kOr && e.op != Op::kNot)
+      return std::nullopt;
+    std::vector<int> ids = ReferencedFieldIds(e);
+    if (ids.empty() || std::any_of(ids.begin(), ids.end(), [&](int id) { return id != ids[0]; }))
+      return std::nullopt;
+    if (given_ && given_->first == ids[0]) return std::nullopt;
+    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Array> arr, Find(ids[0]));
+    if (!arr || arr->type_id() != arrow::Type::DICTIONARY) return std::nullopt;
+    const auto& dict = static_cast<const arrow::DictionaryArray&>(*arr);
+    auto& entries = entries_[ids[0]];
+    if (!entries) {
+      SKADE_ARROW_ASSIGN(auto null_entry, arrow::MakeArrayOfNull(dict.dictionary()->type(), 1));
+      SKADE_ARROW_ASSIGN(entries, arrow::Concatenate({dict.dictionary(), null_entry}));
+    }
+    Translator sub(schema_, batch_);
+    sub.rows_ = entries->length();
+    sub.given_ = {ids[0], entries};
+    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::BooleanArray> answers, sub.Run(e));
+    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Array> rows, LookUp(*answers, dict, &e == root_));
+    int index = static_cast<int>(columns_.size());
+    columns_.push_back(std::move(rows));
+    return cp::field_ref(index);
+  }
+
   struct Column {
     int index = 0;
     std::shared_ptr<arrow::DataType> literal_type;  // type to give literals
@@ -278,17 +402,19 @@ class Translator {
 
   Result<Column> ColumnFor(const Expr& p) {
     if (auto it = by_field_id_.find(p.field_id); it != by_field_id_.end()) return it->second;
-    std::vector<const NestedField*> chain;
     auto expected = ArrowTypeFor(*p.type);
     if (!expected)
       return InvalidArgument("arrow filter: cannot evaluate predicates on " + p.type->ToString());
-    std::optional<std::vector<int>> path;
-    if (FieldChain(schema_.fields(), p.field_id, &chain)) path = ArrowPath(*batch_.schema(), chain);
-    if (!path)
+    std::shared_ptr<arrow::Array> arr;
+    if (given_ && given_->first == p.field_id) {
+      arr = given_->second;
+    } else {
+      SKADE_ASSIGN_OR_RETURN(arr, Find(p.field_id));
+    }
+    if (!arr)
       return InvalidArgument(
           "arrow filter: column '" + p.column + "' (field id " + std::to_string(p.field_id) +
           ") is not in the batch (columns: " + batch_.schema()->ToString() + ")");
-    SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::Array> arr, ExtractColumn(batch_, *path));
     Column col;
     col.literal_type = expected;
     if (!arr->type()->Equals(*expected)) {
@@ -380,6 +506,11 @@ class Translator {
 
   const Schema& schema_;
   const arrow::RecordBatch& batch_;
+  int64_t rows_;
+  const Expr* root_ = nullptr;  // the whole filter, when its unknown rows may read false
+  // A sub-translator's rows: the dictionary entries of one field (field id, values).
+  std::optional<std::pair<int, std::shared_ptr<arrow::Array>>> given_;
+  std::map<int, std::shared_ptr<arrow::Array>> entries_;  // by field id, null entry last
   std::vector<std::shared_ptr<arrow::Array>> columns_;
   std::map<int, Column> by_field_id_;
 };
@@ -388,24 +519,13 @@ Result<std::shared_ptr<arrow::BooleanArray>> Evaluate(const Expr& bound, const S
                                                       const arrow::RecordBatch& batch) {
   SKADE_RETURN_IF_ERROR(EnsureComputeInitialized());
   Translator translator(schema, batch);
-  SKADE_ASSIGN_OR_RETURN(cp::Expression expr, translator.Translate(bound));
+  SKADE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::BooleanArray> sel,
+                         translator.Run(bound, /*unknown_is_false=*/true));
+  if (sel->null_count() == 0) return sel;
   // Unknown (null) selects nothing.
-  expr = cp::call("coalesce", {std::move(expr), cp::literal(false)});
-  std::shared_ptr<arrow::RecordBatch> compact = translator.CompactBatch();
-  SKADE_ARROW_ASSIGN(cp::Expression bound_expr, expr.Bind(*compact->schema()));
-  SKADE_ARROW_ASSIGN(arrow::Datum out, cp::ExecuteScalarExpression(bound_expr, *compact->schema(),
-                                                                   arrow::Datum(compact)));
-  std::shared_ptr<arrow::Array> arr;
-  if (out.is_scalar()) {
-    SKADE_ARROW_ASSIGN(arr, arrow::MakeArrayFromScalar(*out.scalar(), batch.num_rows()));
-  } else if (out.is_array()) {
-    arr = out.make_array();
-  } else {
-    return Internal("arrow filter: unexpected result kind " + out.ToString());
-  }
-  if (arr->type_id() != arrow::Type::BOOL || arr->length() != batch.num_rows())
-    return Internal("arrow filter: selection is not a boolean array of the batch's length");
-  return std::static_pointer_cast<arrow::BooleanArray>(arr);
+  SKADE_ARROW_ASSIGN(arrow::Datum known, cp::CallFunction("coalesce", {arrow::Datum(sel),
+                                                                       arrow::Datum(false)}));
+  return std::static_pointer_cast<arrow::BooleanArray>(known.make_array());
 }
 
 }  // namespace

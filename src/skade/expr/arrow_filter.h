@@ -17,7 +17,10 @@ namespace skade::expr {
 /// comparison with null is unknown and unknown rows are dropped; `not unknown` is
 /// unknown). Columns are found by field id through the Arrow field metadata key
 /// "PARQUET:field_id" (nested fields through their struct parents), falling back to
-/// the schema path name. Errors: kInvalidArgument if a referenced column is absent.
+/// the schema path name. Dictionary-encoded columns stay dictionaries: a part of the
+/// filter over one such column is evaluated once per dictionary entry and mapped
+/// through the indices. Errors: kInvalidArgument if a referenced column is absent,
+/// kCorrupt if a dictionary index is out of range.
 Result<std::shared_ptr<arrow::RecordBatch>> FilterBatch(
     const Expr& bound, const Schema& schema, const std::shared_ptr<arrow::RecordBatch>& batch);
 

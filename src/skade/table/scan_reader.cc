@@ -3,7 +3,10 @@
 // memory budget (decoded bytes read ahead and not yet handed out), and handed out in
 // plan order. A row group too large for the budget is read a batch at a time. With a
 // filter, the filter (and equality-delete) columns of a row group are decoded first;
-// the other projected columns only when some row survives.
+// the other projected columns only when some row survives, and of those columns only
+// the data pages holding a surviving row where the column allows it (ReadNeededPages).
+// A filter on a dictionary-encoded string looks at each dictionary entry once, and
+// such columns stay dictionaries until the surviving rows are known.
 //
 // A row group decodes as tasks of a few columns each (largest first), and no task waits
 // for another: the last task of a phase runs the selection or the batch assembly and
@@ -43,6 +46,7 @@
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
+#include "skade/table/needed_pages_internal.h"
 #include "skade/table/parquet_stats.h"
 #include "skade/table/scan_reader_internal.h"
 
@@ -127,6 +131,22 @@ Result<std::shared_ptr<arrow::Array>> DenseFromDictionary(const arrow::Dictionar
     case arrow::Type::LARGE_STRING:  // files whose stored Arrow schema says large (PyIceberg's)
     case arrow::Type::LARGE_BINARY: return DenseFromDictionary<arrow::LargeBinaryArray>(arr, want, where);
     default: return nullptr;
+  }
+}
+
+// Whether a column read from a file is a dictionary of the table's string or binary
+// field: the filter step keeps it so (predicates look at each entry once) and only the
+// rows that survive are made dense (DenseColumns).
+bool KeptDictionary(const arrow::Array& arr, const NestedField& target) {
+  if (arr.type_id() != arrow::Type::DICTIONARY) return false;
+  if (target.type->id != TypeId::kString && target.type->id != TypeId::kBinary) return false;
+  const auto& dt = static_cast<const arrow::DictionaryType&>(*arr.type());
+  switch (dt.value_type()->id()) {
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::LARGE_BINARY: return dt.index_type()->id() == arrow::Type::INT32;
+    default: return false;
   }
 }
 
@@ -298,7 +318,7 @@ struct Stream {
 struct UnitResult {
   arrow::Status status;
   std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
-  int64_t rows_read = 0, rows_deleted = 0;
+  int64_t rows_read = 0, rows_deleted = 0, pages_skipped = 0;
 };
 
 // A unit's result, filled by a worker and awaited by the consumer.
@@ -536,6 +556,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       if (trace) trace->Add("wait", 0, 0, t0, ScanTrace::NowUs(), 0);
       plan_.stats->rows_read += r.rows_read;
       plan_.stats->rows_deleted += r.rows_deleted;
+      plan_.stats->pages_skipped += r.pages_skipped;
       if (!r.status.ok()) return r.status;
       for (auto& b : r.batches) ready_.push_back(std::move(b));
     }
@@ -743,7 +764,8 @@ class ScanReader final : public arrow::RecordBatchReader {
   }
 
   // The columns `which` (positions in read_ids) of a raw batch, lined up with the
-  // table's fields; columns the file predates read as null.
+  // table's fields; columns the file predates read as null. Dictionaries of string and
+  // binary fields stay dictionaries (KeptDictionary) until DenseColumns.
   static Result<arrow::ArrayVector> Conform(const ScanShape& shape, const OpenedFile& f,
                                             const std::vector<size_t>& which, const arrow::RecordBatch& raw) {
     arrow::ArrayVector cols;
@@ -755,11 +777,38 @@ class ScanReader final : public arrow::RecordBatchReader {
         cols.push_back(nulls);
         continue;
       }
-      const NestedField& target = *shape.schema->FindField(shape.read_ids[i]);
-      SKADE_ASSIGN_OR_RETURN(auto col, ConformArray(raw.column(idx), target, f.path));
+      const NestedField& field = *shape.schema->FindField(shape.read_ids[i]);
+      if (KeptDictionary(*raw.column(idx), field)) {
+        cols.push_back(raw.column(idx));
+        continue;
+      }
+      SKADE_ASSIGN_OR_RETURN(auto col, ConformArray(raw.column(idx), field, f.path));
       cols.push_back(col);
     }
     return cols;
+  }
+
+  // `cols` (the read ids at `which`) with the dictionaries Conform kept made dense.
+  static Status DenseColumns(const ScanShape& shape, const OpenedFile& f, const std::vector<size_t>& which,
+                             arrow::ArrayVector* cols) {
+    for (size_t k = 0; k < cols->size(); ++k) {
+      auto& col = (*cols)[k];
+      if (col->type_id() != arrow::Type::DICTIONARY) continue;
+      SKADE_ASSIGN_OR_RETURN(col, ConformArray(col, *shape.schema->FindField(shape.read_ids[which[k]]), f.path));
+    }
+    return {};
+  }
+
+  // Fields for `cols` (the read ids at `which`), typed as the columns are (a kept
+  // dictionary is not the field's dense type).
+  static std::shared_ptr<arrow::Schema> SchemaOf(const ScanShape& shape, const std::vector<size_t>& which,
+                                                 const arrow::ArrayVector& cols) {
+    arrow::FieldVector fields;
+    for (size_t k = 0; k < which.size(); ++k) {
+      const auto& field = shape.fields[which[k]];
+      fields.push_back(field->type()->Equals(*cols[k]->type()) ? field : field->WithType(cols[k]->type()));
+    }
+    return arrow::schema(std::move(fields));
   }
 
   // Which rows of a batch survive deletes and the filter (null: all of them).
@@ -767,12 +816,17 @@ class ScanReader final : public arrow::RecordBatchReader {
                                                                 const std::vector<size_t>& which,
                                                                 const arrow::ArrayVector& cols, int64_t rows,
                                                                 int64_t first_pos, int64_t* deleted) {
-    std::vector<std::shared_ptr<arrow::Field>> fields;
-    for (size_t i : which) fields.push_back(shape.fields[i]);
-    auto batch = arrow::RecordBatch::Make(arrow::schema(fields), rows, cols);
+    auto batch = arrow::RecordBatch::Make(SchemaOf(shape, which, cols), rows, cols);
     std::vector<bool> gone;
     if (!f.deleted.empty()) {
-      SKADE_ASSIGN_OR_RETURN(gone, DeletedFlags(f.deleted, *batch, *shape.schema,
+      auto keyed = batch;
+      if (!f.deleted.equality().empty()) {  // equality keys are read from dense columns
+        arrow::ArrayVector dense = cols;
+        SKADE_RETURN_IF_ERROR(DenseColumns(shape, f, which, &dense));
+        auto schema = SchemaOf(shape, which, dense);
+        keyed = arrow::RecordBatch::Make(std::move(schema), rows, std::move(dense));
+      }
+      SKADE_ASSIGN_OR_RETURN(gone, DeletedFlags(f.deleted, *keyed, *shape.schema,
                                                 [&](int64_t r) { return first_pos + r; }));
       for (bool g : gone) *deleted += g;
     }
@@ -781,6 +835,8 @@ class ScanReader final : public arrow::RecordBatchReader {
       SKADE_ASSIGN_OR_RETURN(match, expr::EvaluateBatch(*f.filter, *shape.schema, batch));
     }
     if (gone.empty() && !match) return nullptr;
+    // EvaluateBatch's selection has no nulls: without deletes it is the answer.
+    if (gone.empty()) return std::static_pointer_cast<arrow::BooleanArray>(match);
     arrow::BooleanBuilder keep;
     SKADE_ARROW_RETURN(keep.Reserve(rows), "scan");
     const auto* m = static_cast<const arrow::BooleanArray*>(match.get());
@@ -805,6 +861,8 @@ class ScanReader final : public arrow::RecordBatchReader {
     arrow::Status status;  // the first failure
     std::vector<std::shared_ptr<arrow::BooleanArray>> masks;
     std::vector<int64_t> kept;
+    std::vector<uint8_t> needed;  // per row: still needed by the second phase (empty: all are)
+    std::atomic<int64_t> pages_skipped{0};
     UnitResult out;
 
     int64_t Batches() const { return (unit.rows + unit.batch_rows - 1) / unit.batch_rows; }
@@ -878,17 +936,47 @@ class ScanReader final : public arrow::RecordBatchReader {
         std::unique_ptr<parquet::arrow::FileReader> reader;
         SKADE_ARROW_ASSIGN(reader, parquet::arrow::FileReader::Make(arrow::default_memory_pool(), std::move(pq), props),
                            f.path);
+        // Leaves whose pages without a needed row can be skipped are read page by page,
+        // as the Arrow fields (with field ids) the file maps them to.
+        std::vector<int> whole;
+        std::vector<std::pair<std::shared_ptr<arrow::Field>, std::shared_ptr<arrow::Array>>> paged;
+        for (int leaf : leaves) {
+          const parquet::arrow::SchemaField* top = nullptr;
+          if (!job.needed.empty())
+            for (const auto& field : reader->manifest().schema_fields)
+              if (field.is_leaf() && field.column_index == leaf) top = &field;
+          if (!top || !ReadsNeededPages(*reader->parquet_reader(), leaf, *top->field->type())) {
+            whole.push_back(leaf);
+            continue;
+          }
+          int64_t skipped = 0;
+          SKADE_ASSIGN_OR_RETURN(auto arr, ReadNeededPages(*reader->parquet_reader(), u.row_group, leaf,
+                                                           top->field->type(), job.needed, f.path, &skipped));
+          job.pages_skipped += skipped;
+          paged.emplace_back(top->field, std::move(arr));
+        }
         // A whole column chunk at a time decodes into one pre-sized array (as
         // pq.read_table does); batches are zero-copy slices of it.
-        auto table = reader->ReadRowGroup(u.row_group, leaves);
+        auto table = whole.empty() ? arrow::Result<std::shared_ptr<arrow::Table>>(arrow::Table::Make(
+                                         arrow::schema({}), arrow::ChunkedArrayVector{}, u.rows))
+                                   : reader->ReadRowGroup(u.row_group, whole);
         if (!table.ok()) return Corrupt(f.path + ": " + table.status().message());
         raw = *std::move(table);
+        for (auto& [field, arr] : paged) {
+          auto added = raw->AddColumn(raw->num_columns(), field, std::make_shared<arrow::ChunkedArray>(arr));
+          if (!added.ok()) return Corrupt(f.path + ": " + added.status().message());
+          raw = *std::move(added);
+        }
       } catch (const std::exception& e) {
         return Corrupt(f.path + ": " + e.what());
       }
       if (raw->num_rows() != u.rows)
         return Corrupt(f.path + ": row group " + std::to_string(u.row_group) + " decoded unevenly");
     }
+    // With a filter, dictionaries stay so through it (predicates look at each entry once)
+    // and only surviving rows are made dense; without one, or when every row survived
+    // it, they are made dense here, in the task.
+    bool keep_dictionaries = f.filter && (job.masks.empty() || !job.needed.empty());
     for (size_t i : group) {
       int idx = raw ? RawIndex(shape, i, *raw->schema()) : -1;
       const NestedField& target = *shape.schema->FindField(shape.read_ids[i]);
@@ -901,6 +989,10 @@ class ScanReader final : public arrow::RecordBatchReader {
           continue;
         }
         SKADE_ASSIGN_OR_RETURN(auto piece, Piece(*raw->column(idx), b * u.batch_rows, n, f.path));
+        if (keep_dictionaries && KeptDictionary(*piece, target)) {  // Assemble makes the survivors dense
+          batches.push_back(std::move(piece));
+          continue;
+        }
         SKADE_ASSIGN_OR_RETURN(auto col, ConformArray(piece, target, f.path));
         batches.push_back(std::move(col));
       }
@@ -938,6 +1030,17 @@ class ScanReader final : public arrow::RecordBatchReader {
       job.kept[b] = mask ? mask->true_count() : rows;
       job.masks[b] = std::move(mask);
     }
+    // Which rows the other columns must still deliver, when not all (their data pages
+    // holding none are never decoded: ReadNeededPages).
+    int64_t kept = 0;
+    for (int64_t n : job.kept) kept += n;
+    if (kept > 0 && kept < u.rows && !f.rest.empty()) {
+      job.needed.reserve(static_cast<size_t>(u.rows));
+      for (int64_t b = 0; b < job.Batches(); ++b) {
+        const auto& m = job.masks[static_cast<size_t>(b)];
+        for (int64_t r = 0; r < job.BatchRows(b); ++r) job.needed.push_back(!m || m->Value(r));
+      }
+    }
     return {};
   }
 
@@ -964,13 +1067,15 @@ class ScanReader final : public arrow::RecordBatchReader {
       std::lock_guard lock(j.mu);
       st = j.status;
     }
-    if (!st.ok()) return j.slot->Set(UnitResult{st, {}, 0, 0});
+    if (!st.ok()) return j.slot->Set(UnitResult{st, {}, 0, 0, 0});
+    j.out.pages_skipped = j.pages_skipped.load();
     j.slot->Set(std::move(j.out));
   }
 
   // One output batch of `rows` rows starting at file position `start`: the columns
   // decoded first (`first_cols`), the others (`rest_cols`, conformed), positions if
-  // asked for, and the selection applied.
+  // asked for, and the selection applied; dictionaries kept through the filter step are
+  // made dense after it, so only the surviving rows are.
   static Result<std::shared_ptr<arrow::RecordBatch>> Assemble(const ScanShape& shape, const OpenedFile& f,
                                                               arrow::ArrayVector first_cols,
                                                               const std::shared_ptr<arrow::BooleanArray>& mask,
@@ -980,21 +1085,27 @@ class ScanReader final : public arrow::RecordBatchReader {
     for (size_t k = 0; k < f.first.size(); ++k) by_pos[f.first[k]] = std::move(first_cols[k]);
     for (size_t k = 0; k < f.rest.size(); ++k) by_pos[f.rest[k]] = std::move(rest_cols[k]);
     arrow::ArrayVector cols(by_pos.begin(), by_pos.begin() + static_cast<long>(shape.projected));
+    std::vector<size_t> output(shape.projected);
+    for (size_t k = 0; k < output.size(); ++k) output[k] = k;
+    if (mask && kept < rows) {
+      InitArrowCompute();  // only here: registering every kernel costs a process ~2 ms
+      auto schema = SchemaOf(shape, output, cols);
+      auto batch = arrow::RecordBatch::Make(std::move(schema), rows, std::move(cols));
+      SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(batch, mask), f.path);
+      cols = filtered.record_batch()->columns();
+    }
+    SKADE_RETURN_IF_ERROR(DenseColumns(shape, f, output, &cols));
     if (shape.emit_positions) {
       arrow::Int64Builder pb;
       SKADE_ARROW_RETURN(pb.Reserve(rows), "scan");
-      for (int64_t r = 0; r < rows; ++r) pb.UnsafeAppend(start + r);
+      for (int64_t r = 0; r < rows; ++r)
+        if (!mask || kept == rows || mask->Value(r)) pb.UnsafeAppend(start + r);
       std::shared_ptr<arrow::Array> p;
       SKADE_ARROW_RETURN(pb.Finish(&p), "scan");
       cols.push_back(p);
     }
-    auto batch = arrow::RecordBatch::Make(shape.out_schema, rows, std::move(cols));
-    if (mask && kept < rows) {
-      InitArrowCompute();  // only here: registering every kernel costs a process ~2 ms
-      SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(batch, mask), f.path);
-      batch = filtered.record_batch();
-    }
-    return batch;
+    int64_t out_rows = mask ? kept : rows;
+    return arrow::RecordBatch::Make(shape.out_schema, out_rows, std::move(cols));
   }
 
   ScanPlan plan_;

@@ -1,0 +1,43 @@
+// Reading only the data pages of a column chunk that hold rows a scan still needs
+// (late materialisation below the row group). Not API.
+//
+// Arrow 26's Arrow-level Parquet reader reads whole column chunks (no row ranges: see
+// apache/arrow#38865, #45284), but its page reader takes a data-page filter, which skips a
+// page before decompressing it. For flat columns a data page's value count is its row
+// count, so the page's rows are known from its header, with or without a page index.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "skade/common/result.h"
+
+namespace arrow {
+class Array;
+class DataType;
+}  // namespace arrow
+
+namespace parquet {
+class ParquetFileReader;
+}  // namespace parquet
+
+namespace skade {
+
+/// Whether ReadNeededPages can read leaf column `leaf` of `file` as `type`: a top-level,
+/// non-repeated column of fixed-width numbers exactly `type`'s width (ints, floats,
+/// dates, times, timestamps; not decimals, booleans or INT96).
+bool ReadsNeededPages(parquet::ParquetFileReader& file, int leaf, const arrow::DataType& type);
+
+/// Leaf column `leaf` of row group `row_group` as `type`, decoding only the data pages
+/// holding a row r with needed[r] != 0 (needed has one entry per row of the row group);
+/// the rows of skipped pages read as null, for the caller to drop. Adds the pages not
+/// decoded to `pages_skipped`. Errors: kCorrupt naming `where` when the pages do not
+/// add up to the row group.
+Result<std::shared_ptr<arrow::Array>> ReadNeededPages(parquet::ParquetFileReader& file, int row_group,
+                                                      int leaf, const std::shared_ptr<arrow::DataType>& type,
+                                                      const std::vector<uint8_t>& needed, const std::string& where,
+                                                      int64_t* pages_skipped);
+
+}  // namespace skade
