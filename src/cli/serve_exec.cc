@@ -1,7 +1,7 @@
 // `skade serve` in the skade binary: the command is handed to skade-serve, installed beside
 // it, which links the HTTP server. The server's library (libcpp-httplib, built by Debian with
-// OpenSSL and brotli: libssl, libcrypto, libbrotli*) costs every process that maps it ~5 ms
-// of CPU to load and relocate and more at exit, and no command but serve uses it. exec keeps
+// OpenSSL and brotli: libssl, libcrypto, libbrotli*) costs every process that maps it 6-7 ms
+// of CPU (skade-serve --help vs skade --help), and no command but serve uses it. exec keeps
 // the process id, the descriptors and the ignored signals, so whoever started `skade serve`
 // (a shell, a test, a service manager) sees one process.
 #include <unistd.h>
