@@ -33,6 +33,8 @@ struct Context {
   /// Lineage recording of this process (lineage_commands.cc); declared after the
   /// catalog so it flushes before the catalog closes.
   std::shared_ptr<LineageSession> lineage;
+  /// main's argv (serve_exec.cc hands the command line on as it came).
+  char** argv = nullptr;
   Status Open();
 };
 

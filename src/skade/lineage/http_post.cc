@@ -1,10 +1,9 @@
 // skade's HTTP client: libcurl, so https:// and proxies work as curl users expect;
-// curl's errors become skade errors here.
-#include <curl/curl.h>
-
+// curl's errors become skade errors here. libcurl is loaded on the first request
+// (curl_loader_internal.h says why).
 #include <cctype>
-#include <mutex>
 
+#include "skade/lineage/curl_loader_internal.h"
 #include "skade/lineage/http_post_internal.h"
 
 namespace skade::lineage {
@@ -28,11 +27,6 @@ size_t Keep(char* data, size_t size, size_t n, void* user) {
   return size * n;
 }
 
-void GlobalInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
 // One request: a POST of `post` when given, else a GET; the answer's body into `reply`
 // when given. `what` names the URL in errors ("lineage endpoint", "REST catalog").
 // `stop_fd`, when readable, abandons the request.
@@ -41,64 +35,65 @@ Result<int> Perform(const std::string& url, const std::string* post, const HttpH
                     int stop_fd = -1) {
   if (!url.starts_with("http://") && !url.starts_with("https://"))
     return InvalidArgument(what + " '" + url + "' is not an http:// or https:// URL");
-  GlobalInit();
-  CURL* curl = curl_easy_init();
+  SKADE_ASSIGN_OR_RETURN(const CurlApi* api, Curl());
+  const CurlApi& c = *api;
+  CURL* curl = c.easy_init();
   if (!curl) return IoError("cannot start an HTTP client");
   struct curl_slist* list =
-      post ? curl_slist_append(nullptr, "Content-Type: application/json") : nullptr;
-  for (const auto& [k, v] : headers) list = curl_slist_append(list, (k + ": " + v).c_str());
+      post ? c.slist_append(nullptr, "Content-Type: application/json") : nullptr;
+  for (const auto& [k, v] : headers) list = c.slist_append(list, (k + ": " + v).c_str());
   char error[CURL_ERROR_SIZE] = "";
   Sink sink{reply, max_body};
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
+  c.easy_setopt(curl, CURLOPT_URL, url.c_str());
+  c.easy_setopt(curl, CURLOPT_HTTPHEADER, list);
   if (post) {
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, post->data());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(post->size()));
+    c.easy_setopt(curl, CURLOPT_POSTFIELDS, post->data());
+    c.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(post->size()));
   }
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  c.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
+  c.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   if (reply) {
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, Keep);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
-    curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // whatever curl can decode
+    c.easy_setopt(curl, CURLOPT_WRITEFUNCTION, Keep);
+    c.easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
+    c.easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // whatever curl can decode
   } else {
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, Discard);
+    c.easy_setopt(curl, CURLOPT_WRITEFUNCTION, Discard);
   }
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  c.easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+  c.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
   // The multi interface, to wait on the stop fd beside the transfer.
-  CURLM* multi = curl_multi_init();
-  curl_multi_add_handle(multi, curl);
+  CURLM* multi = c.multi_init();
+  c.multi_add_handle(multi, curl);
   CURLcode rc = CURLE_OK;
   bool stopped = false;
   for (int running = 1; running;) {
-    if (curl_multi_perform(multi, &running) != CURLM_OK) {
+    if (c.multi_perform(multi, &running) != CURLM_OK) {
       rc = CURLE_FAILED_INIT;
       break;
     }
     if (!running) break;
     curl_waitfd stop{stop_fd, CURL_WAIT_POLLIN, 0};
-    curl_multi_poll(multi, stop_fd >= 0 ? &stop : nullptr, stop_fd >= 0 ? 1 : 0, 1000, nullptr);
+    c.multi_poll(multi, stop_fd >= 0 ? &stop : nullptr, stop_fd >= 0 ? 1 : 0, 1000, nullptr);
     if (stop_fd >= 0 && stop.revents != 0) {
       stopped = true;
       break;
     }
   }
   int left = 0;
-  while (CURLMsg* msg = curl_multi_info_read(multi, &left))
+  while (CURLMsg* msg = c.multi_info_read(multi, &left))
     if (msg->msg == CURLMSG_DONE) rc = msg->data.result;
-  curl_multi_remove_handle(multi, curl);
-  curl_multi_cleanup(multi);
+  c.multi_remove_handle(multi, curl);
+  c.multi_cleanup(multi);
   long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-  curl_slist_free_all(list);
-  curl_easy_cleanup(curl);
+  c.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  c.slist_free_all(list);
+  c.easy_cleanup(curl);
   if (stopped) return IoError(what + " '" + url + "': interrupted");
   if (rc == CURLE_URL_MALFORMAT) return InvalidArgument(what + " '" + url + "' is not a valid URL");
   if (rc == CURLE_UNSUPPORTED_PROTOCOL) return Unsupported(what + " '" + url + "': " + error);
   if (rc == CURLE_WRITE_ERROR && sink.overflow)
     return IoError("the answer from " + url + " is larger than " + std::to_string(max_body) + " bytes");
-  std::string why = error[0] ? std::string(error) : curl_easy_strerror(rc);
+  std::string why = error[0] ? std::string(error) : c.easy_strerror(rc);
   if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST) return IoError("cannot connect (" + why + ")");
   if (rc != CURLE_OK) return IoError(why);
   return static_cast<int>(status);

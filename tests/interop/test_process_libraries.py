@@ -1,0 +1,89 @@
+"""What a skade process loads: the libraries it maps at start are what every command pays
+(the dynamic linker relocating them, page faults, their exit handlers). libcurl and its TLS,
+Kerberos and LDAP chain load only in a process that sends HTTP; the HTTP server's library
+(libcpp-httplib with OpenSSL and brotli) only in skade-serve, which `skade serve` runs."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from skade_util import SKADE_BIN
+from test_lineage_http import Receiver, _append, _setup
+
+# Loaded only by the commands that need them (matched on the file name's stem).
+HTTP_CLIENT = ("libcurl", "libgnutls", "libssh2", "libldap", "libgssapi_krb5", "librtmp", "libnghttp2")
+HTTP_SERVER = ("libcpp-httplib", "libssl", "libcrypto", "libbrotlienc")
+
+
+def _stems(names) -> set[str]:
+    return {re.sub(r"[.-][0-9].*$", "", Path(n).name.split(".so")[0]) for n in names}
+
+
+def _loaded(skade, tmp_path: Path, *args) -> tuple[int, str, set[str]]:
+    """Runs skade with the dynamic linker's log (LD_DEBUG=libs) in files: (rc, stderr, the stems
+    of every library whose initialiser ran, at start or by dlopen)."""
+    prefix = tmp_path / f"ld-{uuid.uuid4().hex}"
+    env = {**os.environ, "LD_DEBUG": "libs", "LD_DEBUG_OUTPUT": str(prefix)}
+    rc, _, err = skade(*args, env=env)
+    logs = list(tmp_path.glob(prefix.name + ".*"))
+    assert logs, "the dynamic linker wrote no log"
+    inits = [m.group(1) for log in logs for m in re.finditer(r"calling init: (\S+)", log.read_text())]
+    assert any("libarrow" in p for p in inits), "the log names the libraries skade loads"
+    return rc, err, _stems(inits)
+
+
+def test_commands_that_send_no_http_load_no_http_library(skade, tmp_path):
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.t", "--schema", "id:long!")
+    _append(skade, tmp_path, 1)
+    for args in (("scan", "db.t", "--format", "none"), ("tables",), ("--help",)):
+        rc, err, libs = _loaded(skade, tmp_path, *args)
+        assert rc == 0, err
+        assert not libs & set(HTTP_CLIENT + HTTP_SERVER), f"skade {args[0]} loaded {sorted(libs & set(HTTP_CLIENT + HTTP_SERVER))}"
+
+
+def test_libcurl_loads_on_the_first_http_request_and_delivers(skade, tmp_path):
+    receiver = Receiver()
+    try:
+        _setup(skade, f"http://127.0.0.1:{receiver.port}/")
+        delivered = len(receiver.requests)
+        rc, err, libs = _loaded(skade, tmp_path, "create", "db.t", "--schema", "id:long!")
+        assert rc == 0 and err == "", err
+        assert "libcurl" in libs
+        assert len(receiver.requests) == delivered + 1
+        assert receiver.requests[-1]["body"]["eventType"] == "COMPLETE"
+        assert receiver.requests[-1]["body"]["outputs"][0]["facets"]["symlinks"]["identifiers"][0]["name"] == "db.t"
+    finally:
+        receiver.stop()
+
+
+def _needed(binary: Path) -> set[str]:
+    out = subprocess.run(["readelf", "-d", str(binary)], capture_output=True, text=True, check=True).stdout
+    return _stems(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out))
+
+
+@pytest.mark.parametrize("name", ["skade", "skade-serve", "bifrost"])
+def test_no_binary_links_libcurl_and_only_skade_serve_links_the_http_server(name):
+    binary = Path(SKADE_BIN).parent / name
+    assert binary.is_file(), f"{binary} is not built"
+    needed = _needed(binary)
+    assert "libarrow" in needed, needed  # readelf read the right thing
+    assert "libcurl" not in needed
+    assert ("libcpp-httplib" in needed) == (name == "skade-serve"), needed
+
+
+def test_serve_without_skade_serve_beside_it_is_a_clear_error(warehouse, tmp_path):
+    alone = tmp_path / "bin" / "skade"
+    alone.parent.mkdir()
+    alone.write_bytes(Path(SKADE_BIN).read_bytes())
+    alone.chmod(0o755)
+    p = subprocess.run([str(alone), "--warehouse", str(warehouse), "serve", "--listen", "127.0.0.1:0"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, p
+    assert p.stderr.startswith("skade: error: cannot start ") and str(alone.parent / "skade-serve") in p.stderr, p.stderr
+    assert len(p.stderr.splitlines()) == 1
