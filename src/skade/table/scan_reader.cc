@@ -789,9 +789,8 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     auto batch = arrow::RecordBatch::Make(shape.out_schema, rows, std::move(cols));
     if (mask && kept < rows) {
-      InitArrowCompute();  // only here: registering every kernel costs a process ~2 ms
-      SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(batch, mask), f.path);
-      batch = filtered.record_batch();
+      // The decoded rows are this batch's alone: the survivors move up in place.
+      SKADE_ASSIGN_OR_RETURN(batch, KeepRows(batch, *mask, kept, /*in_place=*/true));
     }
     return batch;
   }
