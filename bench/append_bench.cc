@@ -20,13 +20,16 @@ int Big(const Args& a) {
   TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
   auto data = ReadParquet(a.Get("source"));
   auto table = CreateTable(*catalog, ident, a.Get("schema"), a.Get("partition", ""), a.Properties());
+  double cpu0 = CpuSeconds();
   auto t0 = std::chrono::steady_clock::now();
   CommitResult r = Check(table->Append(data), "append");
   double secs = Seconds(std::chrono::steady_clock::now() - t0);
+  double cpu_s = CpuSeconds() - cpu0;
   int64_t bytes = 0;
   for (const auto& f : r.added_files) bytes += f.file_size_in_bytes;
   PrintJson({{"rows", data->num_rows()},
              {"append_s", secs},
+             {"append_cpu_s", cpu_s},
              {"files", r.added_files.size()},
              {"bytes", bytes}});
   return 0;

@@ -6,6 +6,7 @@
 #include <arrow/api.h>
 #include <arrow/io/file.h>
 #include <parquet/arrow/reader.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -80,6 +81,15 @@ struct Args {
 
 inline double Seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
+}
+
+/// CPU seconds (user + system, all threads) the process has used: under a loaded
+/// machine the wall times wait for a core, this does not.
+inline double CpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  return s(u.ru_utime) + s(u.ru_stime);
 }
 
 /// Reads a whole Parquet file into memory (not timed by the callers).

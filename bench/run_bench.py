@@ -519,24 +519,34 @@ def bench_append(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
     variants = {}
     for label, partitioned in (("partitioned", True), ("unpartitioned", False)):
         times = {"skade": [], "pyiceberg": []}
+        cpu = {"skade": [], "pyiceberg": []}  # CPU seconds, all threads (steadier than wall under load)
+        load = []
         # Round 0 is the warm-up of both engines (not reported).
         for r in range(a.rounds + 1):
             name = f"big_{label}_{r}"
             s = run_driver(build_dir, "append_bench", *sk_args("big", name, partitioned))
             t_py = py_create(name, partitioned)
+            c0 = time.process_time()
             t, _ = timed(lambda: t_py.append(data))
+            c_py = time.process_time() - c0
             if r > 0:
                 times["skade"].append(s["append_s"])
                 times["pyiceberg"].append(t)
+                cpu["skade"].append(s["append_cpu_s"])
+                cpu["pyiceberg"].append(c_py)
+                load.append(os.getloadavg()[0])
             else:
                 files_sk = s["files"]
                 files_py = t_py.inspect.files().num_rows
         ratio = [tp / ts for ts, tp in zip(times["skade"], times["pyiceberg"])]
-        eng = {e: {"times_s": ts, "median_s": statistics.median(ts), "rows_per_s": rows / statistics.median(ts)}
+        cpu_ratio = [cp / cs for cs, cp in zip(cpu["skade"], cpu["pyiceberg"])]
+        eng = {e: {"times_s": ts, "median_s": statistics.median(ts), "rows_per_s": rows / statistics.median(ts),
+                   "cpu_s": cpu[e], "median_cpu_s": statistics.median(cpu[e])}
                for e, ts in times.items()}
         variants[label] = {"partition": PARTITION if partitioned else None,
                            "files": {"skade": files_sk, "pyiceberg": files_py},
-                           "engines": eng, "ratio_skade_vs_pyiceberg": spread(ratio)}
+                           "engines": eng, "ratio_skade_vs_pyiceberg": spread(ratio),
+                           "cpu_ratio_pyiceberg_vs_skade": spread(cpu_ratio), "loadavg_1m_per_round": load}
 
     # 200 single-row appends into a fresh (partitioned, like the scan table) table each.
     s = run_driver(build_dir, "append_bench", *sk_args("small", "small", True), "--commits", str(a.commits))
@@ -570,11 +580,12 @@ def bench_append(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
     }
 
     print(f"\nAPPEND  ({rows} rows x 11 cols in one append; median of {a.rounds} interleaved rounds)")
-    print(f"{'variant':<16} {'skade':>16} {'pyiceberg':>16}   {'skade/pyiceberg':>22}")
+    print(f"{'variant':<16} {'skade':>16} {'pyiceberg':>16}   {'skade/pyiceberg':>22}   CPU s skade / pyiceberg")
     for label, v in variants.items():
         e, rr = v["engines"], v["ratio_skade_vs_pyiceberg"]
         print(f"{label:<16} {fmt_rate(e['skade']['rows_per_s'])} {fmt_rate(e['pyiceberg']['rows_per_s'])}   "
-              f"{rr['median']:6.2f}x [{rr['min']:.2f}-{rr['max']:.2f}]")
+              f"{rr['median']:6.2f}x [{rr['min']:.2f}-{rr['max']:.2f}]   "
+              f"{e['skade']['median_cpu_s']:.2f} / {e['pyiceberg']['median_cpu_s']:.2f}")
     print(f"\nSINGLE-ROW COMMITS  ({a.commits} appends of 1 row each into a fresh partitioned table)")
     print(f"{'':<10} {'p50 ms':>9} {'p99 ms':>9} {'mean ms':>9} {'first10':>9} {'last10':>9}")
     for e, v in small["engines"].items():

@@ -16,8 +16,6 @@
 //       data files (DataWriter: the write half of a compaction, no commit); the
 //       files are removed afterwards.
 // Prints JSON.
-#include <sys/resource.h>
-
 #include <cstdio>
 #include <set>
 
@@ -30,15 +28,6 @@ using namespace skade;
 using namespace skade::bench;
 
 namespace {
-
-// CPU seconds (user + system, all threads) the process has used: under a loaded machine
-// the wall times wait for a core, this does not.
-double CpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
-  return s(u.ru_utime) + s(u.ru_stime);
-}
 
 int Setup(const Args& a) {
   auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");

@@ -2,10 +2,13 @@
 // probe's paths (a bitmap for dense integer keys, exact hashes for other one-column keys
 // of up to 8 bytes, hashes checked column by column otherwise); nulls match nulls.
 #include <arrow/api.h>
+#include <arrow/compute/api.h>
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <random>
 
+#include "skade/table/arrow_internal.h"
 #include "skade/table/delete_index.h"
 
 namespace skade {
@@ -91,6 +94,100 @@ TEST(EqualityProbe, UncomparableTypeIsAnError) {
   auto probe = EqualityProbe::Make({*lb.Finish()});
   ASSERT_FALSE(probe.has_value());
   EXPECT_NE(probe.error().message.find("cannot compare"), std::string::npos) << probe.error().message;
+}
+
+// A batch of every column kind KeepRows handles itself (strings, large strings, fixed
+// width, fixed-size binary) or through Arrow (booleans, lists), with nulls.
+std::shared_ptr<arrow::RecordBatch> MixedBatch(std::mt19937_64& rng, int64_t n) {
+  arrow::StringBuilder s;
+  arrow::LargeStringBuilder ls;
+  arrow::Int64Builder l;
+  arrow::Int32Builder i;
+  arrow::DoubleBuilder d;
+  arrow::FixedSizeBinaryBuilder fb(arrow::fixed_size_binary(3));
+  arrow::BooleanBuilder b;
+  arrow::ListBuilder lb(arrow::default_memory_pool(), std::make_shared<arrow::Int64Builder>());
+  auto& lv = static_cast<arrow::Int64Builder&>(*lb.value_builder());
+  for (int64_t r = 0; r < n; ++r) {
+    bool null = rng() % 7 == 0;
+    std::string text(rng() % 12, static_cast<char>('a' + r % 26));
+    EXPECT_TRUE((null ? s.AppendNull() : s.Append(text)).ok());
+    EXPECT_TRUE((null ? ls.AppendNull() : ls.Append(text + "!")).ok());
+    EXPECT_TRUE(l.Append(static_cast<int64_t>(rng())).ok());
+    EXPECT_TRUE((null ? i.AppendNull() : i.Append(static_cast<int32_t>(r))).ok());
+    EXPECT_TRUE(d.Append(static_cast<double>(r) / 3).ok());
+    EXPECT_TRUE(fb.Append(std::string(3, static_cast<char>('A' + r % 20))).ok());
+    EXPECT_TRUE((null ? b.AppendNull() : b.Append(r % 3 == 0)).ok());
+    EXPECT_TRUE(lb.Append().ok());
+    EXPECT_TRUE(lv.Append(r).ok());
+  }
+  arrow::ArrayVector cols = {*s.Finish(), *ls.Finish(), *l.Finish(), *i.Finish(), *d.Finish(), *fb.Finish(),
+                             *b.Finish(), *lb.Finish()};
+  arrow::FieldVector fields;
+  for (size_t c = 0; c < cols.size(); ++c) fields.push_back(arrow::field("c" + std::to_string(c), cols[c]->type()));
+  return arrow::RecordBatch::Make(arrow::schema(fields), n, cols);
+}
+
+// Keeps all but about one row in `every` (1: all, 0: none).
+std::shared_ptr<arrow::BooleanArray> Mask(std::mt19937_64& rng, int64_t rows, int every, int64_t* kept) {
+  arrow::BooleanBuilder mb;
+  *kept = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    bool keep = every > 0 && (every == 1 || rng() % static_cast<uint64_t>(every) != 0);
+    *kept += keep;
+    EXPECT_TRUE(mb.Append(keep).ok());
+  }
+  return std::static_pointer_cast<arrow::BooleanArray>(*mb.Finish());
+}
+
+// KeepRows against Arrow's own filter: every column kind, sliced inputs, and masks from
+// sparse deletes to keeping nothing or everything.
+TEST(KeepRows, EqualsArrowFilterForEveryColumnKind) {
+  std::mt19937_64 rng(7);
+  auto whole = MixedBatch(rng, 3000);
+  InitArrowCompute();
+  for (int every : {1000, 50, 3, 2, 1, 0}) {
+    for (const auto& batch : {whole, whole->Slice(17, 2000)}) {
+      int64_t kept;
+      auto mask = Mask(rng, batch->num_rows(), every, &kept);
+      auto got = KeepRows(batch, *mask, kept);
+      ASSERT_TRUE(got.has_value()) << got.error().ToString();
+      auto want = arrow::compute::Filter(batch, mask);
+      ASSERT_TRUE(want.ok()) << want.status().ToString();
+      ASSERT_TRUE((*got)->ValidateFull().ok()) << (*got)->ValidateFull().ToString();
+      EXPECT_EQ((*got)->num_rows(), kept);
+      EXPECT_TRUE((*got)->Equals(*want->record_batch())) << "every " << every << ", offset " << batch->column(0)->offset();
+    }
+  }
+}
+
+// In place, as the scan keeps the rows of the slices of one decoded row group: each
+// slice's survivors move to the front of its own range of the shared buffers, and no
+// slice's result is disturbed by keeping the rows of another.
+TEST(KeepRows, InPlaceSlicesOfSharedBuffersMatchArrowFilter) {
+  std::mt19937_64 rng(11);
+  auto whole = MixedBatch(rng, 4000);
+  InitArrowCompute();
+  std::vector<std::shared_ptr<arrow::RecordBatch>> slices, wants, results(4);
+  std::vector<std::shared_ptr<arrow::BooleanArray>> masks;
+  std::vector<int64_t> kepts(4);
+  for (int k = 0; k < 4; ++k) {
+    slices.push_back(whole->Slice(k * 1000, 1000));
+    masks.push_back(Mask(rng, 1000, k == 2 ? 2 : 10, &kepts[static_cast<size_t>(k)]));
+    auto want = arrow::compute::Filter(slices.back(), masks.back());  // fresh copies, before any move
+    ASSERT_TRUE(want.ok());
+    wants.push_back(want->record_batch());
+  }
+  for (size_t k : {2, 0, 3, 1}) {  // any order
+    auto got = KeepRows(slices[k], *masks[k], kepts[k], /*in_place=*/true);
+    ASSERT_TRUE(got.has_value()) << got.error().ToString();
+    EXPECT_EQ((*got)->column(2)->data()->buffers[1], slices[k]->column(2)->data()->buffers[1]) << "not in place";
+    results[k] = *got;
+  }
+  for (size_t k = 0; k < 4; ++k) {
+    ASSERT_TRUE(results[k]->ValidateFull().ok()) << results[k]->ValidateFull().ToString();
+    EXPECT_TRUE(results[k]->Equals(*wants[k])) << "slice " << k;
+  }
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <arrow/api.h>
 #include <arrow/array/concatenate.h>
 #include <arrow/compute/api.h>
+#include <arrow/util/bit_run_reader.h>
+#include <arrow/util/bitmap_ops.h>
 
 #include <algorithm>
 #include <cstring>
@@ -155,7 +157,105 @@ bool Disjoint(const expr::ColumnStats& del, const expr::ColumnStats& data, int f
   return CompareValues(*b, *c) < 0 || CompareValues(*a, *d) > 0;
 }
 
+using Runs = std::vector<std::pair<int64_t, int64_t>>;  // (first row, rows) of kept rows
+
+// Where a column's kept rows go: buffers of their own, or (in place) the front of the
+// column's own range, which the moves only ever shift forward.
+Result<std::shared_ptr<arrow::Buffer>> Target(const std::shared_ptr<arrow::Buffer>& own, int64_t bytes, bool in_place) {
+  if (in_place) return own;
+  SKADE_ARROW_ASSIGN(std::shared_ptr<arrow::Buffer> out, arrow::AllocateBuffer(bytes), "keep rows");
+  return out;
+}
+
+template <typename Offset>
+Result<std::shared_ptr<arrow::ArrayData>> KeepBinary(const arrow::ArrayData& in, const Runs& runs, int64_t kept,
+                                                     bool in_place) {
+  const Offset* offsets = in.GetValues<Offset>(1);
+  const uint8_t* data = in.buffers[2] ? in.buffers[2]->data() : nullptr;
+  int64_t total = 0;
+  for (auto [pos, len] : runs) total += offsets[pos + len] - offsets[pos];
+  SKADE_ASSIGN_OR_RETURN(auto out_offsets, Target(in.buffers[1], (kept + 1) * static_cast<int64_t>(sizeof(Offset)), in_place));
+  SKADE_ASSIGN_OR_RETURN(auto out_data, Target(in.buffers[2], total, in_place));
+  // In place the offsets stay where the column's are and keep pointing into its data.
+  Offset* oo = reinterpret_cast<Offset*>(out_offsets->mutable_data()) + (in_place ? in.offset : 0);
+  uint8_t* od = out_data ? out_data->mutable_data() : nullptr;
+  Offset at = in_place ? offsets[0] : 0;
+  int64_t row = 0;
+  for (auto [pos, len] : runs) {
+    Offset base = offsets[pos], end = offsets[pos + len];  // read before the writes below reach them
+    for (int64_t i = 0; i < len; ++i) oo[row++] = at + (offsets[pos + i] - base);
+    if (end > base) std::memmove(od + at, data + base, static_cast<size_t>(end - base));
+    at += end - base;
+  }
+  oo[kept] = at;
+  auto out = arrow::ArrayData::Make(in.type, kept, {nullptr, std::move(out_offsets), std::move(out_data)});
+  if (in_place) out->offset = in.offset;
+  return out;
+}
+
+Result<std::shared_ptr<arrow::ArrayData>> KeepFixed(const arrow::ArrayData& in, const Runs& runs, int64_t kept, int width,
+                                                    bool in_place) {
+  const uint8_t* values = in.buffers[1]->data() + in.offset * width;
+  SKADE_ASSIGN_OR_RETURN(auto out, Target(in.buffers[1], kept * width, in_place));
+  uint8_t* o = out->mutable_data() + (in_place ? in.offset * width : 0);
+  for (auto [pos, len] : runs) {
+    std::memmove(o, values + pos * width, static_cast<size_t>(len * width));
+    o += len * width;
+  }
+  auto data = arrow::ArrayData::Make(in.type, kept, {nullptr, std::move(out)});
+  if (in_place) data->offset = in.offset;
+  return data;
+}
+
 }  // namespace
+
+Result<std::shared_ptr<arrow::RecordBatch>> KeepRows(const std::shared_ptr<arrow::RecordBatch>& batch,
+                                                     const arrow::BooleanArray& keep, int64_t kept, bool in_place) {
+  Runs runs;
+  arrow::internal::SetBitRunReader reader(keep.values()->data(), keep.offset(), keep.length());
+  for (auto run = reader.NextRun(); !run.AtEnd(); run = reader.NextRun()) runs.emplace_back(run.position, run.length);
+  arrow::ArrayVector columns;
+  for (const auto& column : batch->columns()) {
+    const arrow::ArrayData& in = *column->data();
+    const auto& type = *column->type();
+    // In place only where every buffer is writable (not memory a file was mapped to).
+    bool here = in_place && std::all_of(in.buffers.begin(), in.buffers.end(), [](const auto& b) {
+                  return !b || b->is_mutable();
+                });
+    std::shared_ptr<arrow::ArrayData> out;
+    auto id = type.id();
+    if (id == arrow::Type::STRING || id == arrow::Type::BINARY) {
+      SKADE_ASSIGN_OR_RETURN(out, KeepBinary<int32_t>(in, runs, kept, here));
+    } else if (id == arrow::Type::LARGE_STRING || id == arrow::Type::LARGE_BINARY) {
+      SKADE_ASSIGN_OR_RETURN(out, KeepBinary<int64_t>(in, runs, kept, here));
+    } else if (arrow::is_fixed_width(id) && id != arrow::Type::DICTIONARY && id != arrow::Type::BOOL &&
+               id != arrow::Type::EXTENSION && in.buffers.size() == 2 && in.buffers[1] &&
+               static_cast<const arrow::FixedWidthType&>(type).bit_width() % 8 == 0) {
+      SKADE_ASSIGN_OR_RETURN(out, KeepFixed(in, runs, kept, static_cast<const arrow::FixedWidthType&>(type).bit_width() / 8, here));
+    } else {  // nested, booleans, dictionaries: Arrow's filter
+      InitArrowCompute();
+      SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(column, keep), "keep rows");
+      columns.push_back(filtered.make_array());
+      continue;
+    }
+    // Validity bits of the kept runs, always in a bitmap of their own (small; a bitmap
+    // byte can be shared with the neighbouring slice of the same column).
+    if (in.buffers[0] && column->null_count() > 0) {
+      SKADE_ARROW_ASSIGN(auto bits, arrow::AllocateEmptyBitmap(kept + out->offset), "keep rows");
+      int64_t at = out->offset;
+      for (auto [pos, len] : runs) {
+        arrow::internal::CopyBitmap(in.buffers[0]->data(), in.offset + pos, len, bits->mutable_data(), at);
+        at += len;
+      }
+      out->null_count = kept - arrow::internal::CountSetBits(bits->data(), out->offset, kept);
+      out->buffers[0] = std::move(bits);
+    } else {
+      out->null_count = 0;
+    }
+    columns.push_back(arrow::MakeArray(out));
+  }
+  return arrow::RecordBatch::Make(batch->schema(), kept, std::move(columns));
+}
 
 std::string PartitionTupleKey(int spec_id, const std::vector<Value>& tuple) {
   std::string key = std::to_string(spec_id) + "|";

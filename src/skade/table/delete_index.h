@@ -19,6 +19,7 @@
 
 namespace arrow {
 class Array;
+class BooleanArray;
 class RecordBatch;
 }  // namespace arrow
 
@@ -142,6 +143,17 @@ class DeleteLoader {
 Result<std::vector<bool>> DeletedFlags(const DeletedRows& deleted, const arrow::RecordBatch& batch,
                                        const Schema& schema,
                                        const std::function<int64_t(int64_t)>& position_of);
+
+/// The rows of `batch` where `keep` (no nulls, `kept` of them set) is true. Each column
+/// is copied once into buffers of exactly its size, runs of kept rows whole (Arrow's
+/// filter grows its string buffers by doubling, touching fresh pages each time).
+/// `in_place`: the kept rows are moved to the front of the batch's own buffers instead
+/// (no new memory for fixed-width and string columns), so the input must be read by
+/// nothing else afterwards; slices of one column that share buffers may each be kept in
+/// place, in any order. Errors: kInternal when memory cannot be had.
+Result<std::shared_ptr<arrow::RecordBatch>> KeepRows(const std::shared_ptr<arrow::RecordBatch>& batch,
+                                                     const arrow::BooleanArray& keep, int64_t kept,
+                                                     bool in_place = false);
 
 /// The equality key of row `row` over the given columns (same encoding for data
 /// and delete files; nulls match nulls).

@@ -4,7 +4,11 @@
 #include <arrow/api.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <set>
+#include <thread>
 #include <unordered_set>
 
 #include "skade/io/file_io.h"
@@ -140,6 +144,66 @@ Status DeleteUnder(Catalog& catalog, const std::vector<std::string>& files, cons
   return {};
 }
 
+// Reads a scan on its own thread, a few batches ahead of the caller, so decoding (and
+// applying the deletes to) the next batches overlaps encoding this one. Its own thread,
+// not a pool task: the scan waits on the shared pool's tasks.
+class ReadAhead {
+ public:
+  explicit ReadAhead(std::shared_ptr<arrow::RecordBatchReader> reader)
+      : reader_(std::move(reader)), thread_([this] { Run(); }) {}
+  ~ReadAhead() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  /// The next batch (null after the last one), or the scan's error.
+  arrow::Status Next(std::shared_ptr<arrow::RecordBatch>* out) {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+    *out = nullptr;
+    if (queue_.empty()) return status_;
+    *out = std::move(queue_.front());
+    queue_.pop_front();
+    cv_.notify_all();
+    return arrow::Status::OK();
+  }
+
+ private:
+  static constexpr size_t kAhead = 4;  // batches (each at most a few MiB decoded)
+  void Run() {
+    while (true) {
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || queue_.size() < kAhead; });
+        if (stop_) break;
+      }
+      std::shared_ptr<arrow::RecordBatch> batch;
+      auto st = reader_->ReadNext(&batch);
+      std::lock_guard lock(mu_);
+      if (!st.ok() || !batch) {
+        status_ = st;
+        break;
+      }
+      queue_.push_back(std::move(batch));
+      cv_.notify_all();
+    }
+    std::lock_guard lock(mu_);
+    done_ = true;
+    cv_.notify_all();
+  }
+
+  std::shared_ptr<arrow::RecordBatchReader> reader_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::shared_ptr<arrow::RecordBatch>> queue_;
+  arrow::Status status_;
+  bool stop_ = false, done_ = false;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
 }  // namespace
 
 Result<std::vector<std::string>> Table::OrphanFiles(int64_t older_than_ms, bool remove) {
@@ -206,11 +270,12 @@ Result<CommitResult> Table::CompactOnce(std::optional<int64_t> target_file_size)
   plan.projected_ids.clear();
   for (const auto& f : plan.schema->fields()) plan.projected_ids.push_back(f.id);
   plan.stats = std::make_shared<ScanStats>();
-  SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(plan, &catalog_->io()));
+  SKADE_ASSIGN_OR_RETURN(auto scan, TableScan::Read(plan, &catalog_->io()));
+  ReadAhead reader(std::move(scan));
   int64_t rows = 0;
   while (true) {
     std::shared_ptr<arrow::RecordBatch> batch;
-    auto st = reader->ReadNext(&batch);
+    auto st = reader.Next(&batch);
     if (!st.ok()) {
       writer->Abort();
       return std::unexpected(ErrorFromReader(st));
