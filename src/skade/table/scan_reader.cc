@@ -622,7 +622,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     try {
       auto pq = parquet::ParquetFileReader::Open(f.source, rp, f.metadata);
       SKADE_ARROW_ASSIGN(s->reader, parquet::arrow::FileReader::Make(arrow::default_memory_pool(), std::move(pq), props),
-                           f.path);
+                         f.path);
       SKADE_ARROW_ASSIGN(s->batches, s->reader->GetRecordBatchReader({unit.row_group}, leaves), f.path);
     } catch (const std::exception& e) {
       return Corrupt(f.path + ": " + e.what());
@@ -769,23 +769,28 @@ class ScanReader final : public arrow::RecordBatchReader {
   static Result<arrow::ArrayVector> Conform(const ScanShape& shape, const OpenedFile& f,
                                             const std::vector<size_t>& which, const arrow::RecordBatch& raw) {
     arrow::ArrayVector cols;
-    const auto& rs = *raw.schema();
     for (size_t i : which) {
-      int idx = RawIndex(shape, i, rs);
-      if (idx < 0) {
-        SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(shape.fields[i]->type(), raw.num_rows()), f.path);
-        cols.push_back(nulls);
-        continue;
-      }
-      const NestedField& field = *shape.schema->FindField(shape.read_ids[i]);
-      if (KeptDictionary(*raw.column(idx), field)) {
-        cols.push_back(raw.column(idx));
-        continue;
-      }
-      SKADE_ASSIGN_OR_RETURN(auto col, ConformArray(raw.column(idx), field, f.path));
-      cols.push_back(col);
+      int idx = RawIndex(shape, i, *raw.schema());
+      SKADE_ASSIGN_OR_RETURN(auto col, ConformColumn(shape, f, i, idx < 0 ? nullptr : raw.column(idx),
+                                                     raw.num_rows(), /*keep_dictionaries=*/true));
+      cols.push_back(std::move(col));
     }
     return cols;
+  }
+
+  // Read position i as the table's field: `raw` is the file's column (null: the file
+  // predates it, so `rows` nulls); a dictionary of a string or binary field stays one
+  // when `keep_dictionaries` (KeptDictionary), for DenseColumns to expand later.
+  static Result<std::shared_ptr<arrow::Array>> ConformColumn(const ScanShape& shape, const OpenedFile& f, size_t i,
+                                                             const std::shared_ptr<arrow::Array>& raw, int64_t rows,
+                                                             bool keep_dictionaries) {
+    if (!raw) {
+      SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(shape.fields[i]->type(), rows), f.path);
+      return nulls;
+    }
+    const NestedField& field = *shape.schema->FindField(shape.read_ids[i]);
+    if (keep_dictionaries && KeptDictionary(*raw, field)) return raw;
+    return ConformArray(raw, field, f.path);
   }
 
   // `cols` (the read ids at `which`) with the dictionaries Conform kept made dense.
@@ -917,7 +922,7 @@ class ScanReader final : public arrow::RecordBatchReader {
   }
 
   // Decodes a group of columns of the job's row group and lines them up with the table's
-  // fields, cut into the unit's batches (dictionaries made dense here, in the task).
+  // fields, cut into the unit's batches.
   static Status DecodeColumns(Job& job, const std::vector<size_t>& group) {
     const ScanShape& shape = *job.shape;
     const Unit& u = job.unit;
@@ -979,21 +984,14 @@ class ScanReader final : public arrow::RecordBatchReader {
     bool keep_dictionaries = f.filter && (job.masks.empty() || !job.needed.empty());
     for (size_t i : group) {
       int idx = raw ? RawIndex(shape, i, *raw->schema()) : -1;
-      const NestedField& target = *shape.schema->FindField(shape.read_ids[i]);
       arrow::ArrayVector batches;
       for (int64_t b = 0; b < job.Batches(); ++b) {
         int64_t n = job.BatchRows(b);
-        if (idx < 0) {  // the file predates the column
-          SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(shape.fields[i]->type(), n), f.path);
-          batches.push_back(std::move(nulls));
-          continue;
+        std::shared_ptr<arrow::Array> piece;
+        if (idx >= 0) {
+          SKADE_ASSIGN_OR_RETURN(piece, Piece(*raw->column(idx), b * u.batch_rows, n, f.path));
         }
-        SKADE_ASSIGN_OR_RETURN(auto piece, Piece(*raw->column(idx), b * u.batch_rows, n, f.path));
-        if (keep_dictionaries && KeptDictionary(*piece, target)) {  // Assemble makes the survivors dense
-          batches.push_back(std::move(piece));
-          continue;
-        }
-        SKADE_ASSIGN_OR_RETURN(auto col, ConformArray(piece, target, f.path));
+        SKADE_ASSIGN_OR_RETURN(auto col, ConformColumn(shape, f, i, piece, n, keep_dictionaries));
         batches.push_back(std::move(col));
       }
       job.cols[i] = std::move(batches);
@@ -1088,11 +1086,12 @@ class ScanReader final : public arrow::RecordBatchReader {
     std::vector<size_t> output(shape.projected);
     for (size_t k = 0; k < output.size(); ++k) output[k] = k;
     if (mask && kept < rows) {
-      InitArrowCompute();  // only here: registering every kernel costs a process ~2 ms
+      // The decoded rows are this batch's alone (slices of a column chunk, each its own
+      // range): the survivors move up in place instead of being copied out.
       auto schema = SchemaOf(shape, output, cols);
       auto batch = arrow::RecordBatch::Make(std::move(schema), rows, std::move(cols));
-      SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(batch, mask), f.path);
-      cols = filtered.record_batch()->columns();
+      SKADE_ASSIGN_OR_RETURN(batch, KeepRows(batch, *mask, kept, /*in_place=*/true));
+      cols = batch->columns();
     }
     SKADE_RETURN_IF_ERROR(DenseColumns(shape, f, output, &cols));
     if (shape.emit_positions) {
