@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import threading
 import time
 
@@ -236,5 +237,28 @@ def test_the_embedded_server_stops_with_a_snapshot_not_its_bulk_calls(skade, bif
     for log in logs:
         assert b"GRAPH.BULK" not in log.read_bytes(), f"{log.name} still replays the bulk load"
     # restarted from that log, the graph is whole
+    tables = read_tables(skade, [t["table"] for t in m["tables"]])
+    assert_same_graph(expected_graph(m, tables), actual_graph(bifrost, m, "--mapping", mapping))
+
+
+def test_an_embedded_server_that_never_comes_up_is_started_once_more(skade, bifrost, workdir, monkeypatch):
+    # FalkorDB 4.16 can wedge for good while loading its log (a race); bifrost kills a server
+    # that does not answer within its start-up wait and starts it again on the same files.
+    # The stand-in: the first "server" never answers, the second is the real one.
+    create_tables(skade)
+    populate(skade, workdir, n_people=20)
+    m = mixed_mapping()
+    mapping = write_mapping(workdir / "m.yaml", m)
+    real = shutil.which("valkey-server")
+    assert real, "valkey-server is not installed"
+    starts = workdir / "starts"
+    wrapper = workdir / "valkey-wrapper.sh"
+    wrapper.write_text(f'#!/bin/sh\necho x >> "{starts}"\n'
+                       f'if [ "$(wc -l < "{starts}")" -eq 1 ]; then exec sleep 600; fi\n'
+                       f'exec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("BIFROST_VALKEY_SERVER", str(wrapper))
+    bifrost.ok("build", "--mapping", mapping)
+    assert len(starts.read_text().splitlines()) == 2, "the server was not started a second time"
     tables = read_tables(skade, [t["table"] for t in m["tables"]])
     assert_same_graph(expected_graph(m, tables), actual_graph(bifrost, m, "--mapping", mapping))

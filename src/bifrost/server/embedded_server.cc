@@ -142,12 +142,9 @@ Result<std::unique_ptr<EmbeddedServer>> EmbeddedServer::Start(const std::string&
                                    // (FalkorDB applies it to writes only under a cap).
                                    "TIMEOUT_MAX", std::to_string(kTimeoutMax.count())};
   pid_t parent = ::getpid();
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(lock_fd);
-    return skade::IoError("cannot start " + server);
-  }
-  if (pid == 0) {
+  auto launch = [&]() -> pid_t {
+    pid_t pid = ::fork();
+    if (pid != 0) return pid;
     // The server dies with bifrost, even when bifrost is killed.
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (::getppid() != parent) ::_exit(1);
@@ -158,21 +155,37 @@ Result<std::unique_ptr<EmbeddedServer>> EmbeddedServer::Start(const std::string&
     argv.push_back(nullptr);
     ::execv(server.c_str(), argv.data());
     ::_exit(127);
-  }
-  ::close(lock_fd);  // the child's copy keeps the lock
-  auto owned = std::unique_ptr<EmbeddedServer>(new EmbeddedServer(address, pid));
-  auto deadline = std::chrono::steady_clock::now() + 30s;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (Ready(address)) return owned;
-    int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) {
-      owned->pid_ = 0;
-      return skade::IoError("the graph server exited at start-up (log " + log + LogTail(log) + ")");
+  };
+  // FalkorDB 4.16 can also wedge for good while it loads its log (the loader blocked on
+  // the graph registry lock: a race, not a property of the log). The log is durable
+  // (appendfsync always), so a server that does not come up is killed and started once
+  // more on the same files; this process holds the lock meanwhile.
+  constexpr int kAttempts = 2;
+  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+    pid_t pid = launch();
+    if (pid < 0) {
+      ::close(lock_fd);
+      return skade::IoError("cannot start " + server);
     }
-    std::this_thread::sleep_for(50ms);
+    auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (Ready(address)) {
+        ::close(lock_fd);  // the child's copy keeps the lock
+        return std::unique_ptr<EmbeddedServer>(new EmbeddedServer(address, pid));
+      }
+      int status = 0;
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        ::close(lock_fd);
+        return skade::IoError("the graph server exited at start-up (log " + log + LogTail(log) + ")");
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    fs::remove(address.socket_path, ec);
   }
-  return skade::IoError("the graph server did not come up within 30 s (log " + log + LogTail(log) +
-                        ")");
+  ::close(lock_fd);
+  return skade::IoError("the graph server did not come up within 30 s, twice (log " + log + LogTail(log) + ")");
 }
 
 void EmbeddedServer::Stop() {
