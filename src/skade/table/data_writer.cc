@@ -811,4 +811,6 @@ int64_t DataWriter::rows_written() const {
   return impl_->rows_written;
 }
 
+arrow::MemoryPool* DataWriter::pool() { return WriterPool(); }
+
 }  // namespace skade

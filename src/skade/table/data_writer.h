@@ -12,6 +12,7 @@
 #include "skade/format/table_metadata.h"
 
 namespace arrow {
+class MemoryPool;
 class RecordBatch;
 }
 
@@ -41,6 +42,9 @@ class DataWriter {
   /// Closes all open files; returns what was written.
   Result<std::vector<DataFile>> Finish();
   int64_t rows_written() const;
+  /// The pool the encoders allocate from: a rewrite decodes its input into it too
+  /// (ScanPlan::pool), so what one side frees the other reuses.
+  static arrow::MemoryPool* pool();
 
  private:
   struct Impl;

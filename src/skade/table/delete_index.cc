@@ -161,21 +161,22 @@ using Runs = std::vector<std::pair<int64_t, int64_t>>;  // (first row, rows) of 
 
 // Where a column's kept rows go: buffers of their own, or (in place) the front of the
 // column's own range, which the moves only ever shift forward.
-Result<std::shared_ptr<arrow::Buffer>> Target(const std::shared_ptr<arrow::Buffer>& own, int64_t bytes, bool in_place) {
+Result<std::shared_ptr<arrow::Buffer>> Target(const std::shared_ptr<arrow::Buffer>& own, int64_t bytes, bool in_place,
+                                              arrow::MemoryPool* pool) {
   if (in_place) return own;
-  SKADE_ARROW_ASSIGN(std::shared_ptr<arrow::Buffer> out, arrow::AllocateBuffer(bytes), "keep rows");
+  SKADE_ARROW_ASSIGN(std::shared_ptr<arrow::Buffer> out, arrow::AllocateBuffer(bytes, pool), "keep rows");
   return out;
 }
 
 template <typename Offset>
 Result<std::shared_ptr<arrow::ArrayData>> KeepBinary(const arrow::ArrayData& in, const Runs& runs, int64_t kept,
-                                                     bool in_place) {
+                                                     bool in_place, arrow::MemoryPool* pool) {
   const Offset* offsets = in.GetValues<Offset>(1);
   const uint8_t* data = in.buffers[2] ? in.buffers[2]->data() : nullptr;
   int64_t total = 0;
   for (auto [pos, len] : runs) total += offsets[pos + len] - offsets[pos];
-  SKADE_ASSIGN_OR_RETURN(auto out_offsets, Target(in.buffers[1], (kept + 1) * static_cast<int64_t>(sizeof(Offset)), in_place));
-  SKADE_ASSIGN_OR_RETURN(auto out_data, Target(in.buffers[2], total, in_place));
+  SKADE_ASSIGN_OR_RETURN(auto out_offsets, Target(in.buffers[1], (kept + 1) * static_cast<int64_t>(sizeof(Offset)), in_place, pool));
+  SKADE_ASSIGN_OR_RETURN(auto out_data, Target(in.buffers[2], total, in_place, pool));
   // In place the offsets stay where the column's are and keep pointing into its data.
   Offset* oo = reinterpret_cast<Offset*>(out_offsets->mutable_data()) + (in_place ? in.offset : 0);
   uint8_t* od = out_data ? out_data->mutable_data() : nullptr;
@@ -194,9 +195,9 @@ Result<std::shared_ptr<arrow::ArrayData>> KeepBinary(const arrow::ArrayData& in,
 }
 
 Result<std::shared_ptr<arrow::ArrayData>> KeepFixed(const arrow::ArrayData& in, const Runs& runs, int64_t kept, int width,
-                                                    bool in_place) {
+                                                    bool in_place, arrow::MemoryPool* pool) {
   const uint8_t* values = in.buffers[1]->data() + in.offset * width;
-  SKADE_ASSIGN_OR_RETURN(auto out, Target(in.buffers[1], kept * width, in_place));
+  SKADE_ASSIGN_OR_RETURN(auto out, Target(in.buffers[1], kept * width, in_place, pool));
   uint8_t* o = out->mutable_data() + (in_place ? in.offset * width : 0);
   for (auto [pos, len] : runs) {
     std::memmove(o, values + pos * width, static_cast<size_t>(len * width));
@@ -210,7 +211,9 @@ Result<std::shared_ptr<arrow::ArrayData>> KeepFixed(const arrow::ArrayData& in, 
 }  // namespace
 
 Result<std::shared_ptr<arrow::RecordBatch>> KeepRows(const std::shared_ptr<arrow::RecordBatch>& batch,
-                                                     const arrow::BooleanArray& keep, int64_t kept, bool in_place) {
+                                                     const arrow::BooleanArray& keep, int64_t kept, bool in_place,
+                                                     arrow::MemoryPool* pool) {
+  if (!pool) pool = arrow::default_memory_pool();
   Runs runs;
   arrow::internal::SetBitRunReader reader(keep.values()->data(), keep.offset(), keep.length());
   for (auto run = reader.NextRun(); !run.AtEnd(); run = reader.NextRun()) runs.emplace_back(run.position, run.length);
@@ -225,23 +228,26 @@ Result<std::shared_ptr<arrow::RecordBatch>> KeepRows(const std::shared_ptr<arrow
     std::shared_ptr<arrow::ArrayData> out;
     auto id = type.id();
     if (id == arrow::Type::STRING || id == arrow::Type::BINARY) {
-      SKADE_ASSIGN_OR_RETURN(out, KeepBinary<int32_t>(in, runs, kept, here));
+      SKADE_ASSIGN_OR_RETURN(out, KeepBinary<int32_t>(in, runs, kept, here, pool));
     } else if (id == arrow::Type::LARGE_STRING || id == arrow::Type::LARGE_BINARY) {
-      SKADE_ASSIGN_OR_RETURN(out, KeepBinary<int64_t>(in, runs, kept, here));
+      SKADE_ASSIGN_OR_RETURN(out, KeepBinary<int64_t>(in, runs, kept, here, pool));
     } else if (arrow::is_fixed_width(id) && id != arrow::Type::DICTIONARY && id != arrow::Type::BOOL &&
                id != arrow::Type::EXTENSION && in.buffers.size() == 2 && in.buffers[1] &&
                static_cast<const arrow::FixedWidthType&>(type).bit_width() % 8 == 0) {
-      SKADE_ASSIGN_OR_RETURN(out, KeepFixed(in, runs, kept, static_cast<const arrow::FixedWidthType&>(type).bit_width() / 8, here));
+      SKADE_ASSIGN_OR_RETURN(out, KeepFixed(in, runs, kept, static_cast<const arrow::FixedWidthType&>(type).bit_width() / 8, here, pool));
     } else {  // nested, booleans, dictionaries: Arrow's filter
       InitArrowCompute();
-      SKADE_ARROW_ASSIGN(auto filtered, arrow::compute::Filter(column, keep), "keep rows");
+      arrow::compute::ExecContext ctx(pool);
+      SKADE_ARROW_ASSIGN(auto filtered,
+                         arrow::compute::Filter(column, keep, arrow::compute::FilterOptions::Defaults(), &ctx),
+                         "keep rows");
       columns.push_back(filtered.make_array());
       continue;
     }
     // Validity bits of the kept runs, always in a bitmap of their own (small; a bitmap
     // byte can be shared with the neighbouring slice of the same column).
     if (in.buffers[0] && column->null_count() > 0) {
-      SKADE_ARROW_ASSIGN(auto bits, arrow::AllocateEmptyBitmap(kept + out->offset), "keep rows");
+      SKADE_ARROW_ASSIGN(auto bits, arrow::AllocateEmptyBitmap(kept + out->offset, pool), "keep rows");
       int64_t at = out->offset;
       for (auto [pos, len] : runs) {
         arrow::internal::CopyBitmap(in.buffers[0]->data(), in.offset + pos, len, bits->mutable_data(), at);

@@ -20,6 +20,7 @@
 namespace arrow {
 class Array;
 class BooleanArray;
+class MemoryPool;
 class RecordBatch;
 }  // namespace arrow
 
@@ -150,10 +151,11 @@ Result<std::vector<bool>> DeletedFlags(const DeletedRows& deleted, const arrow::
 /// `in_place`: the kept rows are moved to the front of the batch's own buffers instead
 /// (no new memory for fixed-width and string columns), so the input must be read by
 /// nothing else afterwards; slices of one column that share buffers may each be kept in
-/// place, in any order. Errors: kInternal when memory cannot be had.
+/// place, in any order. New memory comes from `pool` (null: Arrow's default).
+/// Errors: kInternal when memory cannot be had.
 Result<std::shared_ptr<arrow::RecordBatch>> KeepRows(const std::shared_ptr<arrow::RecordBatch>& batch,
                                                      const arrow::BooleanArray& keep, int64_t kept,
-                                                     bool in_place = false);
+                                                     bool in_place = false, arrow::MemoryPool* pool = nullptr);
 
 /// The equality key of row `row` over the given columns (same encoding for data
 /// and delete files; nulls match nulls).

@@ -23,8 +23,8 @@ constexpr int64_t kLevelsPerRead = 4096;
 template <typename PType>
 Result<std::shared_ptr<arrow::Array>> ReadPages(parquet::RowGroupReader& rg, int leaf,
                                                 const std::shared_ptr<arrow::DataType>& type,
-                                                const std::vector<uint8_t>& needed, const std::string& where,
-                                                int64_t* pages_skipped) {
+                                                const std::vector<uint8_t>& needed, arrow::MemoryPool* pool,
+                                                const std::string& where, int64_t* pages_skipped) {
   using T = typename PType::c_type;
   const parquet::ColumnDescriptor* descr = rg.metadata()->schema()->Column(leaf);
   const int64_t n = static_cast<int64_t>(needed.size());
@@ -46,9 +46,9 @@ Result<std::shared_ptr<arrow::Array>> ReadPages(parquet::RowGroupReader& rg, int
   });
   auto reader = std::static_pointer_cast<parquet::TypedColumnReader<PType>>(
       parquet::ColumnReader::Make(descr, std::move(pages)));
-  SKADE_ARROW_ASSIGN(std::shared_ptr<arrow::Buffer> values, arrow::AllocateBuffer(n * static_cast<int64_t>(sizeof(T))),
+  SKADE_ARROW_ASSIGN(std::shared_ptr<arrow::Buffer> values, arrow::AllocateBuffer(n * static_cast<int64_t>(sizeof(T)), pool),
                      where);
-  SKADE_ARROW_ASSIGN(std::shared_ptr<arrow::Buffer> validity, arrow::AllocateEmptyBitmap(n), where);
+  SKADE_ARROW_ASSIGN(std::shared_ptr<arrow::Buffer> validity, arrow::AllocateEmptyBitmap(n, pool), where);
   T* out = reinterpret_cast<T*>(values->mutable_data());
   uint8_t* valid = validity->mutable_data();
   std::memset(out, 0, static_cast<size_t>(n) * sizeof(T));  // skipped rows: defined bytes, never read
@@ -112,15 +112,15 @@ bool ReadsNeededPages(parquet::ParquetFileReader& file, int leaf, const arrow::D
 
 Result<std::shared_ptr<arrow::Array>> ReadNeededPages(parquet::ParquetFileReader& file, int row_group, int leaf,
                                                       const std::shared_ptr<arrow::DataType>& type,
-                                                      const std::vector<uint8_t>& needed, const std::string& where,
-                                                      int64_t* pages_skipped) {
+                                                      const std::vector<uint8_t>& needed, arrow::MemoryPool* pool,
+                                                      const std::string& where, int64_t* pages_skipped) {
   try {
     auto rg = file.RowGroup(row_group);
     switch (rg->metadata()->schema()->Column(leaf)->physical_type()) {
-      case parquet::Type::INT32: return ReadPages<parquet::Int32Type>(*rg, leaf, type, needed, where, pages_skipped);
-      case parquet::Type::INT64: return ReadPages<parquet::Int64Type>(*rg, leaf, type, needed, where, pages_skipped);
-      case parquet::Type::FLOAT: return ReadPages<parquet::FloatType>(*rg, leaf, type, needed, where, pages_skipped);
-      case parquet::Type::DOUBLE: return ReadPages<parquet::DoubleType>(*rg, leaf, type, needed, where, pages_skipped);
+      case parquet::Type::INT32: return ReadPages<parquet::Int32Type>(*rg, leaf, type, needed, pool, where, pages_skipped);
+      case parquet::Type::INT64: return ReadPages<parquet::Int64Type>(*rg, leaf, type, needed, pool, where, pages_skipped);
+      case parquet::Type::FLOAT: return ReadPages<parquet::FloatType>(*rg, leaf, type, needed, pool, where, pages_skipped);
+      case parquet::Type::DOUBLE: return ReadPages<parquet::DoubleType>(*rg, leaf, type, needed, pool, where, pages_skipped);
       default: return Internal(where + ": ReadNeededPages called on a column it does not read");
     }
   } catch (const std::exception& e) {

@@ -17,6 +17,7 @@
 namespace arrow {
 class Array;
 class DataType;
+class MemoryPool;
 }  // namespace arrow
 
 namespace parquet {
@@ -33,11 +34,11 @@ bool ReadsNeededPages(parquet::ParquetFileReader& file, int leaf, const arrow::D
 /// Leaf column `leaf` of row group `row_group` as `type`, decoding only the data pages
 /// holding a row r with needed[r] != 0 (needed has one entry per row of the row group);
 /// the rows of skipped pages read as null, for the caller to drop. Adds the pages not
-/// decoded to `pages_skipped`. Errors: kCorrupt naming `where` when the pages do not
-/// add up to the row group.
+/// decoded to `pages_skipped`; the column's memory comes from `pool`. Errors: kCorrupt
+/// naming `where` when the pages do not add up to the row group.
 Result<std::shared_ptr<arrow::Array>> ReadNeededPages(parquet::ParquetFileReader& file, int row_group,
                                                       int leaf, const std::shared_ptr<arrow::DataType>& type,
-                                                      const std::vector<uint8_t>& needed, const std::string& where,
-                                                      int64_t* pages_skipped);
+                                                      const std::vector<uint8_t>& needed, arrow::MemoryPool* pool,
+                                                      const std::string& where, int64_t* pages_skipped);
 
 }  // namespace skade

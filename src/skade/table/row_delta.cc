@@ -112,6 +112,7 @@ Result<RowRemoval> RemoveRows(const TableMetadataPtr& m, FileIO& io, const ScanP
     one.tasks = {task};
     one.stats = std::make_shared<ScanStats>();
     one.emit_positions = true;
+    if (copy_on_write) one.pool = DataWriter::pool();
     SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(one, &io));
     std::vector<int64_t> hit;
     std::vector<std::shared_ptr<arrow::RecordBatch>> survivors;

@@ -16,6 +16,7 @@
 #include "skade/table/delete_index.h"
 
 namespace arrow {
+class MemoryPool;
 class RecordBatchReader;
 class Schema;
 class Status;
@@ -76,6 +77,10 @@ struct ScanPlan {
   /// Bound on decoded bytes of row groups in flight (read ahead, not yet consumed);
   /// at least one row group is always in flight.
   int64_t memory_budget_bytes = 256LL << 20;
+  /// The pool decoded batches are allocated from (null: Arrow's default). A rewrite
+  /// passes its writer's pool, so the memory a written batch frees is what the next
+  /// decoded batch reuses, instead of fresh pages the kernel must zero.
+  arrow::MemoryPool* pool = nullptr;
 };
 
 /// Builder of a scan. Errors are reported by Plan() (all at once where possible).

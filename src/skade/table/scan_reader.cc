@@ -67,7 +67,7 @@ int FindChild(const arrow::DataType& file_type, const NestedField& target) {
 // asks for, sized exactly up front (Parquet's dense decoder grows a builder, copying
 // and touching fresh pages as it doubles). Null when it is not one this handles.
 template <typename DictValues>
-Result<std::shared_ptr<arrow::Array>> DenseFromDictionary(const arrow::DictionaryArray& arr,
+Result<std::shared_ptr<arrow::Array>> DenseFromDictionary(arrow::MemoryPool* pool, const arrow::DictionaryArray& arr,
                                                           const std::shared_ptr<arrow::DataType>& want,
                                                           const std::string& where) {
   const auto& dict = static_cast<const DictValues&>(*arr.dictionary());
@@ -90,8 +90,8 @@ Result<std::shared_ptr<arrow::Array>> DenseFromDictionary(const arrow::Dictionar
   // bytes (the calls were ~5% of a full scan). Values too near the end of the
   // dictionary's data to read past take the call.
   constexpr int64_t kSlack = 64;
-  SKADE_ARROW_ASSIGN(auto offsets, arrow::AllocateBuffer((n + 1) * sizeof(int32_t)), where);
-  SKADE_ARROW_ASSIGN(auto data, arrow::AllocateResizableBuffer(total + kSlack), where);
+  SKADE_ARROW_ASSIGN(auto offsets, arrow::AllocateBuffer((n + 1) * sizeof(int32_t), pool), where);
+  SKADE_ARROW_ASSIGN(auto data, arrow::AllocateResizableBuffer(total + kSlack, pool), where);
   auto* out_offsets = reinterpret_cast<int32_t*>(offsets->mutable_data());
   uint8_t* out = data->mutable_data();
   const int64_t overreadable = dict.value_data()->size() - kSlack;  // values starting up to here
@@ -113,7 +113,7 @@ Result<std::shared_ptr<arrow::Array>> DenseFromDictionary(const arrow::Dictionar
   SKADE_ARROW_RETURN(data->Resize(total, /*shrink_to_fit=*/false), where);
   std::shared_ptr<arrow::Buffer> validity;
   if (nulls) {
-    SKADE_ARROW_ASSIGN(validity, arrow::internal::CopyBitmap(arrow::default_memory_pool(), indices.null_bitmap_data(),
+    SKADE_ARROW_ASSIGN(validity, arrow::internal::CopyBitmap(pool, indices.null_bitmap_data(),
                                                              indices.offset(), n),
                        where);
   }
@@ -121,15 +121,15 @@ Result<std::shared_ptr<arrow::Array>> DenseFromDictionary(const arrow::Dictionar
                                                  arr.null_count()));
 }
 
-Result<std::shared_ptr<arrow::Array>> DenseFromDictionary(const arrow::DictionaryArray& arr,
+Result<std::shared_ptr<arrow::Array>> DenseFromDictionary(arrow::MemoryPool* pool, const arrow::DictionaryArray& arr,
                                                           const std::shared_ptr<arrow::DataType>& want,
                                                           const std::string& where) {
   if (arr.indices()->type_id() != arrow::Type::INT32) return nullptr;
   switch (arr.dictionary()->type_id()) {
     case arrow::Type::STRING:
-    case arrow::Type::BINARY: return DenseFromDictionary<arrow::BinaryArray>(arr, want, where);
+    case arrow::Type::BINARY: return DenseFromDictionary<arrow::BinaryArray>(pool, arr, want, where);
     case arrow::Type::LARGE_STRING:  // files whose stored Arrow schema says large (PyIceberg's)
-    case arrow::Type::LARGE_BINARY: return DenseFromDictionary<arrow::LargeBinaryArray>(arr, want, where);
+    case arrow::Type::LARGE_BINARY: return DenseFromDictionary<arrow::LargeBinaryArray>(pool, arr, want, where);
     default: return nullptr;
   }
 }
@@ -153,8 +153,8 @@ bool KeptDictionary(const arrow::Array& arr, const NestedField& target) {
 // Lines a column read from a file up with the table's field: nested children are
 // matched by field id (so renames and added fields read right), missing children
 // read as null, promoted primitives are cast.
-Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<arrow::Array>& arr, const NestedField& target,
-                                                   const std::string& where) {
+Result<std::shared_ptr<arrow::Array>> ConformArray(arrow::MemoryPool* pool, const std::shared_ptr<arrow::Array>& arr,
+                                                   const NestedField& target, const std::string& where) {
   auto want = ToArrowType(*target.type);
   if (arr->type()->Equals(*want, /*check_metadata=*/false)) {
     auto view = arr->View(want);
@@ -163,7 +163,7 @@ Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<arrow::
   const Type& t = *target.type;
   const auto& data = arr->data();
   if (arr->type_id() == arrow::Type::DICTIONARY && (t.id == TypeId::kString || t.id == TypeId::kBinary)) {
-    SKADE_ASSIGN_OR_RETURN(auto dense, DenseFromDictionary(static_cast<const arrow::DictionaryArray&>(*arr), want, where));
+    SKADE_ASSIGN_OR_RETURN(auto dense, DenseFromDictionary(pool, static_cast<const arrow::DictionaryArray&>(*arr), want, where));
     if (dense) return dense;
   }
   switch (t.id) {
@@ -178,7 +178,7 @@ Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<arrow::
           children.push_back(nulls);
           continue;
         }
-        SKADE_ASSIGN_OR_RETURN(auto c, ConformArray(arrow::MakeArray(data->child_data[idx]), child, where));
+        SKADE_ASSIGN_OR_RETURN(auto c, ConformArray(pool, arrow::MakeArray(data->child_data[idx]), child, where));
         children.push_back(c);
       }
       return std::static_pointer_cast<arrow::Array>(std::make_shared<arrow::StructArray>(
@@ -193,19 +193,19 @@ Result<std::shared_ptr<arrow::Array>> ConformArray(const std::shared_ptr<arrow::
         SKADE_ARROW_ASSIGN(auto small, arrow::compute::Cast(*arr, arrow::list(value_field),
                                                             arrow::compute::CastOptions::Safe()),
                            where + " column " + target.name);
-        return ConformArray(small, target, where);
+        return ConformArray(pool, small, target, where);
       }
       if (arr->type_id() != arrow::Type::LIST) break;
       const auto& la = static_cast<const arrow::ListArray&>(*arr);
-      SKADE_ASSIGN_OR_RETURN(auto values, ConformArray(la.values(), t.element(), where));
+      SKADE_ASSIGN_OR_RETURN(auto values, ConformArray(pool, la.values(), t.element(), where));
       return std::static_pointer_cast<arrow::Array>(std::make_shared<arrow::ListArray>(
           want, data->length, la.value_offsets(), values, data->buffers[0], data->null_count, data->offset));
     }
     case TypeId::kMap: {
       if (arr->type_id() != arrow::Type::MAP) break;
       const auto& ma = static_cast<const arrow::MapArray&>(*arr);
-      SKADE_ASSIGN_OR_RETURN(auto keys, ConformArray(ma.keys(), t.key(), where));
-      SKADE_ASSIGN_OR_RETURN(auto items, ConformArray(ma.items(), t.value(), where));
+      SKADE_ASSIGN_OR_RETURN(auto keys, ConformArray(pool, ma.keys(), t.key(), where));
+      SKADE_ASSIGN_OR_RETURN(auto items, ConformArray(pool, ma.items(), t.value(), where));
       return std::static_pointer_cast<arrow::Array>(std::make_shared<arrow::MapArray>(
           want, data->length, ma.value_offsets(), keys, items, data->buffers[0], data->null_count, data->offset));
     }
@@ -349,6 +349,7 @@ struct ScanShape {
   size_t projected = 0;            // the first `projected` of read_ids are output
   bool emit_positions = false;
   bool has_equality = false;
+  arrow::MemoryPool* pool = nullptr;  // the plan's, else Arrow's default
   std::shared_ptr<arrow::Schema> out_schema;
   std::vector<std::shared_ptr<arrow::Field>> fields;  // per read id, with field ids
 };
@@ -453,6 +454,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     auto shape = std::make_shared<ScanShape>();
     shape->schema = plan_.schema;
     shape->emit_positions = plan_.emit_positions;
+    shape->pool = plan_.pool ? plan_.pool : arrow::default_memory_pool();
     std::vector<int> read_ids = plan_.projected_ids;
     auto add = [&](int id) {
       int top = TopLevelOf(id);
@@ -609,7 +611,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     const OpenedFile& f = *unit.file;
     auto s = std::make_unique<Stream>();
     // Pages are read as they are decoded, not the whole row group up front.
-    parquet::ReaderProperties rp = parquet::default_reader_properties();
+    parquet::ReaderProperties rp(shape_->pool);
     rp.enable_buffered_stream();
     rp.set_buffer_size(1 << 20);
     parquet::ArrowReaderProperties props;
@@ -621,7 +623,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     ReadDictionaries(f, unit.row_group, leaves, &props);
     try {
       auto pq = parquet::ParquetFileReader::Open(f.source, rp, f.metadata);
-      SKADE_ARROW_ASSIGN(s->reader, parquet::arrow::FileReader::Make(arrow::default_memory_pool(), std::move(pq), props),
+      SKADE_ARROW_ASSIGN(s->reader, parquet::arrow::FileReader::Make(shape_->pool, std::move(pq), props),
                          f.path);
       SKADE_ARROW_ASSIGN(s->batches, s->reader->GetRecordBatchReader({unit.row_group}, leaves), f.path);
     } catch (const std::exception& e) {
@@ -680,7 +682,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       SKADE_ARROW_ASSIGN(f->source, arrow::io::ReadableFile::Open(f->path), f->path);
       auto pq = parquet::ParquetFileReader::Open(f->source);
       f->metadata = pq->metadata();
-      SKADE_ARROW_ASSIGN(reader, parquet::arrow::FileReader::Make(arrow::default_memory_pool(), std::move(pq), props),
+      SKADE_ARROW_ASSIGN(reader, parquet::arrow::FileReader::Make(shape_->pool, std::move(pq), props),
                          f->path);
     } catch (const std::exception& e) {
       return Corrupt(f->path + ": " + e.what());
@@ -790,7 +792,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     const NestedField& field = *shape.schema->FindField(shape.read_ids[i]);
     if (keep_dictionaries && KeptDictionary(*raw, field)) return raw;
-    return ConformArray(raw, field, f.path);
+    return ConformArray(shape.pool, raw, field, f.path);
   }
 
   // `cols` (the read ids at `which`) with the dictionaries Conform kept made dense.
@@ -799,7 +801,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     for (size_t k = 0; k < cols->size(); ++k) {
       auto& col = (*cols)[k];
       if (col->type_id() != arrow::Type::DICTIONARY) continue;
-      SKADE_ASSIGN_OR_RETURN(col, ConformArray(col, *shape.schema->FindField(shape.read_ids[which[k]]), f.path));
+      SKADE_ASSIGN_OR_RETURN(col, ConformArray(shape.pool, col, *shape.schema->FindField(shape.read_ids[which[k]]), f.path));
     }
     return {};
   }
@@ -937,9 +939,10 @@ class ScanReader final : public arrow::RecordBatchReader {
       props.set_use_threads(false);  // the tasks are the parallelism
       ReadDictionaries(f, u.row_group, leaves, &props);
       try {
-        auto pq = parquet::ParquetFileReader::Open(f.source, parquet::default_reader_properties(), f.metadata);
+        // Decompressed pages come from the reader properties' pool.
+        auto pq = parquet::ParquetFileReader::Open(f.source, parquet::ReaderProperties(shape.pool), f.metadata);
         std::unique_ptr<parquet::arrow::FileReader> reader;
-        SKADE_ARROW_ASSIGN(reader, parquet::arrow::FileReader::Make(arrow::default_memory_pool(), std::move(pq), props),
+        SKADE_ARROW_ASSIGN(reader, parquet::arrow::FileReader::Make(shape.pool, std::move(pq), props),
                            f.path);
         // Leaves whose pages without a needed row can be skipped are read page by page,
         // as the Arrow fields (with field ids) the file maps them to.
@@ -956,7 +959,7 @@ class ScanReader final : public arrow::RecordBatchReader {
           }
           int64_t skipped = 0;
           SKADE_ASSIGN_OR_RETURN(auto arr, ReadNeededPages(*reader->parquet_reader(), u.row_group, leaf,
-                                                           top->field->type(), job.needed, f.path, &skipped));
+                                                           top->field->type(), job.needed, shape.pool, f.path, &skipped));
           job.pages_skipped += skipped;
           paged.emplace_back(top->field, std::move(arr));
         }
@@ -1090,7 +1093,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       // range): the survivors move up in place instead of being copied out.
       auto schema = SchemaOf(shape, output, cols);
       auto batch = arrow::RecordBatch::Make(std::move(schema), rows, std::move(cols));
-      SKADE_ASSIGN_OR_RETURN(batch, KeepRows(batch, *mask, kept, /*in_place=*/true));
+      SKADE_ASSIGN_OR_RETURN(batch, KeepRows(batch, *mask, kept, /*in_place=*/true, shape.pool));
       cols = batch->columns();
     }
     SKADE_RETURN_IF_ERROR(DenseColumns(shape, f, output, &cols));
