@@ -4,10 +4,11 @@
 //                    --source data.parquet [--property K=V ...]
 //       creates the table and appends the source file through the C++ API.
 //   scan_bench scan --warehouse W --table ns.t [--columns a,b] [--filter EXPR]
-//                   [--warmup 1] [--reps 1]
+//                   [--warmup 1] [--reps 1] [--budget-mib N]
 //       times Table::NewScan().Select().Filter().ToTable() (the table is loaded
 //       once, outside the timing, as PyIceberg's load_table is) and prints JSON
-//       (wall and process CPU seconds per repetition).
+//       (wall and process CPU seconds per repetition). --budget-mib sets the
+//       plan's read-ahead budget (default: the scan's own).
 #include <ctime>
 #include <sstream>
 
@@ -50,6 +51,7 @@ int Scan(const Args& a) {
   std::vector<std::string> columns = SplitComma(a.Get("columns", ""));
   std::string filter = a.Get("filter", "");
   int64_t warmup = a.Int("warmup", 1), reps = a.Int("reps", 1);
+  int64_t budget_mib = a.Int("budget-mib", 0);  // 0: the scan's default read-ahead budget
 
   nlohmann::json times = nlohmann::json::array(), plan_times = nlohmann::json::array(),
                  cpu_times = nlohmann::json::array();
@@ -62,6 +64,7 @@ int Scan(const Args& a) {
     if (!columns.empty()) scan.Select(columns);
     if (!filter.empty()) scan.Filter(filter);
     ScanPlan plan = Check(scan.Plan(), "plan");
+    if (budget_mib > 0) plan.memory_budget_bytes = budget_mib << 20;
     auto t_plan = std::chrono::steady_clock::now();
     auto reader = Check(TableScan::Read(plan, &catalog->io()), "read");
     auto result = reader->ToTable();

@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 
+#include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/data_writer.h"
 #include "skade/table/scan.h"
@@ -301,6 +304,15 @@ std::shared_ptr<arrow::Table> WideRows(int64_t first, int64_t n, bool with_late)
   return arrow::Table::Make(arrow::schema(fields), cols);
 }
 
+// An empty table m.wide with WideRows' columns.
+std::unique_ptr<Table> WideTable(Catalog& cat, const std::map<std::string, std::string>& properties) {
+  EXPECT_THAT(cat.CreateNamespace("m"), IsOk());
+  Schema schema = *ParseSchemaSpec(
+      "id:long!, qty:long, small:int, b:double, c:double, e:double, dict:string, plain:string");
+  EXPECT_THAT(cat.CreateTable({"m", "wide"}, schema, PartitionSpec(), properties), IsOk());
+  return std::move(*Table::Load(cat, {"m", "wide"}));
+}
+
 std::shared_ptr<arrow::Table> Collect(ScanPlan plan, FileIO& io, int parallelism, int64_t budget,
                                       std::vector<int64_t>* batch_rows) {
   plan.parallelism = parallelism;
@@ -322,18 +334,14 @@ std::shared_ptr<arrow::Table> Collect(ScanPlan plan, FileIO& io, int parallelism
 
 // Row groups large enough that each decodes as one task per column (the path the
 // model test's small row groups never take), read ahead within a budget that holds two
-// of them, or streamed: the same rows in the same order and batches as the sequential
+// of them, or streamed (its column groups read ahead on the pool, or in the reading
+// thread): the same rows in the same order and batches as the sequential
 // path, equal to the rows written, through a filter, deletes spanning row groups and a
 // column the older files lack.
 TEST(ModelTest, ColumnTasksEqualSequentialScan) {
   testing::TempDir dir;
   auto cat = std::move(*Catalog::Create(dir.path()));
-  ASSERT_THAT(cat->CreateNamespace("m"), IsOk());
-  Schema schema = *ParseSchemaSpec(
-      "id:long!, qty:long, small:int, b:double, c:double, e:double, dict:string, plain:string");
-  ASSERT_THAT(cat->CreateTable({"m", "wide"}, schema, PartitionSpec(), {{"write.parquet.row-group-limit", "150000"}}),
-              IsOk());
-  auto table = std::move(*Table::Load(*cat, {"m", "wide"}));
+  auto table = WideTable(*cat, {{"write.parquet.row-group-limit", "150000"}});
   ASSERT_THAT(table->Append(WideRows(0, 450000, false)), IsOk());
   SchemaUpdate add;
   add.AddColumn("late", Type::Primitive(TypeId::kLong));
@@ -385,12 +393,68 @@ TEST(ModelTest, ColumnTasksEqualSequentialScan) {
     std::vector<int64_t> seq_batches;
     auto seq = Collect(*plan, cat->io(), 1, 256LL << 20, &seq_batches);
     EXPECT_TRUE(by_id(seq)->Equals(*by_id(expected), /*check_metadata=*/false));
-    for (auto [par, budget] : {std::pair<int, int64_t>{0, 256LL << 20}, {0, 30LL << 20}, {2, 30LL << 20}, {0, 1}}) {
+    for (auto [par, budget] : {std::pair<int, int64_t>{0, 256LL << 20}, {0, 30LL << 20}, {2, 30LL << 20}, {0, 1}, {1, 1}}) {
       std::vector<int64_t> con_batches;
       auto con = Collect(*plan, cat->io(), par, budget, &con_batches);
       EXPECT_TRUE(con->Equals(*seq, /*check_metadata=*/false)) << "parallelism " << par << " budget " << budget;
       EXPECT_EQ(con_batches, seq_batches) << "parallelism " << par << " budget " << budget;
     }
+  }
+}
+
+// A streamed row group whose pages are garbled: the scan fails naming the file, in
+// whichever column group's read ahead hits the damage, and closing it early (mid
+// stream, tasks still reading ahead) neither crashes nor hangs.
+TEST(ModelTest, StreamedRowGroupWithGarbledPagesFailsNamingTheFile) {
+  testing::TempDir dir;
+  auto cat = std::move(*Catalog::Create(dir.path()));
+  auto table = WideTable(*cat, {});
+  auto appended = table->Append(WideRows(0, 300000, false));
+  ASSERT_THAT(appended, IsOk());
+  ASSERT_EQ(appended->added_files.size(), 1u);
+  auto plan = table->NewScan().Plan();
+  ASSERT_THAT(plan, IsOk());
+
+  // Closed after the first batch, with the stream's groups reading ahead.
+  for (int round = 0; round < 5; ++round) {
+    ScanPlan p = *plan;
+    p.memory_budget_bytes = 1;
+    p.stats = std::make_shared<ScanStats>();
+    auto reader = TableScan::Read(p, &cat->io());
+    ASSERT_THAT(reader, IsOk());
+    std::shared_ptr<arrow::RecordBatch> batch;
+    ASSERT_TRUE((*reader)->ReadNext(&batch).ok());
+    ASSERT_NE(batch, nullptr);
+  }
+
+  std::string path = LocalPath(appended->added_files[0].file_path);
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  for (size_t i = bytes.size() / 4; i < bytes.size() * 3 / 4; i += 7) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+  for (int parallelism : {0, 1}) {
+    ScanPlan p = *plan;
+    p.parallelism = parallelism;
+    p.memory_budget_bytes = 1;
+    p.stats = std::make_shared<ScanStats>();
+    auto reader = TableScan::Read(p, &cat->io());
+    ASSERT_THAT(reader, IsOk());
+    arrow::Status st;
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      st = (*reader)->ReadNext(&batch);
+      if (!st.ok() || !batch) break;
+    }
+    ASSERT_FALSE(st.ok()) << "parallelism " << parallelism;
+    auto err = ErrorFromReader(st);
+    EXPECT_EQ(err.kind, ErrorKind::kCorrupt) << err.ToString();
+    EXPECT_THAT(err.message, ::testing::HasSubstr(path));
   }
 }
 

@@ -1,7 +1,8 @@
 // The scan's record-batch reader: the planned files' selected row groups are decoded
 // concurrently on the shared task pool, at most `parallelism` at once and within a
 // memory budget (decoded bytes read ahead and not yet handed out), and handed out in
-// plan order. A row group too large for the budget is read a batch at a time. With a
+// plan order. A row group too large for the budget is read a batch at a time, its
+// column groups each a few batches ahead on the pool (Stream). With a
 // filter, the filter (and equality-delete) columns of a row group are decoded first;
 // the other projected columns only when some row survives, and of those columns only
 // the data pages holding a surviving row where the column allows it (ReadNeededPages).
@@ -265,7 +266,6 @@ struct OpenedFile {
   std::shared_ptr<parquet::FileMetaData> metadata;
   DeletedRows deleted;
   expr::ExprPtr filter;     // what rows of this file must still satisfy, or null
-  bool use_threads = true;  // a streamed unit decodes columns in parallel (Arrow's CPU pool)
   // Positions in read_ids of the columns decoded first (filter and equality-delete
   // columns; without a filter, the output and equality-delete columns) and of the
   // rest; leaves of each.
@@ -294,25 +294,50 @@ void ReadDictionaries(const OpenedFile& f, int row_group, const std::vector<int>
   }
 }
 
+// Batches a streamed unit's column groups read ahead of the consumer, each.
+constexpr size_t kStreamAhead = 2;
+
 struct Unit {
   std::shared_ptr<const OpenedFile> file;
   int row_group = 0;
   int64_t first_row = 0;   // position of the row group's first row in the file
   int64_t bytes = 0;       // decoded size of the columns read (estimate)
   int64_t batch_rows = 0;  // rows per output batch (before the filter)
-  // Too large to hold decoded at once within the budget: read a batch at a time by
-  // the consumer, all columns in one pass.
+  // Too large to hold decoded at once within the budget: read a batch at a time
+  // (Stream), a little ahead of the consumer.
   bool streamed = false;
-  int64_t charge() const { return streamed ? bytes / std::max<int64_t>(1, rows / batch_rows) : bytes; }
+  // A streamed unit holds the batch handed out and those its groups read ahead.
+  int64_t charge() const {
+    return streamed ? bytes * static_cast<int64_t>(1 + kStreamAhead) / std::max<int64_t>(1, rows / batch_rows) : bytes;
+  }
   int64_t rows = 0;
 };
 
-// A streamed unit being read.
-struct Stream {
-  Unit unit;
+// Some of a streamed unit's columns, read a batch at a time by a Parquet reader of
+// their own.
+struct StreamGroup {
   std::unique_ptr<parquet::arrow::FileReader> reader;
   std::unique_ptr<arrow::RecordBatchReader> batches;
+  // Guarded by Stream::mu; `batches` is used only by whoever set `running`.
+  std::deque<std::shared_ptr<arrow::RecordBatch>> ready;
+  bool running = false, done = false;
+  std::string error;  // set: the group's reader failed
+};
+
+// A streamed unit being read. Its columns are split into groups of about equal size,
+// each read ahead (kStreamAhead batches) by tasks of the shared pool, one batch a task,
+// so that every core decodes; the consumer joins one batch of every group (the groups
+// cut batches at the same rows: one row group, one batch size). Sequential scans read
+// one group in the consumer's thread.
+struct Stream {
+  Unit unit;
+  std::vector<StreamGroup> groups;
+  TaskPool* pool = nullptr;  // null: read by the consumer
+  uint64_t ticket = 0;
+  std::shared_ptr<std::atomic<bool>> cancelled;
   int64_t pos = 0;  // position in the file of the next batch's first row
+  std::mutex mu;
+  std::condition_variable cv;
 };
 
 struct UnitResult {
@@ -411,7 +436,8 @@ constexpr int64_t kMinTaskBytes = 1LL << 20;
 
 // A phase's columns (positions in read_ids) in groups of about equal decoded size, a
 // task each, largest first (so the last tasks of a scan are its smallest).
-std::vector<std::vector<size_t>> TaskGroups(const OpenedFile& f, int row_group, const std::vector<size_t>& which) {
+std::vector<std::vector<size_t>> TaskGroups(const OpenedFile& f, int row_group, const std::vector<size_t>& which,
+                                            size_t max_groups = std::numeric_limits<size_t>::max()) {
   auto rg = f.metadata->RowGroup(row_group);
   std::vector<std::pair<int64_t, size_t>> sized;
   int64_t total = 0;
@@ -423,7 +449,8 @@ std::vector<std::vector<size_t>> TaskGroups(const OpenedFile& f, int row_group, 
     total += bytes;
   }
   std::stable_sort(sized.begin(), sized.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  size_t n = std::clamp<size_t>(static_cast<size_t>(total / kMinTaskBytes), 1, std::max<size_t>(1, sized.size()));
+  size_t n = std::clamp<size_t>(static_cast<size_t>(total / kMinTaskBytes), 1,
+                                std::max<size_t>(1, std::min(sized.size(), max_groups)));
   std::vector<std::pair<int64_t, std::vector<size_t>>> groups(n);
   for (const auto& [bytes, i] : sized) {  // each to the least loaded group
     auto least = std::min_element(groups.begin(), groups.end(),
@@ -515,6 +542,12 @@ class ScanReader final : public arrow::RecordBatchReader {
     cancelled_->store(true);
     for (auto& p : pending_)
       if (p.second) (void)p.second->Take();
+    if (stream_) {  // its tasks read the files: let the running ones finish
+      std::unique_lock lock(stream_->mu);
+      stream_->cv.wait(lock, [&] {
+        return std::none_of(stream_->groups.begin(), stream_->groups.end(), [](const auto& g) { return g.running; });
+      });
+    }
   }
 
   std::shared_ptr<arrow::Schema> schema() const override { return shape_->out_schema; }
@@ -609,52 +642,132 @@ class ScanReader final : public arrow::RecordBatchReader {
 
   Status OpenStream(Unit unit) {
     const OpenedFile& f = *unit.file;
-    auto s = std::make_unique<Stream>();
+    auto s = std::make_shared<Stream>();
     // Pages are read as they are decoded, not the whole row group up front.
     parquet::ReaderProperties rp(shape_->pool);
     rp.enable_buffered_stream();
     rp.set_buffer_size(1 << 20);
-    parquet::ArrowReaderProperties props;
-    props.set_batch_size(unit.batch_rows);
-    props.set_use_threads(f.use_threads);
-    std::vector<int> leaves = f.first_leaves;
-    leaves.insert(leaves.end(), f.rest_leaves.begin(), f.rest_leaves.end());
-    std::sort(leaves.begin(), leaves.end());
-    ReadDictionaries(f, unit.row_group, leaves, &props);
-    try {
-      auto pq = parquet::ParquetFileReader::Open(f.source, rp, f.metadata);
-      SKADE_ARROW_ASSIGN(s->reader, parquet::arrow::FileReader::Make(shape_->pool, std::move(pq), props),
-                         f.path);
-      SKADE_ARROW_ASSIGN(s->batches, s->reader->GetRecordBatchReader({unit.row_group}, leaves), f.path);
-    } catch (const std::exception& e) {
-      return Corrupt(f.path + ": " + e.what());
+    std::vector<size_t> positions = f.first;
+    positions.insert(positions.end(), f.rest.begin(), f.rest.end());
+    if (!sequential_) s->pool = &TaskPool::Shared();
+    std::vector<std::vector<int>> group_leaves;
+    for (const auto& group : TaskGroups(f, unit.row_group, positions, s->pool ? 2 * s->pool->size() : 1)) {
+      std::vector<int> leaves;
+      for (size_t i : group) leaves.insert(leaves.end(), f.leaves[i].begin(), f.leaves[i].end());
+      std::sort(leaves.begin(), leaves.end());
+      if (!leaves.empty()) group_leaves.push_back(std::move(leaves));
+    }
+    if (group_leaves.empty()) group_leaves.emplace_back();  // no column in the file: rows only
+    s->groups = std::vector<StreamGroup>(group_leaves.size());
+    for (size_t g = 0; g < group_leaves.size(); ++g) {
+      parquet::ArrowReaderProperties props;
+      props.set_batch_size(unit.batch_rows);
+      props.set_use_threads(false);  // the groups are the parallelism
+      ReadDictionaries(f, unit.row_group, group_leaves[g], &props);
+      try {
+        auto pq = parquet::ParquetFileReader::Open(f.source, rp, f.metadata);
+        SKADE_ARROW_ASSIGN(s->groups[g].reader,
+                           parquet::arrow::FileReader::Make(shape_->pool, std::move(pq), props), f.path);
+        SKADE_ARROW_ASSIGN(s->groups[g].batches,
+                           s->groups[g].reader->GetRecordBatchReader({unit.row_group}, group_leaves[g]), f.path);
+      } catch (const std::exception& e) {
+        return Corrupt(f.path + ": " + e.what());
+      }
     }
     s->pos = unit.first_row;
     s->unit = std::move(unit);
+    s->cancelled = cancelled_;
+    if (s->pool) {
+      s->ticket = s->pool->Ticket();
+      std::lock_guard lock(s->mu);
+      for (size_t g = 0; g < s->groups.size(); ++g) ReadAheadLocked(s, g);
+    }
     stream_ = std::move(s);
     return {};
+  }
+
+  // Submits a task reading group g's next batch, unless one runs or the group is far
+  // enough ahead (or done). Called with s->mu held.
+  static void ReadAheadLocked(const std::shared_ptr<Stream>& s, size_t g) {
+    StreamGroup& group = s->groups[g];
+    if (group.running || group.done || group.ready.size() >= kStreamAhead || s->cancelled->load()) return;
+    group.running = true;
+    s->pool->Submit(
+        [s, g] {
+          ReadGroupBatch(*s, g);
+          std::lock_guard lock(s->mu);
+          s->groups[g].running = false;
+          ReadAheadLocked(s, g);
+          s->cv.notify_all();
+        },
+        s->ticket);
+  }
+
+  // Reads group g's next batch into its queue (or marks it done); the caller has set
+  // `running` or is the only reader.
+  static void ReadGroupBatch(Stream& s, size_t g) {
+    StreamGroup& group = s.groups[g];
+    std::shared_ptr<arrow::RecordBatch> batch;
+    std::string error;
+    try {
+      auto st = group.batches->ReadNext(&batch);
+      if (!st.ok()) error = st.message();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    std::lock_guard lock(s.mu);
+    if (!error.empty()) {
+      group.error = std::move(error);
+      group.done = true;
+    } else if (!batch) {
+      group.done = true;
+    } else {
+      group.ready.push_back(std::move(batch));
+    }
   }
 
   // Reads the streamed unit's next batch into ready_ (or ends the stream).
   Status NextStreamed() {
     Stream& s = *stream_;
     const OpenedFile& f = *s.unit.file;
-    std::shared_ptr<arrow::RecordBatch> raw;
-    try {
-      auto st = s.batches->ReadNext(&raw);
-      if (!st.ok()) return Corrupt(f.path + ": " + st.message());
-    } catch (const std::exception& e) {
-      return Corrupt(f.path + ": " + e.what());
+    // One batch of every group, joined into the batch a single reader would have read.
+    arrow::FieldVector fields;
+    arrow::ArrayVector columns;
+    int64_t rows = -1;
+    size_t ended = 0;
+    for (size_t g = 0; g < s.groups.size(); ++g) {
+      if (!s.pool) ReadGroupBatch(s, g);
+      std::unique_lock lock(s.mu);
+      StreamGroup& group = s.groups[g];
+      s.cv.wait(lock, [&] { return !group.ready.empty() || (group.done && !group.running); });
+      if (!group.error.empty()) return Corrupt(f.path + ": " + group.error);
+      if (group.ready.empty()) {
+        ++ended;
+        continue;
+      }
+      auto part = std::move(group.ready.front());
+      group.ready.pop_front();
+      if (s.pool) ReadAheadLocked(stream_, g);
+      lock.unlock();
+      if (rows >= 0 && part->num_rows() != rows)
+        return Corrupt(f.path + ": row group " + std::to_string(s.unit.row_group) + " decoded unevenly");
+      rows = part->num_rows();
+      for (int c = 0; c < part->num_columns(); ++c) {
+        fields.push_back(part->schema()->field(c));
+        columns.push_back(part->column(c));
+      }
     }
-    if (!raw) {
+    if (ended == s.groups.size()) {
       if (s.pos != s.unit.first_row + s.unit.rows)
         return Corrupt(f.path + ": row group " + std::to_string(s.unit.row_group) + " decoded unevenly");
       stream_.reset();
       return {};
     }
+    if (ended > 0) return Corrupt(f.path + ": row group " + std::to_string(s.unit.row_group) + " decoded unevenly");
+    auto raw = arrow::RecordBatch::Make(arrow::schema(std::move(fields)), rows, std::move(columns));
     held_bytes_ = s.unit.charge();
     pending_bytes_ += held_bytes_;
-    int64_t rows = raw->num_rows(), deleted = 0;
+    int64_t deleted = 0;
     plan_.stats->rows_read += rows;
     SKADE_ASSIGN_OR_RETURN(auto cols, Conform(*shape_, f, f.first, *raw));
     std::shared_ptr<arrow::BooleanArray> mask;
@@ -755,9 +868,6 @@ class ScanReader final : public arrow::RecordBatchReader {
       SKADE_ASSIGN_OR_RETURN(f->deleted, loader_->Load(task.file.file_path, task.deletes));
       plan_.stats->delete_files += static_cast<int64_t>(task.deletes.size());
     }
-    // A streamed row group's columns decode in parallel on Arrow's CPU pool (the
-    // reading thread waits for them, no task does): it does not hold one core alone.
-    f->use_threads = true;
     for (auto& u : units) {
       u.file = f;
       units_.push_back(std::move(u));
@@ -1123,7 +1233,7 @@ class ScanReader final : public arrow::RecordBatchReader {
   std::deque<std::pair<Unit, std::shared_ptr<Slot>>> pending_;  // a streamed unit has no slot
   int64_t pending_bytes_ = 0;  // decoded bytes in flight or not yet handed out
   int64_t held_bytes_ = 0;     // of those, the ones in ready_
-  std::unique_ptr<Stream> stream_;
+  std::shared_ptr<Stream> stream_;
   std::deque<std::shared_ptr<arrow::RecordBatch>> ready_;
 };
 
