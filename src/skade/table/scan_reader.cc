@@ -306,6 +306,9 @@ struct Unit {
   // Too large to hold decoded at once within the budget: read a batch at a time
   // (Stream), a little ahead of the consumer.
   bool streamed = false;
+  // A streamed unit's place in the pool's queue, taken when it was scheduled: its
+  // groups' tasks go before those of the row groups after it.
+  uint64_t ticket = 0;
   // A streamed unit holds the batch handed out and those its groups read ahead.
   int64_t charge() const {
     return streamed ? bytes * static_cast<int64_t>(1 + kStreamAhead) / std::max<int64_t>(1, rows / batch_rows) : bytes;
@@ -318,6 +321,7 @@ struct Unit {
 struct StreamGroup {
   std::unique_ptr<parquet::arrow::FileReader> reader;
   std::unique_ptr<arrow::RecordBatchReader> batches;
+  size_t leaves = 0;  // Parquet leaf columns it reads
   // Guarded by Stream::mu; `batches` is used only by whoever set `running`.
   std::deque<std::shared_ptr<arrow::RecordBatch>> ready;
   bool running = false, done = false;
@@ -333,7 +337,6 @@ struct Stream {
   Unit unit;
   std::vector<StreamGroup> groups;
   TaskPool* pool = nullptr;  // null: read by the consumer
-  uint64_t ticket = 0;
   std::shared_ptr<std::atomic<bool>> cancelled;
   int64_t pos = 0;  // position in the file of the next batch's first row
   std::mutex mu;
@@ -390,9 +393,9 @@ int RawIndex(const ScanShape& shape, size_t i, const arrow::Schema& raw) {
   return -1;
 }
 
-// SKADE_SCAN_TRACE=FILE appends a JSON line per decode task and per wait of the reading
-// thread (thread, steady-clock start and end, thread CPU, in microseconds): the timeline
-// that shows where cores idle. Off, it costs a branch.
+// SKADE_SCAN_TRACE=FILE appends a JSON line per decode task, per streamed batch read and per
+// wait of the reading thread (thread, steady-clock start and end, thread CPU, in microseconds):
+// the timeline that shows where cores idle. Off, it costs a branch.
 class ScanTrace {
  public:
   static ScanTrace* Get() {
@@ -633,6 +636,8 @@ class ScanReader final : public arrow::RecordBatchReader {
       if (!unit.streamed) {
         slot = std::make_shared<Slot>();
         Start(shape_, unit, slot, cancelled_, sequential_ ? nullptr : &TaskPool::Shared());
+      } else if (!sequential_) {
+        unit.ticket = TaskPool::Shared().Ticket();
       }
       pending_.emplace_back(std::move(unit), std::move(slot));
       if (sequential_) return {};  // one at a time, in the reading thread
@@ -663,6 +668,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       parquet::ArrowReaderProperties props;
       props.set_batch_size(unit.batch_rows);
       props.set_use_threads(false);  // the groups are the parallelism
+      s->groups[g].leaves = group_leaves[g].size();
       ReadDictionaries(f, unit.row_group, group_leaves[g], &props);
       try {
         auto pq = parquet::ParquetFileReader::Open(f.source, rp, f.metadata);
@@ -678,7 +684,6 @@ class ScanReader final : public arrow::RecordBatchReader {
     s->unit = std::move(unit);
     s->cancelled = cancelled_;
     if (s->pool) {
-      s->ticket = s->pool->Ticket();
       std::lock_guard lock(s->mu);
       for (size_t g = 0; g < s->groups.size(); ++g) ReadAheadLocked(s, g);
     }
@@ -694,13 +699,16 @@ class ScanReader final : public arrow::RecordBatchReader {
     group.running = true;
     s->pool->Submit(
         [s, g] {
+          auto* trace = ScanTrace::Get();
+          int64_t t0 = trace ? ScanTrace::NowUs() : 0, c0 = trace ? ScanTrace::CpuUs() : 0;
           ReadGroupBatch(*s, g);
+          if (trace) trace->Add("stream", s->unit.ticket, s->groups[g].leaves, t0, ScanTrace::NowUs(), ScanTrace::CpuUs() - c0);
           std::lock_guard lock(s->mu);
           s->groups[g].running = false;
           ReadAheadLocked(s, g);
           s->cv.notify_all();
         },
-        s->ticket);
+        s->unit.ticket);
   }
 
   // Reads group g's next batch into its queue (or marks it done); the caller has set
