@@ -321,22 +321,9 @@ std::vector<std::string> PlainColumns(const arrow::RecordBatch& batch) {
   return plain;
 }
 
-// The pool the encoders allocate from. Their page and column buffers come and go per
-// page; the default pool (mimalloc) hands freed memory back to the kernel within
-// milliseconds, which zeroes it again on the next touch (perf: clear_page_erms was up to
-// 40% of a compaction). jemalloc, in the wheel beside it, keeps freed memory for a
-// second (Arrow's decay setting): about 20% less CPU per write, measured.
-arrow::MemoryPool* WriterPool() {
-  static arrow::MemoryPool* pool = [] {
-    arrow::MemoryPool* p = nullptr;
-    return arrow::jemalloc_memory_pool(&p).ok() ? p : arrow::default_memory_pool();
-  }();
-  return pool;
-}
-
 parquet::WriterProperties::Builder WriterPropsBuilder(const TableMetadata& metadata, int64_t row_group_rows) {
   parquet::WriterProperties::Builder b;
-  b.memory_pool(WriterPool());
+  b.memory_pool(DataWriter::pool());
   auto codec = CodecFromProperty(metadata.Property("write.parquet.compression-codec", "zstd"));
   b.compression(codec);
   if (codec == parquet::Compression::ZSTD)
@@ -386,7 +373,7 @@ Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::stri
   SKADE_ARROW_ASSIGN(auto sink, arrow::io::FileOutputStream::Open(path), path);
   auto props = WriterProps(metadata, metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20));
   SKADE_ARROW_ASSIGN(auto writer,
-                     parquet::arrow::FileWriter::Open(*batch->schema(), WriterPool(), sink, props,
+                     parquet::arrow::FileWriter::Open(*batch->schema(), DataWriter::pool(), sink, props,
                                                       parquet::ArrowWriterProperties::Builder().build()),
                      path);
   SKADE_ARROW_RETURN(writer->WriteRecordBatch(*batch), path);
@@ -413,7 +400,7 @@ struct DataWriter::Impl {
   std::shared_ptr<arrow::Schema> arrow_schema;
   std::shared_ptr<parquet::WriterProperties> props;
   std::shared_ptr<parquet::ArrowWriterProperties> arrow_props;
-  arrow::MemoryPool* pool = WriterPool();
+  arrow::MemoryPool* pool = DataWriter::pool();
   int64_t target_file_bytes = 0;
   int64_t row_group_rows = 0;
   std::string write_id = NewUuid();
@@ -811,6 +798,17 @@ int64_t DataWriter::rows_written() const {
   return impl_->rows_written;
 }
 
-arrow::MemoryPool* DataWriter::pool() { return WriterPool(); }
+// The encoders' pool. Their page and column buffers come and go per
+// page; the default pool (mimalloc) hands freed memory back to the kernel within
+// milliseconds, which zeroes it again on the next touch (perf: clear_page_erms was up to
+// 40% of a compaction). jemalloc, in the wheel beside it, keeps freed memory for a
+// second (Arrow's decay setting): about 20% less CPU per write, measured.
+arrow::MemoryPool* DataWriter::pool() {
+  static arrow::MemoryPool* pool = [] {
+    arrow::MemoryPool* p = nullptr;
+    return arrow::jemalloc_memory_pool(&p).ok() ? p : arrow::default_memory_pool();
+  }();
+  return pool;
+}
 
 }  // namespace skade

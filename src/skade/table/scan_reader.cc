@@ -275,6 +275,15 @@ struct OpenedFile {
   std::vector<int> string_leaves;        // top-level string and binary columns
 };
 
+// The Parquet leaves of some read positions, in file order.
+std::vector<int> GroupLeaves(const OpenedFile& f, const std::vector<size_t>& positions) {
+  std::vector<int> leaves;
+  for (size_t i : positions) leaves.insert(leaves.end(), f.leaves[i].begin(), f.leaves[i].end());
+  std::sort(leaves.begin(), leaves.end());
+  leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+  return leaves;
+}
+
 // Asks Parquet for dictionary arrays where a row group's chunk is dictionary-encoded
 // throughout: ConformArray makes them dense in one exactly sized pass.
 void ReadDictionaries(const OpenedFile& f, int row_group, const std::vector<int>& leaves,
@@ -306,8 +315,8 @@ struct Unit {
   // Too large to hold decoded at once within the budget: read a batch at a time
   // (Stream), a little ahead of the consumer.
   bool streamed = false;
-  // A streamed unit's place in the pool's queue, taken when it was scheduled: its
-  // groups' tasks go before those of the row groups after it.
+  // The unit's place in the pool's queue, taken when it is scheduled: its tasks go
+  // before those of the row groups after it.
   uint64_t ticket = 0;
   // A streamed unit holds the batch handed out and those its groups read ahead.
   int64_t charge() const {
@@ -633,11 +642,10 @@ class ScanReader final : public arrow::RecordBatchReader {
       units_.pop_front();
       std::shared_ptr<Slot> slot;
       pending_bytes_ += unit.charge();
+      if (!sequential_) unit.ticket = TaskPool::Shared().Ticket();
       if (!unit.streamed) {
         slot = std::make_shared<Slot>();
         Start(shape_, unit, slot, cancelled_, sequential_ ? nullptr : &TaskPool::Shared());
-      } else if (!sequential_) {
-        unit.ticket = TaskPool::Shared().Ticket();
       }
       pending_.emplace_back(std::move(unit), std::move(slot));
       if (sequential_) return {};  // one at a time, in the reading thread
@@ -656,12 +664,8 @@ class ScanReader final : public arrow::RecordBatchReader {
     positions.insert(positions.end(), f.rest.begin(), f.rest.end());
     if (!sequential_) s->pool = &TaskPool::Shared();
     std::vector<std::vector<int>> group_leaves;
-    for (const auto& group : TaskGroups(f, unit.row_group, positions, s->pool ? 2 * s->pool->size() : 1)) {
-      std::vector<int> leaves;
-      for (size_t i : group) leaves.insert(leaves.end(), f.leaves[i].begin(), f.leaves[i].end());
-      std::sort(leaves.begin(), leaves.end());
-      if (!leaves.empty()) group_leaves.push_back(std::move(leaves));
-    }
+    for (const auto& group : TaskGroups(f, unit.row_group, positions, s->pool ? 2 * s->pool->size() : 1))
+      if (auto leaves = GroupLeaves(f, group); !leaves.empty()) group_leaves.push_back(std::move(leaves));
     if (group_leaves.empty()) group_leaves.emplace_back();  // no column in the file: rows only
     s->groups = std::vector<StreamGroup>(group_leaves.size());
     for (size_t g = 0; g < group_leaves.size(); ++g) {
@@ -738,6 +742,9 @@ class ScanReader final : public arrow::RecordBatchReader {
   Status NextStreamed() {
     Stream& s = *stream_;
     const OpenedFile& f = *s.unit.file;
+    auto uneven = [&] {
+      return Corrupt(f.path + ": row group " + std::to_string(s.unit.row_group) + " decoded unevenly");
+    };
     // One batch of every group, joined into the batch a single reader would have read.
     arrow::FieldVector fields;
     arrow::ArrayVector columns;
@@ -757,8 +764,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       group.ready.pop_front();
       if (s.pool) ReadAheadLocked(stream_, g);
       lock.unlock();
-      if (rows >= 0 && part->num_rows() != rows)
-        return Corrupt(f.path + ": row group " + std::to_string(s.unit.row_group) + " decoded unevenly");
+      if (rows >= 0 && part->num_rows() != rows) return uneven();
       rows = part->num_rows();
       for (int c = 0; c < part->num_columns(); ++c) {
         fields.push_back(part->schema()->field(c));
@@ -766,12 +772,11 @@ class ScanReader final : public arrow::RecordBatchReader {
       }
     }
     if (ended == s.groups.size()) {
-      if (s.pos != s.unit.first_row + s.unit.rows)
-        return Corrupt(f.path + ": row group " + std::to_string(s.unit.row_group) + " decoded unevenly");
+      if (s.pos != s.unit.first_row + s.unit.rows) return uneven();
       stream_.reset();
       return {};
     }
-    if (ended > 0) return Corrupt(f.path + ": row group " + std::to_string(s.unit.row_group) + " decoded unevenly");
+    if (ended > 0) return uneven();
     auto raw = arrow::RecordBatch::Make(arrow::schema(std::move(fields)), rows, std::move(columns));
     held_bytes_ = s.unit.charge();
     pending_bytes_ += held_bytes_;
@@ -979,7 +984,6 @@ class ScanReader final : public arrow::RecordBatchReader {
     std::shared_ptr<Slot> slot;
     std::shared_ptr<std::atomic<bool>> cancelled;
     TaskPool* pool = nullptr;  // null: tasks run in the thread that starts them
-    uint64_t ticket = 0;
     std::vector<arrow::ArrayVector> cols;  // by position in read_ids: conformed, an array per batch
     std::atomic<size_t> remaining{0};      // tasks of the current phase not yet done
     std::mutex mu;
@@ -1011,7 +1015,6 @@ class ScanReader final : public arrow::RecordBatchReader {
     job->slot = std::move(slot);
     job->cancelled = std::move(cancelled);
     job->pool = pool;
-    job->ticket = pool ? pool->Ticket() : 0;
     job->cols.resize(job->shape->read_ids.size());
     StartPhase(job, job->unit.file->first, &AfterFirst);
   }
@@ -1030,11 +1033,11 @@ class ScanReader final : public arrow::RecordBatchReader {
         } else if (!job->Failed()) {
           if (auto r = DecodeColumns(*job, group); !r) job->Fail(ToArrowStatus(r.error()));
         }
-        if (trace) trace->Add("decode", job->ticket, group.size(), t0, ScanTrace::NowUs(), ScanTrace::CpuUs() - c0);
+        if (trace) trace->Add("decode", job->unit.ticket, group.size(), t0, ScanTrace::NowUs(), ScanTrace::CpuUs() - c0);
         if (job->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) next(job);
       };
       if (job->pool) {
-        job->pool->Submit(std::move(task), job->ticket);
+        job->pool->Submit(std::move(task), job->unit.ticket);
       } else {
         task();
       }
@@ -1047,10 +1050,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     const ScanShape& shape = *job.shape;
     const Unit& u = job.unit;
     const OpenedFile& f = *u.file;
-    std::vector<int> leaves;
-    for (size_t i : group) leaves.insert(leaves.end(), f.leaves[i].begin(), f.leaves[i].end());
-    std::sort(leaves.begin(), leaves.end());
-    leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+    std::vector<int> leaves = GroupLeaves(f, group);
     std::shared_ptr<arrow::Table> raw;
     if (!leaves.empty()) {
       parquet::ArrowReaderProperties props;
