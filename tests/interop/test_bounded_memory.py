@@ -36,14 +36,14 @@ def readme_bound_mib() -> int:
     return int(m.group(1))
 
 
-def run_measured(cmd: list[str], stdout=subprocess.DEVNULL, consume=None) -> tuple[int, float, bytes]:
+def run_measured(cmd: list[str], stdout=subprocess.DEVNULL, consume=None, env=None) -> tuple[int, float, bytes]:
     """Runs cmd; returns (exit code, peak RSS in MiB, stderr). `consume` reads stdout.
 
     Measured by scripts/peak_rss.py: a child forked from this (large) process would count
     its memory too."""
     with tempfile.NamedTemporaryFile("r") as rss:
         p = subprocess.Popen([sys.executable, "-S", str(PEAK_RSS), rss.name, *cmd], stdout=stdout,
-                             stderr=subprocess.PIPE)
+                             stderr=subprocess.PIPE, env=env)
         if consume:
             consume(p.stdout)
         err = p.stderr.read()
@@ -164,3 +164,76 @@ def test_scan_parquet_stays_under_bound(big):
     tail = last.slice(last.num_rows - 1).to_pylist()[0]
     assert tail["s1"] == expected_s1(tail["id"]) and tail["k"] == tail["id"] & 1023
     out.unlink()
+
+
+WIDE_ROWS = 4_000_000
+WIDE_ROW_GROUP = 500_000  # ~85 MiB decoded: several fit the read-ahead budget whole
+
+
+def wide_rows(n: int) -> pa.Table:
+    """The benchmark's shape: 11 columns of numbers, timestamps and repeating strings, about
+    170 bytes a row decoded (the 4M rows are ~680 MB)."""
+    ids = pa.array(range(n), pa.int64())
+    user = pc.cast(pc.bit_wise_and(pc.multiply(ids, 7919), 65535), pa.int32())
+    frac = pc.divide(pc.cast(pc.bit_wise_and(pc.multiply(ids, 104729), 1023), pa.float64()), 1024.0)
+    words = pa.array([f"order note {i}: shipped to warehouse {i % 7}" for i in range(1000)])
+    return pa.table({
+        "id": ids, "user_id": user, "quantity": pc.multiply(ids, 3),
+        "price": pc.multiply(frac, 1000.0), "discount": frac, "score": pc.multiply(frac, 100.0),
+        "name": pc.binary_join_element_wise("user_", pc.cast(user, pa.string()), ""),
+        "category": pc.take(pa.array([f"category_{i}" for i in range(16)]), pc.bit_wise_and(ids, 15)),
+        "comment": pc.take(words, pc.bit_wise_and(pc.multiply(ids, 31), 511)),
+        "ts": pc.cast(pc.add(pc.multiply(ids, 1_000_000), 1_700_000_000_000_000), pa.timestamp("us", tz="UTC")),
+        "country": pc.take(pa.array(["SE", "NO", "DK", "FI"]), pc.bit_wise_and(ids, 3)),
+    })
+
+
+@pytest.fixture(scope="module")
+def wide(tmp_path_factory, skade_bin):
+    root = tmp_path_factory.mktemp("wide")
+    s = Skade(root / "wh", skade_bin)
+    s.ok("init")
+    s.ok("create-namespace", "b")
+    s.ok("create", "b.wide", "--schema", "id:long, user_id:int, quantity:long, price:double, discount:double, "
+         "score:double, name:string, category:string, comment:string, ts:timestamptz, country:string",
+         "--property", f"write.parquet.row-group-limit={WIDE_ROW_GROUP}")
+    src = root / "in.parquet"
+    pq.write_table(wide_rows(WIDE_ROWS), src)
+    s.ok("append", "b.wide", str(src))
+    src.unlink()
+    return s
+
+
+@pytest.fixture(scope="module")
+def root_of_wide(wide):
+    return Path(wide.warehouse).parent
+
+
+def readme_bound_workers() -> int:
+    m = re.search(r"with up to (\d+) worker threads", README.read_text())
+    assert m, "README states no worker count for its memory bound ('with up to N worker threads')"
+    return int(m.group(1))
+
+
+@pytest.mark.parametrize("format", ["none", "parquet"])
+@pytest.mark.parametrize("share", ["one", "some", "all"])
+def test_scan_of_many_large_row_groups_stays_under_bound_on_any_core_count(wide, root_of_wide, format, share):
+    """Row groups each under half the read-ahead budget decode whole, several at once, on
+    every worker: the budget must leave room for what each worker's allocator keeps, up to
+    the worker count README names."""
+    bound, most = readme_bound_mib(), readme_bound_workers()
+    workers = {"one": 1, "some": max(1, most // 2), "all": most}[share]
+    out_file = root_of_wide / f"out-{workers}.parquet"
+    cmd = [wide.binary, "--warehouse", str(wide.warehouse), "scan", "b.wide", "--format", format]
+    if format == "parquet":
+        cmd += ["--output", str(out_file)]
+    out = []
+    rc, rss, err = run_measured(cmd, stdout=subprocess.PIPE, consume=lambda f: out.append(f.read()),
+                                env={**os.environ, "SKADE_THREADS": str(workers)})
+    assert rc == 0, err
+    if format == "none":
+        assert out[0].decode().strip() == f"{WIDE_ROWS} rows"
+    else:
+        assert pq.ParquetFile(out_file).metadata.num_rows == WIDE_ROWS
+        out_file.unlink()
+    assert rss < bound, f"scan --format {format} with {workers} workers peaked at {rss:.0f} MiB (bound {bound} MiB)"

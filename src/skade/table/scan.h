@@ -76,7 +76,7 @@ struct ScanPlan {
   int parallelism = 0;
   /// Bound on decoded bytes of row groups in flight (read ahead, not yet consumed);
   /// at least one row group is always in flight.
-  int64_t memory_budget_bytes = 256LL << 20;
+  int64_t memory_budget_bytes = 128LL << 20;
   /// The pool decoded batches are allocated from (null: Arrow's default). A rewrite
   /// passes its writer's pool, so the memory a written batch frees is what the next
   /// decoded batch reuses, instead of fresh pages the kernel must zero.

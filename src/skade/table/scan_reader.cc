@@ -638,6 +638,9 @@ class ScanReader final : public arrow::RecordBatchReader {
         SKADE_RETURN_IF_ERROR(OpenFile(plan_.tasks[next_task_++]));
         continue;
       }
+      // A row group that would take the read-ahead past the budget waits, so what is
+      // held decoded never exceeds it (unless one row group alone does).
+      if (pending_bytes_ > 0 && pending_bytes_ + units_.front().charge() > plan_.memory_budget_bytes) return {};
       Unit unit = std::move(units_.front());
       units_.pop_front();
       std::shared_ptr<Slot> slot;
