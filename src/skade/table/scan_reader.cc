@@ -944,40 +944,51 @@ class ScanReader final : public arrow::RecordBatchReader {
     return arrow::schema(std::move(fields));
   }
 
-  // Which rows of a batch survive deletes and the filter (null: all of them).
+  // Which rows of a batch survive deletes and the filter (null: all of them). Row r of
+  // the batch is at position first_pos + r of its file.
   static Result<std::shared_ptr<arrow::BooleanArray>> Selection(const ScanShape& shape, const OpenedFile& f,
                                                                 const std::vector<size_t>& which,
                                                                 const arrow::ArrayVector& cols, int64_t rows,
                                                                 int64_t first_pos, int64_t* deleted) {
     auto batch = arrow::RecordBatch::Make(SchemaOf(shape, which, cols), rows, cols);
-    std::vector<bool> gone;
-    if (!f.deleted.empty()) {
-      auto keyed = batch;
-      if (!f.deleted.equality().empty()) {  // equality keys are read from dense columns
-        arrow::ArrayVector dense = cols;
-        SKADE_RETURN_IF_ERROR(DenseColumns(shape, f, which, &dense));
-        auto schema = SchemaOf(shape, which, dense);
-        keyed = arrow::RecordBatch::Make(std::move(schema), rows, std::move(dense));
-      }
-      SKADE_ASSIGN_OR_RETURN(gone, DeletedFlags(f.deleted, *keyed, *shape.schema,
-                                                [&](int64_t r) { return first_pos + r; }));
-      for (bool g : gone) *deleted += g;
-    }
     std::shared_ptr<arrow::Array> match;
     if (f.filter) {
       SKADE_ASSIGN_OR_RETURN(match, expr::EvaluateBatch(*f.filter, *shape.schema, batch));
     }
-    if (gone.empty() && !match) return nullptr;
     // EvaluateBatch's selection has no nulls: without deletes it is the answer.
-    if (gone.empty()) return std::static_pointer_cast<arrow::BooleanArray>(match);
-    arrow::BooleanBuilder keep;
-    SKADE_ARROW_RETURN(keep.Reserve(rows), "scan");
-    const auto* m = static_cast<const arrow::BooleanArray*>(match.get());
-    for (int64_t r = 0; r < rows; ++r)
-      keep.UnsafeAppend((gone.empty() || !gone[r]) && (!m || (m->IsValid(r) && m->Value(r))));
-    std::shared_ptr<arrow::Array> out;
-    SKADE_ARROW_RETURN(keep.Finish(&out), "scan");
-    return std::static_pointer_cast<arrow::BooleanArray>(out);
+    if (f.deleted.empty()) return std::static_pointer_cast<arrow::BooleanArray>(match);
+    const auto& positions = f.deleted.positions();
+    auto first_deleted = std::lower_bound(positions.begin(), positions.end(), first_pos);
+    bool none_positioned = first_deleted == positions.end() || *first_deleted >= first_pos + rows;
+    if (none_positioned && f.deleted.equality().empty()) return std::static_pointer_cast<arrow::BooleanArray>(match);
+    // Deleted rows are cleared from what the filter selects (or from all rows).
+    SKADE_ARROW_ASSIGN(auto bits, arrow::AllocateBitmap(rows, shape.pool), "scan");
+    uint8_t* keep = bits->mutable_data();
+    if (match) {
+      const auto& m = static_cast<const arrow::BooleanArray&>(*match);
+      arrow::internal::CopyBitmap(m.values()->data(), m.offset(), rows, keep, 0);
+    } else {
+      arrow::bit_util::SetBitsTo(keep, 0, rows, true);
+    }
+    if (f.deleted.equality().empty()) {
+      // Position deletes alone: only those within the batch are visited, not every row.
+      for (auto it = first_deleted; it != positions.end() && *it < first_pos + rows; ++it, ++*deleted)
+        arrow::bit_util::ClearBit(keep, *it - first_pos);
+    } else {
+      // Equality keys are read from dense columns.
+      arrow::ArrayVector dense = cols;
+      SKADE_RETURN_IF_ERROR(DenseColumns(shape, f, which, &dense));
+      auto schema = SchemaOf(shape, which, dense);
+      auto keyed = arrow::RecordBatch::Make(std::move(schema), rows, std::move(dense));
+      SKADE_ASSIGN_OR_RETURN(auto gone, DeletedFlags(f.deleted, *keyed, *shape.schema,
+                                                     [&](int64_t r) { return first_pos + r; }));
+      for (int64_t r = 0; r < rows; ++r)
+        if (gone[static_cast<size_t>(r)]) {
+          arrow::bit_util::ClearBit(keep, r);
+          ++*deleted;
+        }
+    }
+    return std::make_shared<arrow::BooleanArray>(rows, std::move(bits));
   }
 
   // One row group decoded as tasks (see the top of the file).
