@@ -9,7 +9,7 @@ APT_PACKAGES=(build-essential cmake ninja-build ccache pkg-config python3-venv
   libsqlite3-dev sqlite3 zlib1g-dev libsnappy-dev libzstd-dev nlohmann-json3-dev
   libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libcurl4-openssl-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  chromium)
+  chromium strace)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

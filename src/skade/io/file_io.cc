@@ -39,7 +39,7 @@ Result<std::string> WriteSyncedTemp(const std::string& path, std::string_view da
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return IoError("create " + tmp + ": " + ErrnoText());
   Status st = WriteAll(fd, data, tmp);
-  if (st && ::fsync(fd) != 0) st = IoError("fsync " + tmp + ": " + ErrnoText());
+  if (st) st = SyncFile(fd, tmp);
   ::close(fd);
   if (!st) {
     ::unlink(tmp.c_str());
@@ -124,7 +124,9 @@ class LocalFileIO final : public FileIO {
       return IoError("publish " + path + ": " + std::strerror(e));
     }
     ::unlink(tmp.c_str());
-    return {};
+    // The new name survives a crash only once its folder is synced: a commit must never
+    // point at a file the disk does not have.
+    return SyncFolder(fs::path(path).parent_path().string());
   }
 
   Status DeleteFile(std::string_view location) override {
@@ -199,19 +201,36 @@ Status ReplaceFile(std::string_view location, std::string_view data) {
     return st;
   }
   // The rename itself is durable once the folder is.
-  std::string dir = fs::path(path).parent_path().string();
-  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return IoError("open folder " + dir + ": " + ErrnoText());
+  return SyncFolder(fs::path(path).parent_path().string());
+}
+
+Status SyncFile(int fd, std::string_view path) {
+  if (::fsync(fd) != 0) return IoError("fsync " + std::string(path) + ": " + ErrnoText());
+  return {};
+}
+
+Status SyncFolder(std::string_view dir) {
+  std::string d = dir.empty() ? "." : LocalPath(dir);
+  int dfd = ::open(d.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return IoError("open folder " + d + ": " + ErrnoText());
   bool synced = ::fsync(dfd) == 0;
   ::close(dfd);
-  if (!synced) return IoError("fsync folder " + dir + ": " + ErrnoText());
+  if (!synced) return IoError("fsync folder " + d + ": " + ErrnoText());
   return {};
 }
 
 Status MakeDirs(std::string_view dir) {
+  fs::path path(LocalPath(dir));
   std::error_code ec;
-  fs::create_directories(fs::path(LocalPath(dir)), ec);
+  std::vector<fs::path> missing;  // innermost first
+  for (fs::path d = path; !d.empty() && !fs::exists(d, ec); d = d.parent_path()) {
+    missing.push_back(d);
+    if (d == d.parent_path()) break;
+  }
+  fs::create_directories(path, ec);
   if (ec) return IoError("create folder " + std::string(dir) + ": " + ec.message());
+  // A new folder's name is durable once the folder holding it is synced.
+  for (const auto& d : missing) SKADE_RETURN_IF_ERROR(SyncFolder(d.parent_path().string()));
   return {};
 }
 

@@ -51,8 +51,13 @@ std::string FileUri(std::string_view path);
 /// Replaces a local file's contents durably: readers and crashes see the old or the
 /// new contents whole. Parent folders are created. Errors: kIoError naming the file.
 Status ReplaceFile(std::string_view location, std::string_view data);
-/// Creates a folder and its parents. Errors: kIoError naming it.
+/// Creates a folder and its parents, durably (the folders holding new ones are synced).
+/// Errors: kIoError naming it.
 Status MakeDirs(std::string_view dir);
+/// Makes a written file's contents durable (`fd` open on it). Errors: kIoError naming it.
+Status SyncFile(int fd, std::string_view path);
+/// Makes the names created in a folder durable. Errors: kIoError naming it.
+Status SyncFolder(std::string_view dir);
 /// A random version-4 UUID in text form.
 std::string NewUuid();
 /// Milliseconds since the epoch.

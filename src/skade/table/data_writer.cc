@@ -16,6 +16,7 @@
 #include <cctype>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -379,7 +380,10 @@ Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::stri
   SKADE_ARROW_RETURN(writer->WriteRecordBatch(*batch), path);
   SKADE_ARROW_RETURN(writer->Close(), path);
   SKADE_ARROW_ASSIGN(int64_t size, sink->Tell(), path);
+  // On disk, name and contents, before any commit can refer to it.
+  SKADE_RETURN_IF_ERROR(SyncFile(sink->file_descriptor(), path));
   SKADE_ARROW_RETURN(sink->Close(), path);
+  SKADE_RETURN_IF_ERROR(SyncFolder(std::filesystem::path(path).parent_path().string()));
   FileMetrics m = ComputeFileMetrics(*writer->metadata(), schema);
   DataFile df;
   df.file_path = FileUri(path);
@@ -551,6 +555,8 @@ struct DataWriter::Impl {
     SKADE_ARROW_RETURN(f.writer->Close(), f.path);
     auto md = f.writer->metadata();
     SKADE_ARROW_ASSIGN(int64_t size, f.sink->Tell(), f.path);
+    // A commit may refer to the file only once its contents are on disk (its name: Finish).
+    SKADE_RETURN_IF_ERROR(SyncFile(f.sink->file_descriptor(), f.path));
     SKADE_ARROW_RETURN(f.sink->Close(), f.path);
     FileMetrics m = ComputeFileMetrics(*md, *schema);
     DataFile df;
@@ -790,6 +796,10 @@ Result<std::vector<DataFile>> DataWriter::Finish() {
   // Files in the order they were opened, whichever thread closed them first.
   std::sort(impl_->done.begin(), impl_->done.end(),
             [](const DataFile& a, const DataFile& b) { return a.file_path < b.file_path; });
+  // The new files' names on disk, a sync per folder (their contents were synced on close).
+  std::set<std::string> folders;
+  for (const auto& f : impl_->done) folders.insert(std::filesystem::path(LocalPath(f.file_path)).parent_path().string());
+  for (const auto& folder : folders) SKADE_RETURN_IF_ERROR(SyncFolder(folder));
   return std::move(impl_->done);
 }
 
