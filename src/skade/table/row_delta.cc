@@ -366,18 +366,19 @@ Result<std::shared_ptr<arrow::Table>> LastRowPerKey(const std::shared_ptr<arrow:
 }
 
 // Changes computed from reading the table are recomputed when a concurrent commit
-// added rows since the read (the producer refuses them); other conflicts are
-// rebased by the producer itself.
+// added rows since the read (the producer refuses them), as often as the table's
+// commit.retry.num-retries allows; other conflicts are rebased by the producer itself.
 template <typename F>
 Result<CommitResult> WithRecompute(Table& t, F attempt) {
-  for (int i = 1;; ++i) {
+  const int64_t retries = std::max<int64_t>(0, t.metadata()->PropertyInt("commit.retry.num-retries", 30));
+  for (int64_t i = 1;; ++i) {
     auto r = attempt();
-    if (r || r.error().kind != ErrorKind::kCommitConflict || i >= 20) return r;
+    if (r || r.error().kind != ErrorKind::kCommitConflict || i > retries) return r;
     // Random, growing waits: with a fixed schedule two racing writers retry in lockstep and
     // keep colliding until the attempts run out.
     thread_local std::minstd_rand jitter{std::random_device{}()};
-    int cap = std::min(5 + i * 10, 200);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1 + jitter() % cap));
+    int64_t cap = std::min<int64_t>(5 + i * 10, 200);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + static_cast<int64_t>(jitter()) % cap));
     SKADE_RETURN_IF_ERROR(t.Refresh());
   }
 }
