@@ -442,11 +442,12 @@ def small_disk(tmp_path):
 
 def fill(path: Path, leave: int = 0) -> None:
     """Writes `path` until the disk is full, then gives back `leave` bytes."""
-    with open(path, "wb") as f:
+    # Unbuffered: a buffered file keeps what the last write could not place and raises
+    # again when closed, depending on how the free space divides into chunks.
+    with open(path, "wb", buffering=0) as f:
         try:
             while True:
                 f.write(b"\0" * 65536)
-                f.flush()
         except OSError:
             pass
     if leave:
