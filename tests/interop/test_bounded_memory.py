@@ -155,8 +155,10 @@ def test_scan_parquet_stays_under_bound(big):
     assert rss < bound, f"scan --format parquet peaked at {rss:.0f} MiB (bound {bound} MiB)"
     f = pq.ParquetFile(out)
     assert f.metadata.num_rows == SKADE_ROWS + ADDED_ROWS
-    # The output's row groups are closed by size, so the writer never buffers much.
+    # The output's row groups are closed by size, so the writer never buffers much; its
+    # pages are compressed as a table's are.
     assert f.metadata.num_row_groups > 10
+    assert {f.metadata.row_group(0).column(c).compression for c in range(f.metadata.num_columns)} == {"ZSTD"}
     ids = pq.read_table(out, columns=["id"])["id"]
     assert pc.min(ids).as_py() == 0 and pc.max(ids).as_py() == SKADE_ROWS + ADDED_ROWS - 1
     assert pc.count_distinct(ids).as_py() == SKADE_ROWS + ADDED_ROWS

@@ -75,8 +75,9 @@ struct ScanPlan {
   /// planned file order, row groups in file order, rows in file order.
   int parallelism = 0;
   /// Bound on decoded bytes of row groups in flight (read ahead, not yet consumed);
-  /// at least one row group is always in flight.
-  int64_t memory_budget_bytes = 128LL << 20;
+  /// at least one row group is always in flight. 0: 128 MiB, less with more than four
+  /// workers (512 MiB / workers, at least 32 MiB).
+  int64_t memory_budget_bytes = 0;
   /// The pool decoded batches are allocated from (null: Arrow's default). A rewrite
   /// passes its writer's pool, so the memory a written batch frees is what the next
   /// decoded batch reuses, instead of fresh pages the kernel must zero.

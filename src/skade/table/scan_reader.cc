@@ -231,6 +231,13 @@ constexpr int64_t kBatchRows = 64 * 1024;
 // Batches are cut smaller when their rows are wide, so no batch holds much more than this.
 constexpr int64_t kBatchBytes = 16LL << 20;
 
+// The read-ahead budget when the plan names none: 128 MiB, less beyond four workers,
+// each of whose allocator keeps some of what it decoded (measured: ~25 MiB a worker).
+int64_t DefaultBudget(size_t workers) {
+  return std::clamp<int64_t>((512LL << 20) / static_cast<int64_t>(std::max<size_t>(1, workers)), 32LL << 20,
+                             128LL << 20);
+}
+
 // The decoded (Arrow) size of a column chunk. The stored size misleads for
 // dictionary-encoded chunks (a few bytes a value on disk, the whole string in
 // memory), so values count at least their plain width, and strings their unencoded
@@ -546,6 +553,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     // Row groups in flight: enough queued behind the one being finished that no worker
     // waits for the reading thread to schedule more (the memory budget bounds them too).
     max_units_ = plan_.parallelism > 0 ? static_cast<size_t>(plan_.parallelism) : 4 * TaskPool::Shared().size();
+    budget_ = plan_.memory_budget_bytes > 0 ? plan_.memory_budget_bytes : DefaultBudget(TaskPool::Shared().size());
     cancelled_ = std::make_shared<std::atomic<bool>>(false);
   }
 
@@ -632,7 +640,7 @@ class ScanReader final : public arrow::RecordBatchReader {
   // decode meanwhile).
   Status Fill() {
     while (pending_.size() < max_units_ &&
-           (pending_.empty() || pending_bytes_ < plan_.memory_budget_bytes)) {
+           (pending_.empty() || pending_bytes_ < budget_)) {
       if (units_.empty()) {
         if (next_task_ >= plan_.tasks.size()) return {};
         SKADE_RETURN_IF_ERROR(OpenFile(plan_.tasks[next_task_++]));
@@ -640,7 +648,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       }
       // A row group that would take the read-ahead past the budget waits, so what is
       // held decoded never exceeds it (unless one row group alone does).
-      if (pending_bytes_ > 0 && pending_bytes_ + units_.front().charge() > plan_.memory_budget_bytes) return {};
+      if (pending_bytes_ > 0 && pending_bytes_ + units_.front().charge() > budget_) return {};
       Unit unit = std::move(units_.front());
       units_.pop_front();
       std::shared_ptr<Slot> slot;
@@ -874,7 +882,7 @@ class ScanReader final : public arrow::RecordBatchReader {
             u.bytes += DecodedBytes(*rgmd->ColumnChunk(leaf), md.schema()->Column(leaf)->type_length());
         // Batch boundaries depend on the file alone (not on the budget or the path).
         u.batch_rows = std::clamp<int64_t>(u.bytes > 0 ? rows * kBatchBytes / u.bytes : kBatchRows, 1024, kBatchRows);
-        u.streamed = u.bytes > plan_.memory_budget_bytes / 2;
+        u.streamed = u.bytes > budget_ / 2;
         units.push_back(u);
       }
       first_row += rows;
@@ -1249,6 +1257,7 @@ class ScanReader final : public arrow::RecordBatchReader {
   std::unique_ptr<DeleteLoader> loader_;
   bool sequential_ = false;
   size_t max_units_ = 1;
+  int64_t budget_ = 0;  // plan.memory_budget_bytes, or the default for the pool
   std::shared_ptr<std::atomic<bool>> cancelled_;
   size_t next_task_ = 0;
   std::deque<Unit> units_;  // opened, not yet scheduled
