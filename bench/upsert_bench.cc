@@ -85,16 +85,7 @@ int Upsert(const Args& a) {
   return 0;
 }
 
-// The median of repeated timings, the first (a fresh process's, touching fresh memory)
-// left out when there are others.
-double MedianAfterFirst(const nlohmann::json& v) {
-  std::vector<double> xs(v.begin() + (v.size() > 1 ? 1 : 0), v.end());
-  std::sort(xs.begin(), xs.end());
-  return xs.size() % 2 ? xs[xs.size() / 2] : (xs[xs.size() / 2 - 1] + xs[xs.size() / 2]) / 2;
-}
-
-// --rounds N compacts N times, main rolled back to the snapshot before between rounds; the
-// first round is reported apart (as the scan's warm-up is left out).
+// --rounds N compacts N times, main rolled back to the snapshot before between rounds.
 int Compact(const Args& a) {
   auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
   TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
@@ -115,11 +106,7 @@ int Compact(const Args& a) {
     cpu.push_back(CpuSeconds() - cpu0);
     if (!r.committed) break;
   }
-  PrintJson({{"compact_s", MedianAfterFirst(times)},
-             {"compact_cpu_s", MedianAfterFirst(cpu)},
-             {"first_s", times[0]},
-             {"first_cpu_s", cpu[0]},
-             {"times_s", times},
+  PrintJson({{"times_s", times},
              {"cpu_s", cpu},
              {"committed", r.committed},
              {"snapshot_before", before},
@@ -198,7 +185,7 @@ int Write(const Args& a) {
     rows += b->num_rows();
     batches.push_back(std::move(b));
   }
-  // Repeated as the compaction is (--rounds): the median after the first round.
+  // Repeated as the compaction is (--rounds).
   int64_t rounds = std::max<int64_t>(1, a.Int("rounds", 1));
   nlohmann::json times = nlohmann::json::array(), cpu = nlohmann::json::array();
   size_t files_written = 0;
@@ -213,8 +200,7 @@ int Write(const Args& a) {
     files_written = files.size();
     for (const auto& f : files) std::remove(LocalPath(f.file_path).c_str());
   }
-  PrintJson({{"rows", rows}, {"write_s", MedianAfterFirst(times)}, {"write_cpu_s", MedianAfterFirst(cpu)},
-             {"first_s", times[0]}, {"times_s", times}, {"files", files_written}, {"batches", batches.size()}});
+  PrintJson({{"rows", rows}, {"times_s", times}, {"cpu_s", cpu}, {"files", files_written}, {"batches", batches.size()}});
   return 0;
 }
 

@@ -169,7 +169,7 @@ def test_scan_parquet_stays_under_bound(big):
 
 
 WIDE_ROWS = 4_000_000
-WIDE_ROW_GROUP = 500_000  # ~85 MiB decoded: several fit the read-ahead budget whole
+WIDE_ROW_GROUP = 500_000  # ~60 MiB decoded: under half the read-ahead budget of up to 4 workers
 
 
 def wide_rows(n: int) -> pa.Table:
@@ -206,11 +206,6 @@ def wide(tmp_path_factory, skade_bin):
     return s
 
 
-@pytest.fixture(scope="module")
-def root_of_wide(wide):
-    return Path(wide.warehouse).parent
-
-
 def readme_bound_workers() -> int:
     m = re.search(r"with up to (\d+) worker threads", README.read_text())
     assert m, "README states no worker count for its memory bound ('with up to N worker threads')"
@@ -219,13 +214,13 @@ def readme_bound_workers() -> int:
 
 @pytest.mark.parametrize("format", ["none", "parquet"])
 @pytest.mark.parametrize("share", ["one", "some", "all"])
-def test_scan_of_many_large_row_groups_stays_under_bound_on_any_core_count(wide, root_of_wide, format, share):
+def test_scan_of_many_large_row_groups_stays_under_bound_on_any_core_count(wide, format, share):
     """Row groups each under half the read-ahead budget decode whole, several at once, on
     every worker: the budget must leave room for what each worker's allocator keeps, up to
     the worker count README names."""
     bound, most = readme_bound_mib(), readme_bound_workers()
     workers = {"one": 1, "some": max(1, most // 2), "all": most}[share]
-    out_file = root_of_wide / f"out-{workers}.parquet"
+    out_file = wide.warehouse.parent / f"out-{workers}.parquet"
     cmd = [wide.binary, "--warehouse", str(wide.warehouse), "scan", "b.wide", "--format", format]
     if format == "parquet":
         cmd += ["--output", str(out_file)]
