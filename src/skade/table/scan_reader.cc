@@ -929,12 +929,14 @@ class ScanReader final : public arrow::RecordBatchReader {
     return ConformArray(shape.pool, raw, field, f.path);
   }
 
-  // `cols` (the read ids at `which`) with the dictionaries Conform kept made dense.
+  // `cols` (the read ids at `which`) with the dictionaries Conform kept made dense
+  // (only those of the field ids `only`, when given).
   static Status DenseColumns(const ScanShape& shape, const OpenedFile& f, const std::vector<size_t>& which,
-                             arrow::ArrayVector* cols) {
+                             arrow::ArrayVector* cols, const std::vector<int>* only = nullptr) {
     for (size_t k = 0; k < cols->size(); ++k) {
       auto& col = (*cols)[k];
       if (col->type_id() != arrow::Type::DICTIONARY) continue;
+      if (only && std::find(only->begin(), only->end(), shape.read_ids[which[k]]) == only->end()) continue;
       SKADE_ASSIGN_OR_RETURN(col, ConformArray(shape.pool, col, *shape.schema->FindField(shape.read_ids[which[k]]), f.path));
     }
     return {};
@@ -983,9 +985,12 @@ class ScanReader final : public arrow::RecordBatchReader {
       for (auto it = first_deleted; it != positions.end() && *it < first_pos + rows; ++it, ++*deleted)
         arrow::bit_util::ClearBit(keep, *it - first_pos);
     } else {
-      // Equality keys are read from dense columns.
+      // Equality keys are read from dense columns; the other columns' dictionaries stay
+      // (expanding them here would do it twice: the kept rows are made dense later).
+      std::vector<int> key_ids;
+      for (const auto& set : f.deleted.equality()) key_ids.insert(key_ids.end(), set.field_ids.begin(), set.field_ids.end());
       arrow::ArrayVector dense = cols;
-      SKADE_RETURN_IF_ERROR(DenseColumns(shape, f, which, &dense));
+      SKADE_RETURN_IF_ERROR(DenseColumns(shape, f, which, &dense, &key_ids));
       auto schema = SchemaOf(shape, which, dense);
       auto keyed = arrow::RecordBatch::Make(std::move(schema), rows, std::move(dense));
       SKADE_ASSIGN_OR_RETURN(auto gone, DeletedFlags(f.deleted, *keyed, *shape.schema,
