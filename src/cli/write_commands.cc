@@ -10,6 +10,7 @@
 #include "skade/table/arrow_schema.h"
 #include "skade/table/data_writer.h"
 #include "skade/table/schema_update.h"
+#include "skade/table/snapshot_producer.h"
 #include "skade/table/table.h"
 
 namespace skade::cli {
@@ -22,7 +23,7 @@ Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::s
   // Files staged for earlier inputs are never committed when a later input fails:
   // they go, so a failed append leaves the table folder as it found it.
   auto fail = [&](Error e) -> Status {
-    for (const auto& f : all.files) (void)ctx.catalog->io().DeleteFile(f.file_path);
+    DiscardFiles(ctx.catalog->io(), all.files);
     return std::unexpected(std::move(e));
   };
   for (const auto& path : files) {
@@ -50,17 +51,13 @@ Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::s
   }
   all.branch = branch;
   if (all.files.empty()) return InvalidArgument("the input files hold no rows; nothing was committed");
-  auto res = table->CommitAppend(all);
-  if (!res) {
-    // After an unknown commit state the files may be referenced: they stay.
-    if (res.error().kind == ErrorKind::kCommitStateUnknown) return std::unexpected(res.error());
-    return fail(res.error());
-  }
+  // A commit that fails removes the staged files itself (unless its outcome is unknown).
+  SKADE_ASSIGN_OR_RETURN(auto res, table->CommitAppend(all));
   int64_t rows = 0;
-  for (const auto& f : res->added_files) rows += f.record_count;
+  for (const auto& f : res.added_files) rows += f.record_count;
   std::printf("appended %lld rows in %zu files to %s: snapshot %lld, commit_seq %lld\n",
-              static_cast<long long>(rows), res->added_files.size(), name.c_str(),
-              static_cast<long long>(res->snapshot_id), static_cast<long long>(res->commit_seq));
+              static_cast<long long>(rows), res.added_files.size(), name.c_str(),
+              static_cast<long long>(res.snapshot_id), static_cast<long long>(res.commit_seq));
   return {};
 }
 

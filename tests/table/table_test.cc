@@ -8,6 +8,7 @@
 #include <parquet/metadata.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "skade/io/file_io.h"
@@ -326,6 +327,54 @@ TEST_F(TableTest, MultiTableAppendCommitsAtomically) {
   EXPECT_EQ((*res)[0].commit_seq + 1, (*res)[1].commit_seq);
   EXPECT_EQ(ScanAll(*a, a->NewScan()).size(), 1u);
   EXPECT_EQ(ScanAll(*b, b->NewScan()).size(), 3u);
+}
+
+// A write whose commit is refused leaves the table folder as it found it: no data,
+// delete or manifest file that nothing refers to (each is removed, not left to `orphans`).
+TEST_F(TableTest, RefusedCommitsLeaveNoFilesBehind) {
+  Schema schema(0, {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
+                    NestedField{2, "s", false, Type::Primitive(TypeId::kString), ""}},
+                {1});
+  auto rows = [&](std::initializer_list<int64_t> ids) {
+    std::vector<Row> out;
+    for (int64_t id : ids) {
+      Row r(2);
+      r[0].value = Value{id};
+      r[1].value = Value{std::string(id % 2 ? "odd" : "even")};
+      out.push_back(r);
+    }
+    return testing::ToArrow(schema, out);
+  };
+  for (std::string equality : {"false", "true"}) {
+    SCOPED_TRACE("equality deletes " + equality);
+    const std::string name = "refused_" + equality;
+    auto stale = Create(name, schema, "", {{"commit.retry.num-retries", "0"}, {kEqualityDeletesProperty, equality}});
+    auto other = std::move(*Table::Load(*cat_, {"t", name}));
+    ASSERT_THAT(other->Append(rows({1, 2, 3, 4})), IsOk());
+    ASSERT_THAT(stale->Refresh(), IsOk());
+    auto staged = stale->StageAppend(rows({5}));
+    ASSERT_THAT(staged, IsOk());
+    ASSERT_FALSE(staged->files.empty());
+    // Each write below goes through the stale handle after another commit: refused.
+    auto conflict = [&]() { return other->Append(rows({6})); };
+    ASSERT_THAT(conflict(), IsOk());
+    EXPECT_THAT(stale->CommitAppend(*staged), testing::IsErrorWith(ErrorKind::kCommitConflict, "gave up"));
+    for (const auto& f : staged->files) EXPECT_FALSE(*cat_->io().Exists(f.file_path)) << f.file_path;
+    ASSERT_THAT(conflict(), IsOk());
+    EXPECT_THAT(stale->Upsert(rows({2, 9})), IsError(ErrorKind::kCommitConflict));
+    ASSERT_THAT(stale->Refresh(), IsOk());
+    ASSERT_THAT(conflict(), IsOk());
+    EXPECT_THAT(stale->DeleteKeys(rows({3})), IsError(ErrorKind::kCommitConflict));
+    ASSERT_THAT(stale->Refresh(), IsOk());
+    ASSERT_THAT(conflict(), IsOk());
+    EXPECT_THAT(stale->Delete("id = 4"), IsError(ErrorKind::kCommitConflict));
+    auto left = other->OrphanFiles(std::numeric_limits<int64_t>::max(), /*remove=*/false);
+    ASSERT_THAT(left, IsOk());
+    EXPECT_THAT(*left, ::testing::IsEmpty());
+    // Nothing was lost either: the committed rows are all there.
+    ASSERT_THAT(other->Refresh(), IsOk());
+    EXPECT_EQ(ScanAll(*other, other->NewScan()).size(), 8u);  // 1-4 and four 6s
+  }
 }
 
 TEST_F(TableTest, ConcurrentWritersInOneProcessLoseNothing) {

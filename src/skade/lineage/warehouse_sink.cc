@@ -260,7 +260,7 @@ Status WarehouseSink::FlushOnce(bool& conflicted) {
   auto produced = CommitChanges(catalog_, std::move(changes));
   if (!produced) {
     if (produced.error().kind != ErrorKind::kCommitStateUnknown)
-      for (const auto& f : staged.files) (void)catalog_.io().DeleteFile(f.file_path);
+      DiscardFiles(catalog_.io(), staged.files);
     conflicted = produced.error().kind == ErrorKind::kCommitConflict;
     return std::unexpected(produced.error());
   }

@@ -93,13 +93,10 @@ std::vector<int> TopLevelIds(const Schema& schema, const std::vector<int>& ids) 
   return out;
 }
 
-// Merge-on-read only needs the columns `match` looks at (`match_ids`, top-level);
-// copy-on-write reads whole rows to rewrite the survivors.
-Result<RowRemoval> RemoveRows(const TableMetadataPtr& m, FileIO& io, const ScanPlan& candidates,
-                              bool copy_on_write, const std::vector<int>& match_ids,
-                              const MatchFn& match) {
-  RowRemoval out;
-  std::unique_ptr<DataWriter> rewriter;
+// RemoveRows' work: `out` and `rewriter` hold what was written so far, also on an error.
+Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& candidates, bool copy_on_write,
+                      const std::vector<int>& match_ids, const MatchFn& match, RowRemoval& out,
+                      std::unique_ptr<DataWriter>& rewriter) {
   for (const auto& task : candidates.tasks) {
     ScanPlan one;
     one.metadata = m;
@@ -163,6 +160,22 @@ Result<RowRemoval> RemoveRows(const TableMetadataPtr& m, FileIO& io, const ScanP
   }
   if (rewriter) {
     SKADE_ASSIGN_OR_RETURN(out.rewritten, rewriter->Finish());
+  }
+  return {};
+}
+
+// Merge-on-read only needs the columns `match` looks at (`match_ids`, top-level);
+// copy-on-write reads whole rows to rewrite the survivors.
+Result<RowRemoval> RemoveRows(const TableMetadataPtr& m, FileIO& io, const ScanPlan& candidates,
+                              bool copy_on_write, const std::vector<int>& match_ids,
+                              const MatchFn& match) {
+  RowRemoval out;
+  std::unique_ptr<DataWriter> rewriter;
+  if (auto st = CollectRemoval(m, io, candidates, copy_on_write, match_ids, match, out, rewriter); !st) {
+    // What was written for earlier files goes: nothing will refer to it.
+    DiscardFiles(io, out.delete_files);
+    if (rewriter) rewriter->Abort();
+    return std::unexpected(st.error());
   }
   return out;
 }
@@ -305,8 +318,12 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
       std::shared_ptr<arrow::Array> ia;
       SKADE_ARROW_RETURN(idx.Finish(&ia), "equality deletes");
       SKADE_ARROW_ASSIGN(auto part, arrow::compute::Take(key_rows, ia), "equality deletes");
-      SKADE_ASSIGN_OR_RETURN(DataFile df, WriteParquetFile(*m, DeleteFileLocation(*m),
-                                                           part.record_batch(), key_schema));
+      auto written = WriteParquetFile(*m, DeleteFileLocation(*m), part.record_batch(), key_schema);
+      if (!written) {
+        DiscardFiles(io, out.delete_files);  // those of the partitions before
+        return std::unexpected(written.error());
+      }
+      DataFile df = std::move(*written);
       df.content = FileContent::kEqualityDeletes;
       df.equality_ids = eq_ids;
       df.partition = g.first;
@@ -432,7 +449,7 @@ Result<CommitResult> Table::CommitFileChange(FileChange change, int64_t rows_add
     // The files this write produced are referenced by nothing: remove them, unless
     // the commit's outcome is unknown.
     if (produced.error().kind != ErrorKind::kCommitStateUnknown)
-      for (const auto& f : added) (void)catalog_->io().DeleteFile(f.file_path);
+      DiscardFiles(catalog_->io(), added);
     return std::unexpected(produced.error());
   }
   loaded_ = (*produced)[0].table;
@@ -488,8 +505,13 @@ Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& rows,
     std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
     SKADE_ASSIGN_OR_RETURN(RowRemoval removal,
                            RemoveKeys(*this, catalog_->io(), batch, ids, options.branch));
-    SKADE_ASSIGN_OR_RETURN(StagedAppend staged, StageAppend(latest, options));
-    return CommitFileChange(ChangeFrom(removal, staged.files, options, read, "upsert"), latest->num_rows(),
+    auto staged = StageAppend(latest, options);
+    if (!staged) {
+      DiscardFiles(catalog_->io(), removal.delete_files);
+      DiscardFiles(catalog_->io(), removal.rewritten);
+      return std::unexpected(staged.error());
+    }
+    return CommitFileChange(ChangeFrom(removal, staged->files, options, read, "upsert"), latest->num_rows(),
                             removal.rows_deleted);
   });
 }
@@ -500,39 +522,43 @@ Result<CommitResult> Table::Overwrite(const std::shared_ptr<arrow::Table>& rows,
   return WithRecompute(*this, [&]() -> Result<CommitResult> {
     std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
     SKADE_ASSIGN_OR_RETURN(StagedAppend staged, StageAppend(rows, options));
-    RowRemoval removal;
-    if (filter) {
-      auto candidates = CandidatePlan(*this, filter, options.branch);
-      if (!candidates) {
-        for (const auto& f : staged.files) (void)catalog_->io().DeleteFile(f.file_path);
-        return std::unexpected(candidates.error());
+    // What the new rows replace; when that cannot be found, the staged files go.
+    auto removal = [&]() -> Result<RowRemoval> {
+      RowRemoval removal;
+      if (filter) {
+        SKADE_ASSIGN_OR_RETURN(ScanPlan candidates, CandidatePlan(*this, filter, options.branch));
+        const Schema& schema = *candidates.schema;
+        expr::ExprPtr bound = candidates.filter;
+        SKADE_ASSIGN_OR_RETURN(
+            removal,
+            RemoveRows(loaded_.metadata, catalog_->io(), candidates, CopyOnWrite(*loaded_.metadata),
+                       TopLevelIds(*candidates.schema, expr::ReferencedFieldIds(*bound)),
+                       [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
+                         return expr::EvaluateBatch(*bound, schema, batch);
+                       }));
+        removal.conflict_filter = bound;
+      } else if (const Snapshot* head = BranchHead(*loaded_.metadata, options.branch)) {
+        // Dynamic overwrite: every live file in a partition the new rows touch goes.
+        std::set<std::string> touched;
+        for (const auto& f : staged.files) touched.insert(PartitionTupleKey(f.spec_id, f.partition));
+        SKADE_ASSIGN_OR_RETURN(auto live, LiveDataFiles(*loaded_.metadata, *head, catalog_->io()));
+        for (const auto& task : live)
+          if (touched.contains(PartitionTupleKey(task.file.spec_id, task.file.partition))) {
+            removal.removed.insert(task.file.file_path);
+            removal.rows_deleted += task.file.record_count;
+          }
       }
-      const Schema& schema = *candidates->schema;
-      expr::ExprPtr bound = candidates->filter;
-      SKADE_ASSIGN_OR_RETURN(
-          removal,
-          RemoveRows(loaded_.metadata, catalog_->io(), *candidates, CopyOnWrite(*loaded_.metadata),
-                     TopLevelIds(*candidates->schema, expr::ReferencedFieldIds(*bound)),
-                     [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
-                       return expr::EvaluateBatch(*bound, schema, batch);
-                     }));
-      removal.conflict_filter = bound;
-    } else if (const Snapshot* head = BranchHead(*loaded_.metadata, options.branch)) {
-      // Dynamic overwrite: every live file in a partition the new rows touch goes.
-      std::set<std::string> touched;
-      for (const auto& f : staged.files) touched.insert(PartitionTupleKey(f.spec_id, f.partition));
-      SKADE_ASSIGN_OR_RETURN(auto live, LiveDataFiles(*loaded_.metadata, *head, catalog_->io()));
-      for (const auto& task : live)
-        if (touched.contains(PartitionTupleKey(task.file.spec_id, task.file.partition))) {
-          removal.removed.insert(task.file.file_path);
-          removal.rows_deleted += task.file.record_count;
-        }
+      return removal;
+    }();
+    if (!removal) {
+      DiscardFiles(catalog_->io(), staged.files);
+      return std::unexpected(removal.error());
     }
     int64_t added_rows = 0;
     for (const auto& f : staged.files) added_rows += f.record_count;
-    FileChange change = ChangeFrom(removal, staged.files, options, read, "overwrite");
+    FileChange change = ChangeFrom(*removal, staged.files, options, read, "overwrite");
     change.operation = "overwrite";
-    return CommitFileChange(std::move(change), added_rows, removal.rows_deleted);
+    return CommitFileChange(std::move(change), added_rows, removal->rows_deleted);
   });
 }
 

@@ -434,10 +434,21 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
                      change_.provenance, ""};
 }
 
-Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
-                                                    std::vector<std::pair<LoadedTable, FileChange>> changes) {
-  if (changes.empty()) return InvalidArgument("nothing to commit");
-  std::vector<std::unique_ptr<SnapshotProducer>> producers;
+void DiscardFiles(FileIO& io, const std::vector<DataFile>& files) {
+  for (const auto& f : files) (void)io.DeleteFile(f.file_path);
+}
+
+void SnapshotProducer::Abandon() {
+  for (const auto& f : attempt_files_) (void)io_.DeleteFile(f);
+  attempt_files_.clear();
+  for (const auto& mf : added_manifests_) (void)io_.DeleteFile(mf.manifest_path);
+  added_manifests_.clear();
+}
+
+namespace {
+
+Result<std::vector<ProducedSnapshot>> CommitWith(Catalog& catalog, std::vector<std::unique_ptr<SnapshotProducer>>& producers,
+                                                 std::vector<std::pair<LoadedTable, FileChange>> changes) {
   std::vector<LoadedTable> bases;
   for (auto& [base, change] : changes) {
     producers.push_back(std::make_unique<SnapshotProducer>(catalog.io(), std::move(change)));
@@ -449,13 +460,8 @@ Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
   for (int attempt = 1;; ++attempt) {
     std::vector<TableCommit> commits;
     for (size_t i = 0; i < producers.size(); ++i) {
-      auto c = producers[i]->Prepare(bases[i], attempt);
-      if (!c) {
-        for (auto& p : producers)
-          for (const auto& f : p->attempt_files()) (void)catalog.io().DeleteFile(f);
-        return std::unexpected(c.error());
-      }
-      commits.push_back(*c);
+      SKADE_ASSIGN_OR_RETURN(auto c, producers[i]->Prepare(bases[i], attempt));
+      commits.push_back(std::move(c));
     }
     auto seqs = catalog.Commit(commits);
     if (seqs) {
@@ -467,17 +473,31 @@ Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
       return out;
     }
     if (seqs.error().kind != ErrorKind::kCommitConflict) return std::unexpected(seqs.error());
-    // Lost the race: this attempt's files are unreferenced; reload and try again.
-    for (auto& p : producers)
-      for (const auto& f : p->attempt_files()) (void)catalog.io().DeleteFile(f);
     if (attempt >= max_attempts)
       return MakeError(ErrorKind::kCommitConflict,
                        seqs.error().message + " (gave up after " + std::to_string(attempt) + " attempts)");
+    // Lost the race: this attempt's files are unreferenced; reload and try again.
+    for (auto& p : producers)
+      for (const auto& f : p->attempt_files()) (void)catalog.io().DeleteFile(f);
     Backoff(attempt);
     for (auto& b : bases) {
       SKADE_ASSIGN_OR_RETURN(b, catalog.LoadTable(b.ident));
     }
   }
+}
+
+}  // namespace
+
+Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
+                                                    std::vector<std::pair<LoadedTable, FileChange>> changes) {
+  if (changes.empty()) return InvalidArgument("nothing to commit");
+  std::vector<std::unique_ptr<SnapshotProducer>> producers;
+  auto produced = CommitWith(catalog, producers, std::move(changes));
+  // A change that did not land leaves no manifest or metadata file behind; one whose
+  // outcome is unknown keeps them all (the catalog may point at them).
+  if (!produced && produced.error().kind != ErrorKind::kCommitStateUnknown)
+    for (auto& p : producers) p->Abandon();
+  return produced;
 }
 
 }  // namespace skade

@@ -67,6 +67,9 @@ class SnapshotProducer {
   Result<TableCommit> Prepare(const LoadedTable& base, int attempt);
   /// Files written by the last Prepare (deleted when its commit loses the race).
   const std::vector<std::string>& attempt_files() const { return attempt_files_; }
+  /// Deletes what this producer wrote (the last attempt's files and the added manifests),
+  /// once its change is known not to have landed.
+  void Abandon();
   const TableMetadataPtr& prepared_metadata() const { return prepared_; }
   int64_t snapshot_id() const { return snapshot_id_; }
   bool retryable() const { return retryable_; }
@@ -86,6 +89,10 @@ class SnapshotProducer {
 /// reloading and re-preparing on conflicts up to `commit.retry.num-retries` times.
 Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
                                                     std::vector<std::pair<LoadedTable, FileChange>> changes);
+
+/// Deletes files a write staged and no commit refers to (best effort: a file left over
+/// is an orphan, which `skade orphans` finds).
+void DiscardFiles(FileIO& io, const std::vector<DataFile>& files);
 
 }  // namespace skade
 
