@@ -65,6 +65,7 @@ PARTITION = "country"
 # Compactions (main rolled back between them) and writes of the same rows per upsert arm;
 # the first of each, a fresh process's, is reported apart and left out of the median.
 COMPACT_ROUNDS = 4
+UPSERT_SCAN_REPS = 3
 
 
 def after_first(times: list[float]) -> float:
@@ -760,8 +761,11 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
 
         # Full scans, interleaved: skade before compact (time travel to the last
         # upsert snapshot), skade after compact, PyIceberg (its copy-on-write table).
+        # Each round's skade figure is the median of UPSERT_SCAN_REPS scans in one warm process
+        # (PyIceberg's scans all run warm in this one): a fresh process's first touch of its
+        # memory varies 2x on this VM (scan-notes, tenth session).
         def sk_scan(snapshot: int | None, warmup: int) -> dict:
-            extra = ["--warmup", str(warmup), "--reps", "1"]
+            extra = ["--warmup", str(warmup), "--reps", str(UPSERT_SCAN_REPS)]
             if snapshot:
                 extra += ["--snapshot", str(snapshot)]
             return sk("scan", name, *extra)
@@ -775,11 +779,11 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         for _ in range(a.rounds):
             before = sk_scan(pre_snapshot, 1)
             after = sk_scan(None, 1)
-            cpu["skade_before_compact"].append(before["cpu_s"][0])
-            cpu["skade_after_compact"].append(after["cpu_s"][0])
+            cpu["skade_before_compact"].append(statistics.median(before["cpu_s"]))
+            cpu["skade_after_compact"].append(statistics.median(after["cpu_s"]))
             t, out = timed(lambda: py_scan_tbl.scan().to_arrow())
-            scans["skade_before_compact"].append(before["times_s"][0])
-            scans["skade_after_compact"].append(after["times_s"][0])
+            scans["skade_before_compact"].append(statistics.median(before["times_s"]))
+            scans["skade_after_compact"].append(statistics.median(after["times_s"]))
             scans["pyiceberg"].append(t)
         py_check = {"rows": out.num_rows, "quantity_sum": pc.sum(out["quantity"]).as_py()}
         sk_check = {"rows": before["rows"], "quantity_sum": before["quantity_sum"]}
@@ -902,7 +906,8 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
             "scan": "full scan (all columns) to an Arrow table after the last upsert; skade before compaction "
                     "= time travel to the last upsert snapshot, after = current snapshot after "
                     "Table::Compact(nullopt); PyIceberg: table.scan().to_arrow(); one warm-up each, then "
-                    f"{a.rounds} interleaved rounds",
+                    f"{a.rounds} interleaved rounds; a skade round is one process: a warm-up scan, then the "
+                    f"median of {UPSERT_SCAN_REPS}",
             "slowdown": "per-round scan time(skade before compact)/time(skade after compact); median [min-max]; "
                         "*cpu* figures: the same with the process's CPU seconds (user + system, all threads) "
                         "over the timed region, which do not count waiting for a core on a loaded machine",
