@@ -65,12 +65,8 @@ PARTITION = "country"
 # Compactions (main rolled back between them) and writes of the same rows per upsert arm;
 # the first of each, a fresh process's, is reported apart and left out of the median.
 COMPACT_ROUNDS = 4
+# Scans per skade process in each upsert-scan round (their median is the round's figure).
 UPSERT_SCAN_REPS = 3
-
-
-def after_first(times: list[float]) -> float:
-    """The median of repeated timings without the first (a fresh process touching fresh memory)."""
-    return statistics.median(times[1:] or times)
 COUNTRIES = ["SE", "NO", "DK", "FI"]
 # Same write settings on both sides (these are also both engines' defaults).
 PROPERTIES = {
@@ -225,6 +221,11 @@ def quantile(xs: list[float], q: float) -> float:
 
 def spread(xs: list[float]) -> dict:
     return {"median": statistics.median(xs), "min": min(xs), "max": max(xs)}
+
+
+def after_first(times: list[float]) -> float:
+    """The median of repeated timings without the first (a fresh process touching fresh memory)."""
+    return statistics.median(times[1:] or times)
 
 
 def sql_catalog(wh: Path):

@@ -51,7 +51,7 @@ Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::s
   }
   all.branch = branch;
   if (all.files.empty()) return InvalidArgument("the input files hold no rows; nothing was committed");
-  // A commit that fails removes the staged files itself (unless its outcome is unknown).
+  // A refused commit removes the staged files itself (unless its outcome is unknown).
   SKADE_ASSIGN_OR_RETURN(auto res, table->CommitAppend(all));
   int64_t rows = 0;
   for (const auto& f : res.added_files) rows += f.record_count;

@@ -258,9 +258,7 @@ Status WarehouseSink::FlushOnce(bool& conflicted) {
   std::vector<std::pair<LoadedTable, FileChange>> changes;
   changes.emplace_back(LoadedTable{table->ident(), table->metadata_location(), table->metadata()}, std::move(change));
   auto produced = CommitChanges(catalog_, std::move(changes));
-  if (!produced) {
-    if (produced.error().kind != ErrorKind::kCommitStateUnknown)
-      DiscardFiles(catalog_.io(), staged.files);
+  if (!produced) {  // CommitChanges removed the staged files (unless the outcome is unknown)
     conflicted = produced.error().kind == ErrorKind::kCommitConflict;
     return std::unexpected(produced.error());
   }

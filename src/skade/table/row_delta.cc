@@ -444,18 +444,11 @@ Result<CommitResult> Table::CommitFileChange(FileChange change, int64_t rows_add
   std::vector<DataFile> added = change.added;
   std::vector<std::pair<LoadedTable, FileChange>> changes;
   changes.emplace_back(loaded_, std::move(change));
-  auto produced = CommitChanges(*catalog_, std::move(changes));
-  if (!produced) {
-    // The files this write produced are referenced by nothing: remove them, unless
-    // the commit's outcome is unknown.
-    if (produced.error().kind != ErrorKind::kCommitStateUnknown)
-      DiscardFiles(catalog_->io(), added);
-    return std::unexpected(produced.error());
-  }
-  loaded_ = (*produced)[0].table;
-  CommitResult r{(*produced)[0].snapshot_id,
-                 (*produced)[0].commit_seq,
-                 (*produced)[0].attempts,
+  SKADE_ASSIGN_OR_RETURN(auto produced, CommitChanges(*catalog_, std::move(changes)));
+  loaded_ = produced[0].table;
+  CommitResult r{produced[0].snapshot_id,
+                 produced[0].commit_seq,
+                 produced[0].attempts,
                  added,
                  rows_added,
                  rows_deleted,

@@ -443,6 +443,7 @@ void SnapshotProducer::Abandon() {
   attempt_files_.clear();
   for (const auto& mf : added_manifests_) (void)io_.DeleteFile(mf.manifest_path);
   added_manifests_.clear();
+  DiscardFiles(io_, change_.added);
 }
 
 namespace {
@@ -450,11 +451,13 @@ namespace {
 Result<std::vector<ProducedSnapshot>> CommitWith(Catalog& catalog, std::vector<std::unique_ptr<SnapshotProducer>>& producers,
                                                  std::vector<std::pair<LoadedTable, FileChange>> changes) {
   std::vector<LoadedTable> bases;
+  // Every change has its producer before any writes, so a failure abandons them all.
   for (auto& [base, change] : changes) {
     producers.push_back(std::make_unique<SnapshotProducer>(catalog.io(), std::move(change)));
-    SKADE_RETURN_IF_ERROR(producers.back()->WriteAddedManifests(*base.metadata));
     bases.push_back(base);
   }
+  for (size_t i = 0; i < producers.size(); ++i)
+    SKADE_RETURN_IF_ERROR(producers[i]->WriteAddedManifests(*bases[i].metadata));
   int max_attempts = static_cast<int>(
       std::max<int64_t>(1, bases[0].metadata->PropertyInt("commit.retry.num-retries", 30) + 1));
   for (int attempt = 1;; ++attempt) {
@@ -493,8 +496,9 @@ Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
   if (changes.empty()) return InvalidArgument("nothing to commit");
   std::vector<std::unique_ptr<SnapshotProducer>> producers;
   auto produced = CommitWith(catalog, producers, std::move(changes));
-  // A change that did not land leaves no manifest or metadata file behind; one whose
-  // outcome is unknown keeps them all (the catalog may point at them).
+  // A change that did not land leaves none of its files behind (added data and delete
+  // files, manifests, metadata); one whose outcome is unknown keeps them all (the
+  // catalog may point at them).
   if (!produced && produced.error().kind != ErrorKind::kCommitStateUnknown)
     for (auto& p : producers) p->Abandon();
   return produced;

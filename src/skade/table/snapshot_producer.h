@@ -67,8 +67,8 @@ class SnapshotProducer {
   Result<TableCommit> Prepare(const LoadedTable& base, int attempt);
   /// Files written by the last Prepare (deleted when its commit loses the race).
   const std::vector<std::string>& attempt_files() const { return attempt_files_; }
-  /// Deletes what this producer wrote (the last attempt's files and the added manifests),
-  /// once its change is known not to have landed.
+  /// Deletes the change's added files and what this producer wrote (the last attempt's
+  /// files, the added manifests), once the change is known not to have landed.
   void Abandon();
   const TableMetadataPtr& prepared_metadata() const { return prepared_; }
   int64_t snapshot_id() const { return snapshot_id_; }
@@ -87,6 +87,8 @@ class SnapshotProducer {
 
 /// Commits changes to one or more tables in one catalog transaction (all or nothing),
 /// reloading and re-preparing on conflicts up to `commit.retry.num-retries` times.
+/// The changes' added files belong to it: when they do not land they are deleted with
+/// the manifests and metadata written for them, unless the error is kCommitStateUnknown.
 Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
                                                     std::vector<std::pair<LoadedTable, FileChange>> changes);
 

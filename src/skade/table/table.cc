@@ -86,18 +86,12 @@ Result<std::vector<CommitResult>> CommitAppends(std::vector<std::pair<Table*, St
     change.provenance = staged.provenance;
     changes.emplace_back(t->loaded_, std::move(change));
   }
-  Catalog& catalog = appends[0].first->catalog();
-  auto produced = CommitChanges(catalog, std::move(changes));
-  if (!produced) {
-    // The staged files are referenced by nothing, unless the outcome is unknown.
-    if (produced.error().kind != ErrorKind::kCommitStateUnknown)
-      for (const auto& [t, staged] : appends) DiscardFiles(catalog.io(), staged.files);
-    return std::unexpected(produced.error());
-  }
+  // A refused commit removes the staged files (CommitChanges).
+  SKADE_ASSIGN_OR_RETURN(auto produced, CommitChanges(appends[0].first->catalog(), std::move(changes)));
   std::vector<CommitResult> out;
   for (size_t i = 0; i < appends.size(); ++i) {
-    appends[i].first->loaded_ = (*produced)[i].table;
-    out.push_back(CommitResult{(*produced)[i].snapshot_id, (*produced)[i].commit_seq, (*produced)[i].attempts,
+    appends[i].first->loaded_ = produced[i].table;
+    out.push_back(CommitResult{produced[i].snapshot_id, produced[i].commit_seq, produced[i].attempts,
                                appends[i].second.files});
   }
   return out;
