@@ -53,13 +53,11 @@ TEST(ZstdCodecTest, ParquetPagesShareOneContextPerThread) {
       auto pager = file->RowGroup(0)->GetColumnPageReader(c);
       while (pager->NextPage()) ++pages;
     }
-    std::unique_ptr<parquet::arrow::FileReader> reader;
     auto opened = parquet::arrow::OpenFile(arrow::io::ReadableFile::Open(path).ValueOrDie(),
                                            arrow::default_memory_pool());
     ASSERT_TRUE(opened.ok());
-    reader = std::move(*opened);
-    reader->set_use_threads(false);
-    auto read = reader->ReadTable();
+    (*opened)->set_use_threads(false);
+    auto read = (*opened)->ReadTable();
     ASSERT_TRUE(read.ok()) << read.status();
     back = *read;
     made = ZstdContextsMade() - before;

@@ -53,7 +53,7 @@ Status ZstdError(const char* what, size_t code) {
 
 class ZstdCodec final : public Codec {
  public:
-  ZstdCodec(std::unique_ptr<Codec> arrow, int level) : arrow_(std::move(arrow)), level_(level) {}
+  explicit ZstdCodec(std::unique_ptr<Codec> arrow) : arrow_(std::move(arrow)), level_(arrow_->compression_level()) {}
 
   Result<int64_t> Decompress(int64_t input_len, const uint8_t* input, int64_t output_len,
                              uint8_t* output) override {
@@ -94,7 +94,7 @@ class ZstdCodec final : public Codec {
 
  private:
   std::unique_ptr<Codec> arrow_;  // Arrow's own, for streaming and the level limits
-  int level_;
+  const int level_;               // arrow_'s, resolved from "default"; read once per page
 };
 
 using CreateFn = Result<std::unique_ptr<Codec>> (*)(Compression::type, const CodecOptions&);
@@ -118,8 +118,7 @@ Result<std::unique_ptr<Codec>> Codec::Create(Compression::type type, const Codec
   if (auto* z = dynamic_cast<const ZstdCodecOptions*>(&options);
       z && (!z->compression_context_params.empty() || !z->decompression_context_params.empty()))
     return codec;
-  int level = codec->compression_level();
-  return std::make_unique<ZstdCodec>(std::move(codec), level);
+  return std::make_unique<ZstdCodec>(std::move(codec));
 }
 
 }  // namespace arrow::util
