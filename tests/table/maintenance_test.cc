@@ -92,6 +92,44 @@ TEST_F(MaintenanceTest, RewriteManifestsMergesThem) {
   EXPECT_EQ(Count(), 60);
 }
 
+// Each manifest a commit writes is a synced file: a rewrite writes one per (content,
+// spec), not one per manifest it touched, unless one would outgrow the target size.
+TEST_F(MaintenanceTest, CompactionWritesOneManifestPerContent) {
+  auto list = [&] {
+    return *ReadManifestList(*cat_->io().ReadFile(t_->metadata()->CurrentSnapshot()->manifest_list));
+  };
+  auto compact_and_count = [&](int64_t* data_manifests, int64_t* delete_manifests) {
+    for (int i = 0; i < 6; ++i) AppendIds(i * 10, i * 10 + 10);
+    ASSERT_THAT(t_->Delete("id = 5 or id = 15 or id = 25"), IsOk());
+    ASSERT_THAT(t_->Compact(std::nullopt), IsOk());
+    EXPECT_EQ(Count(), 57);
+    *data_manifests = *delete_manifests = 0;
+    int64_t deleted_data = 0, deleted_deletes = 0;
+    for (const auto& mf : list()) {
+      if (mf.added_files_count > 0) continue;  // the compacted file
+      EXPECT_EQ(mf.existing_files_count, 0);
+      (mf.content == 0 ? *data_manifests : *delete_manifests) += 1;
+      (mf.content == 0 ? deleted_data : deleted_deletes) += mf.deleted_files_count;
+    }
+    EXPECT_EQ(deleted_data, 6);
+    EXPECT_EQ(deleted_deletes, Summary("removed-delete-files"));
+    EXPECT_GT(deleted_deletes, 0);
+  };
+  int64_t data = 0, deletes = 0;
+  compact_and_count(&data, &deletes);
+  EXPECT_EQ(data, 1);
+  EXPECT_EQ(deletes, 1);
+
+  // A target smaller than any manifest splits each group into one manifest per file.
+  ASSERT_THAT(cat_->CreateTable({"m", "small"}, schema_, PartitionSpec(),
+                                {{"commit.manifest.target-size-bytes", "1"}}),
+              IsOk());
+  t_ = std::move(*Table::Load(*cat_, {"m", "small"}));
+  compact_and_count(&data, &deletes);
+  EXPECT_EQ(data, 6);
+  EXPECT_EQ(deletes, Summary("removed-delete-files"));
+}
+
 TEST_F(MaintenanceTest, ExpireKeepsRefsAndDeletesOnlyUnreferencedFiles) {
   AppendIds(0, 10);
   ASSERT_THAT(t_->CreateRef("first", "tag", std::nullopt), IsOk());

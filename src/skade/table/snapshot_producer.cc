@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <span>
 #include <thread>
 
 #include "skade/io/file_io.h"
@@ -224,7 +225,9 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
     SKADE_ASSIGN_OR_RETURN(auto old, LoadManifestList(*parent, io_));
     std::set<std::string> found;
     std::set<std::string> removed_data_partitions;
-    int rewritten = 0;
+    // Entries of the manifests this change rewrites, by (content, spec): written as one
+    // manifest each instead of one per input, since every manifest costs a synced file.
+    std::map<std::pair<int, int>, std::vector<ManifestEntry>> rewrites;
     for (const auto& mf : old) {
       // A snapshot built on a missing manifest would commit a table nobody can read.
       SKADE_ASSIGN_OR_RETURN(bool present, io_.Exists(mf.manifest_path));
@@ -234,28 +237,20 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
                        "the table cannot be read or written until it is restored (or rolled back)");
       }
       bool may_hold = !change_.removed.empty() && (mf.added_files_count + mf.existing_files_count > 0);
-      if (!may_hold) {
+      if (!may_hold && !change_.merge_manifests) {
         list.push_back(mf);
         continue;
       }
-      const PartitionSpec* spec = b.SpecById(mf.partition_spec_id);
       SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, b, *b.schema(), io_));
-      bool touched = false;
+      bool touched = change_.merge_manifests;
       for (const auto& e : entries)
         if (e.status != EntryStatus::kDeleted && change_.removed.contains(e.data_file.file_path)) touched = true;
       if (!touched) {
         list.push_back(mf);
         continue;
       }
-      // Rewrite: removed files become DELETED, the rest EXISTING; old DELETED entries go.
-      std::vector<ManifestEntry> out;
-      ManifestFile nm;
-      nm.partition_spec_id = mf.partition_spec_id;
-      nm.content = mf.content;
-      nm.added_snapshot_id = snapshot_id_;
-      nm.sequence_number = seq;
-      nm.min_sequence_number = seq;
-      bool any_live = false;
+      // Removed files become DELETED, the rest EXISTING; old DELETED entries go.
+      auto& out = rewrites[{mf.content, mf.partition_spec_id}];
       for (auto e : entries) {
         if (e.status == EntryStatus::kDeleted) continue;
         if (change_.removed.contains(e.data_file.file_path)) {
@@ -266,70 +261,64 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
             removed_data_partitions.insert(PartitionTupleKey(e.data_file.spec_id, e.data_file.partition));
           e.status = EntryStatus::kDeleted;
           e.snapshot_id = snapshot_id_;
-          ++nm.deleted_files_count;
-          nm.deleted_rows_count += e.data_file.record_count;
         } else {
           e.status = EntryStatus::kExisting;
-          ++nm.existing_files_count;
-          nm.existing_rows_count += e.data_file.record_count;
-          nm.min_sequence_number = std::min(nm.min_sequence_number, e.sequence_number.value_or(0));
-          any_live = true;
         }
         out.push_back(std::move(e));
       }
-      if (!any_live) nm.min_sequence_number = seq;
-      ManifestWriteContext ctx{b.schema().get(), spec, mf.content, AvroCodec(b)};
-      SKADE_ASSIGN_OR_RETURN(std::string nbytes, WriteManifest(ctx, out));
+    }
+    // Publishes one encoded slice of a group as a manifest of this snapshot.
+    int rewritten = 0;
+    auto write_rewrite = [&](int content, const PartitionSpec& spec, std::span<const ManifestEntry> entries,
+                             std::string bytes) -> Status {
+      ManifestFile nm;
       nm.manifest_path = b.location + "/metadata/" + commit_uuid_ + "-r" + std::to_string(attempt) + "-" +
                          std::to_string(rewritten++) + ".avro";
-      nm.manifest_length = static_cast<int64_t>(nbytes.size());
-      SKADE_ASSIGN_OR_RETURN(auto ptypes, PartitionTypes(*spec, *b.schema()));
+      nm.manifest_length = static_cast<int64_t>(bytes.size());
+      nm.partition_spec_id = spec.spec_id();
+      nm.content = content;
+      nm.added_snapshot_id = snapshot_id_;
+      nm.sequence_number = seq;
+      nm.min_sequence_number = seq;
       std::vector<ManifestEntry> live;
-      for (const auto& e : out)
-        if (e.status != EntryStatus::kDeleted) live.push_back(e);
+      for (const auto& e : entries) {
+        if (e.status == EntryStatus::kDeleted) {
+          ++nm.deleted_files_count;
+          nm.deleted_rows_count += e.data_file.record_count;
+          continue;
+        }
+        ++nm.existing_files_count;
+        nm.existing_rows_count += e.data_file.record_count;
+        nm.min_sequence_number = std::min(nm.min_sequence_number, e.sequence_number.value_or(0));
+        live.push_back(e);
+      }
+      SKADE_ASSIGN_OR_RETURN(auto ptypes, PartitionTypes(spec, *b.schema()));
       nm.partitions = SummarizePartitions(ptypes, live);
-      SKADE_RETURN_IF_ERROR(io_.WriteNewFile(nm.manifest_path, nbytes));
+      SKADE_RETURN_IF_ERROR(io_.WriteNewFile(nm.manifest_path, bytes));
       attempt_files_.push_back(nm.manifest_path);
       list.push_back(std::move(nm));
-    }
-    if (change_.merge_manifests) {
-      std::vector<ManifestFile> kept(list.begin(), list.begin() + static_cast<long>(added_manifests_.size()));
-      std::map<std::pair<int, int>, std::vector<ManifestEntry>> groups;
-      for (size_t i = added_manifests_.size(); i < list.size(); ++i) {
-        const ManifestFile& mf = list[i];
-        SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, b, *b.schema(), io_));
-        for (auto& e : entries) {
-          if (e.status == EntryStatus::kDeleted) continue;
-          e.status = EntryStatus::kExisting;
-          groups[{mf.content, mf.partition_spec_id}].push_back(std::move(e));
-        }
+      return {};
+    };
+    const int64_t target = b.PropertyInt("commit.manifest.target-size-bytes", int64_t{8} << 20);
+    for (auto& [key, entries] : rewrites) {
+      if (entries.empty()) continue;
+      const PartitionSpec* spec = b.SpecById(key.second);
+      ManifestWriteContext ctx{b.schema().get(), spec, key.first, AvroCodec(b)};
+      SKADE_ASSIGN_OR_RETURN(std::string whole, WriteManifest(ctx, entries));
+      // One manifest per group unless it outgrows the target: then even slices of it.
+      size_t parts = std::min(entries.size(), static_cast<size_t>((static_cast<int64_t>(whole.size()) +
+                                                                   target - 1) / std::max<int64_t>(target, 1)));
+      if (parts <= 1) {
+        SKADE_RETURN_IF_ERROR(write_rewrite(key.first, *spec, entries, std::move(whole)));
+        continue;
       }
-      int merged = 0;
-      for (auto& [key, entries] : groups) {
-        const PartitionSpec* spec = b.SpecById(key.second);
-        ManifestWriteContext ctx{b.schema().get(), spec, key.first, AvroCodec(b)};
-        SKADE_ASSIGN_OR_RETURN(std::string nbytes, WriteManifest(ctx, entries));
-        ManifestFile nm;
-        nm.manifest_path = b.location + "/metadata/" + commit_uuid_ + "-g" + std::to_string(attempt) + "-" +
-                           std::to_string(merged++) + ".avro";
-        nm.manifest_length = static_cast<int64_t>(nbytes.size());
-        nm.partition_spec_id = key.second;
-        nm.content = key.first;
-        nm.added_snapshot_id = snapshot_id_;
-        nm.sequence_number = seq;
-        nm.min_sequence_number = seq;
-        for (const auto& e : entries) {
-          ++nm.existing_files_count;
-          nm.existing_rows_count += e.data_file.record_count;
-          nm.min_sequence_number = std::min(nm.min_sequence_number, e.sequence_number.value_or(0));
-        }
-        SKADE_ASSIGN_OR_RETURN(auto ptypes, PartitionTypes(*spec, *b.schema()));
-        nm.partitions = SummarizePartitions(ptypes, entries);
-        SKADE_RETURN_IF_ERROR(io_.WriteNewFile(nm.manifest_path, nbytes));
-        attempt_files_.push_back(nm.manifest_path);
-        kept.push_back(std::move(nm));
+      for (size_t i = 0; i < parts; ++i) {
+        std::span<const ManifestEntry> slice(entries.data() + entries.size() * i / parts,
+                                             entries.data() + entries.size() * (i + 1) / parts);
+        SKADE_ASSIGN_OR_RETURN(std::string bytes,
+                               WriteManifest(ctx, std::vector<ManifestEntry>(slice.begin(), slice.end())));
+        SKADE_RETURN_IF_ERROR(write_rewrite(key.first, *spec, slice, std::move(bytes)));
       }
-      list = std::move(kept);
     }
     if (found.size() != change_.removed.size()) {
       retryable_ = false;
