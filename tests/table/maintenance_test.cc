@@ -120,14 +120,18 @@ TEST_F(MaintenanceTest, CompactionWritesOneManifestPerContent) {
   EXPECT_EQ(data, 1);
   EXPECT_EQ(deletes, 1);
 
-  // A target smaller than any manifest splits each group into one manifest per file.
-  ASSERT_THAT(cat_->CreateTable({"m", "small"}, schema_, PartitionSpec(),
-                                {{"commit.manifest.target-size-bytes", "1"}}),
-              IsOk());
-  t_ = std::move(*Table::Load(*cat_, {"m", "small"}));
-  compact_and_count(&data, &deletes);
-  EXPECT_EQ(data, 6);
-  EXPECT_EQ(deletes, Summary("removed-delete-files"));
+  // A target smaller than any manifest splits each group into one manifest per file;
+  // zero reads as the smallest target.
+  for (const char* target : {"1", "0"}) {
+    SCOPED_TRACE(target);
+    ASSERT_THAT(cat_->CreateTable({"m", std::string("small") + target}, schema_, PartitionSpec(),
+                                  {{"commit.manifest.target-size-bytes", target}}),
+                IsOk());
+    t_ = std::move(*Table::Load(*cat_, {"m", std::string("small") + target}));
+    compact_and_count(&data, &deletes);
+    EXPECT_EQ(data, 6);
+    EXPECT_EQ(deletes, Summary("removed-delete-files"));
+  }
 }
 
 TEST_F(MaintenanceTest, ExpireKeepsRefsAndDeletesOnlyUnreferencedFiles) {

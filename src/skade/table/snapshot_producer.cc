@@ -299,15 +299,17 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
       list.push_back(std::move(nm));
       return {};
     };
-    const int64_t target = b.PropertyInt("commit.manifest.target-size-bytes", int64_t{8} << 20);
+    // A target below one byte reads as one byte: one manifest per file.
+    const int64_t target =
+        std::max<int64_t>(1, b.PropertyInt("commit.manifest.target-size-bytes", int64_t{8} << 20));
     for (auto& [key, entries] : rewrites) {
       if (entries.empty()) continue;
       const PartitionSpec* spec = b.SpecById(key.second);
       ManifestWriteContext ctx{b.schema().get(), spec, key.first, AvroCodec(b)};
       SKADE_ASSIGN_OR_RETURN(std::string whole, WriteManifest(ctx, entries));
       // One manifest per group unless it outgrows the target: then even slices of it.
-      size_t parts = std::min(entries.size(), static_cast<size_t>((static_cast<int64_t>(whole.size()) +
-                                                                   target - 1) / std::max<int64_t>(target, 1)));
+      size_t parts = std::min(
+          entries.size(), static_cast<size_t>((static_cast<int64_t>(whole.size()) + target - 1) / target));
       if (parts <= 1) {
         SKADE_RETURN_IF_ERROR(write_rewrite(key.first, *spec, entries, std::move(whole)));
         continue;
