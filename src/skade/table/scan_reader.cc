@@ -409,8 +409,9 @@ int RawIndex(const ScanShape& shape, size_t i, const arrow::Schema& raw) {
   return -1;
 }
 
-// SKADE_SCAN_TRACE=FILE appends a JSON line per decode task, per streamed batch read and per
-// wait of the reading thread (thread, steady-clock start and end, thread CPU, in microseconds):
+// SKADE_SCAN_TRACE=FILE appends a JSON line per decode task, per streamed batch read, and per
+// wait, file opened and stream opened on the reading thread (thread, steady-clock start and
+// end, thread CPU, in microseconds):
 // the timeline that shows where cores idle. Off, it costs a branch.
 class ScanTrace {
  public:
@@ -602,7 +603,10 @@ class ScanReader final : public arrow::RecordBatchReader {
       pending_.pop_front();
       held_bytes_ = unit.charge();
       if (unit.streamed) {
+        auto* trace = ScanTrace::Get();
+        int64_t t0 = trace ? ScanTrace::NowUs() : 0, c0 = trace ? ScanTrace::CpuUs() : 0;
         if (auto st = OpenStream(std::move(unit)); !st) return ToArrowStatus(st.error());
+        if (trace) trace->Add("openstream", 0, 0, t0, ScanTrace::NowUs(), ScanTrace::CpuUs() - c0);
         continue;
       }
       auto* trace = ScanTrace::Get();
@@ -643,7 +647,12 @@ class ScanReader final : public arrow::RecordBatchReader {
            (pending_.empty() || pending_bytes_ < budget_)) {
       if (units_.empty()) {
         if (next_task_ >= plan_.tasks.size()) return {};
+        auto* trace = ScanTrace::Get();
+        int64_t t0 = trace ? ScanTrace::NowUs() : 0, c0 = trace ? ScanTrace::CpuUs() : 0;
         SKADE_RETURN_IF_ERROR(OpenFile(plan_.tasks[next_task_++]));
+        if (trace)  // unit: the task; columns: its delete files, loaded here
+          trace->Add("open", next_task_ - 1, plan_.tasks[next_task_ - 1].deletes.size(), t0, ScanTrace::NowUs(),
+                     ScanTrace::CpuUs() - c0);
         continue;
       }
       // A row group that would take the read-ahead past the budget waits, so what is
@@ -683,6 +692,9 @@ class ScanReader final : public arrow::RecordBatchReader {
       parquet::ArrowReaderProperties props;
       props.set_batch_size(unit.batch_rows);
       props.set_use_threads(false);  // the groups are the parallelism
+      // Arrow pre-buffers whole column chunks by default: the row group read at once on
+      // its I/O pool while this thread waits, which is what streaming avoids.
+      props.set_pre_buffer(false);
       s->groups[g].leaves = group_leaves[g].size();
       ReadDictionaries(f, unit.row_group, group_leaves[g], &props);
       try {
@@ -1082,6 +1094,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     if (!leaves.empty()) {
       parquet::ArrowReaderProperties props;
       props.set_use_threads(false);  // the tasks are the parallelism
+      props.set_pre_buffer(false);  // the task reads its chunks itself, not through Arrow's I/O pool
       ReadDictionaries(f, u.row_group, leaves, &props);
       try {
         // Decompressed pages come from the reader properties' pool.
