@@ -88,6 +88,39 @@ TEST(EqualityProbe, SlicedArraysReadFromTheirOffset) {
   EXPECT_EQ(Marked(**probe, {data}), (std::vector<bool>{false, true, true}));
 }
 
+std::vector<bool> MarkedAfter(const EqualityProbe& probe, const std::vector<std::shared_ptr<arrow::Array>>& data,
+                              int64_t after_sequence) {
+  std::vector<bool> out(static_cast<size_t>(data[0]->length()), false);
+  auto st = probe.Mark(data, &out, after_sequence);
+  EXPECT_TRUE(st.has_value()) << st.error().ToString();
+  return out;
+}
+
+// With sequence numbers a key deletes only rows of data files older than the newest
+// delete file that names it, on every path (bitmap, exact hashes, compared columns).
+TEST(EqualityProbe, SequencesKeepEachKeysNewest) {
+  int64_t big = int64_t{1} << 40;
+  struct Case {
+    std::vector<std::shared_ptr<arrow::Array>> keys, data;
+  };
+  std::vector<Case> cases{
+      {{Longs({1, 2, 3, 2, std::nullopt})}, {Longs({1, 2, 3, 4, std::nullopt})}},                // bitmap
+      {{Longs({big, 2 * big, 3 * big, 2 * big, std::nullopt})}, {Longs({big, 2 * big, 3 * big, 4, std::nullopt})}},
+      {{Strings<arrow::StringBuilder>({"a", "b", "c", "b", std::nullopt})},
+       {Strings<arrow::StringBuilder>({"a", "b", "c", "d", std::nullopt})}}};
+  for (const auto& c : cases) {
+    // Keys by file: "1" in sequence 5, "2" in 3 and again in 8, "3" in 6, null in 4.
+    auto probe = EqualityProbe::Make(c.keys, {5, 3, 6, 8, 4});
+    ASSERT_TRUE(probe.has_value()) << probe.error().ToString();
+    EXPECT_EQ(MarkedAfter(**probe, c.data, 2), (std::vector<bool>{true, true, true, false, true}));
+    EXPECT_EQ(MarkedAfter(**probe, c.data, 4), (std::vector<bool>{true, true, true, false, false}));
+    EXPECT_EQ(MarkedAfter(**probe, c.data, 5), (std::vector<bool>{false, true, true, false, false}));
+    EXPECT_EQ(MarkedAfter(**probe, c.data, 7), (std::vector<bool>{false, true, false, false, false}));
+    EXPECT_EQ(MarkedAfter(**probe, c.data, 8), (std::vector<bool>(5, false)));
+    EXPECT_EQ(Marked(**probe, c.data), (std::vector<bool>{true, true, true, false, true}));  // no threshold
+  }
+}
+
 TEST(EqualityProbe, UncomparableTypeIsAnError) {
   arrow::ListBuilder lb(arrow::default_memory_pool(), std::make_shared<arrow::Int64Builder>());
   ASSERT_TRUE(lb.Append().ok());

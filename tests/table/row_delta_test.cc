@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "skade/table/delete_index.h"
 #include "skade/table/scan.h"
 #include "skade/io/file_io.h"
 #include "skade/table/schema_update.h"
@@ -290,6 +291,15 @@ TEST(RowDeltaTest, KeysMustNameIdentifierColumns) {
 namespace skade {
 namespace {
 
+// id (long), grp and v (strings), keyed by `identifier`.
+Schema IdGroupValue(std::vector<int> identifier) {
+  return Schema(0,
+                {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
+                 NestedField{2, "grp", false, Type::Primitive(TypeId::kString), ""},
+                 NestedField{3, "v", false, Type::Primitive(TypeId::kString), ""}},
+                std::move(identifier));
+}
+
 // Two writers upsert overlapping keys at once: no error, no duplicate key, and each
 // key ends with a value one of them wrote.
 void ConcurrentUpserts(const std::string& partition, bool equality) {
@@ -297,10 +307,7 @@ void ConcurrentUpserts(const std::string& partition, bool equality) {
   {
     auto cat = std::move(*Catalog::Create(dir.path()));
     ASSERT_THAT(cat->CreateNamespace("c"), IsOk());
-    Schema schema(0, {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
-                      NestedField{2, "grp", false, Type::Primitive(TypeId::kString), ""},
-                      NestedField{3, "v", false, Type::Primitive(TypeId::kString), ""}},
-                  {1});
+    Schema schema = IdGroupValue({1});
     PartitionSpec spec;
     if (!partition.empty()) spec = *ParsePartitionSpec(partition, schema);
     std::map<std::string, std::string> props;
@@ -350,6 +357,67 @@ void ConcurrentUpserts(const std::string& partition, bool equality) {
   if (equality) EXPECT_GT(eq, 0);
   else EXPECT_EQ(eq, 0);
 }
+
+// Upserts with equality deletes, never compacted: data file i is deleted from by every
+// later commit. Each data file must not get its own merged key set (their sizes add up
+// to the square of the commits): all share one set per scope, read by sequence number,
+// and the scan still equals the model.
+void EqualityUpsertsShareOneKeySet(const std::string& partition, size_t scopes) {
+  testing::TempDir dir;
+  auto cat = std::move(*Catalog::Create(dir.path()));
+  ASSERT_THAT(cat->CreateNamespace("c"), IsOk());
+  Schema schema = IdGroupValue({1, 2});
+  PartitionSpec spec;
+  if (!partition.empty()) spec = *ParsePartitionSpec(partition, schema);
+  ASSERT_THAT(cat->CreateTable({"c", "t"}, schema, spec, {{kEqualityDeletesProperty, "true"}}), IsOk());
+  auto t = std::move(*Table::Load(*cat, {"c", "t"}));
+  std::map<std::pair<int64_t, std::string>, std::string> model;
+  for (int n = 0; n < 12; ++n) {
+    std::vector<Row> rows;
+    for (int k = 0; k < 6; ++k) {  // half of them keys an earlier commit wrote
+      int64_t id = k % 2 ? n * 10 + k : (n * 7 + k) % 40;
+      std::string grp = id % 3 ? "a" : "b";
+      if (model.contains({id, grp}) && k % 2) continue;
+      Row r(3);
+      r[0].value = Value{id};
+      r[1].value = Value{grp};
+      r[2].value = Value{"c" + std::to_string(n)};
+      if (std::any_of(rows.begin(), rows.end(), [&](const Row& o) { return o[0].value == r[0].value; })) continue;
+      rows.push_back(r);
+      model[{id, grp}] = "c" + std::to_string(n);
+    }
+    ASSERT_THAT(t->Upsert(testing::ToArrow(*t->metadata()->schema(), rows)), IsOk());
+  }
+  auto plan = t->NewScan().Plan();
+  ASSERT_THAT(plan, IsOk());
+  DeleteLoader loader(&cat->io(), plan->schema);
+  for (const auto& task : plan->tasks) loader.Expect(task.deletes);
+  std::set<const EqualityProbe*> probes;
+  size_t deleted_from = 0;
+  for (const auto& task : plan->tasks) {
+    auto rows = loader.Load(task.file, task.data_sequence_number, task.deletes);
+    ASSERT_THAT(rows, IsOk());
+    for (const auto& set : rows->equality()) {
+      probes.insert(set.probe);
+      EXPECT_EQ(set.after_sequence, task.data_sequence_number);
+    }
+    deleted_from += !rows->equality().empty();
+  }
+  EXPECT_GT(deleted_from, 5u);
+  EXPECT_EQ(probes.size(), scopes);
+  auto table = t->NewScan().ToTable();
+  ASSERT_THAT(table, IsOk());
+  std::map<std::pair<int64_t, std::string>, std::string> seen;
+  for (const auto& r : testing::FromArrow(**table, t->metadata()->schema()->fields())) {
+    auto key = std::make_pair(std::get<int64_t>(r[0].value), std::get<std::string>(r[1].value));
+    EXPECT_FALSE(seen.contains(key)) << "duplicate key " << key.first;
+    seen[key] = std::get<std::string>(r[2].value);
+  }
+  EXPECT_EQ(seen, model);
+}
+
+TEST(EqualityUpsertTest, UnpartitionedShareOneKeySet) { EqualityUpsertsShareOneKeySet("", 1); }
+TEST(EqualityUpsertTest, PartitionedShareOneKeySetPerPartition) { EqualityUpsertsShareOneKeySet("grp", 2); }
 
 TEST(ConcurrentUpsertTest, EqualityDeletePath) { ConcurrentUpserts("", true); }
 TEST(ConcurrentUpsertTest, PositionDeletesUnpartitioned) { ConcurrentUpserts("", false); }

@@ -366,8 +366,8 @@ Status NewlyDeleted(const ScanPlan& plan, const FileScanTask& task,
                     const std::vector<int>& ids, RangeCache& raw,
                     const std::function<void(std::shared_ptr<arrow::RecordBatch>, int64_t)>& emit) {
   SKADE_ASSIGN_OR_RETURN(const auto* batches, raw.Rows(plan, task, ids));
-  SKADE_ASSIGN_OR_RETURN(DeletedRows now_gone, raw.loader().Load(task.file.file_path, fresh));
-  SKADE_ASSIGN_OR_RETURN(DeletedRows was_gone, raw.loader().Load(task.file.file_path, old));
+  SKADE_ASSIGN_OR_RETURN(DeletedRows now_gone, raw.loader().Load(task.file, task.data_sequence_number, fresh));
+  SKADE_ASSIGN_OR_RETURN(DeletedRows was_gone, raw.loader().Load(task.file, task.data_sequence_number, old));
   InitArrowCompute();
   for (const auto& b : *batches) {
     const auto& pos = static_cast<const arrow::Int64Array&>(*b->column(b->num_columns() - 1));

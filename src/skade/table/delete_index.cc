@@ -208,6 +208,18 @@ Result<std::shared_ptr<arrow::ArrayData>> KeepFixed(const arrow::ArrayData& in, 
   return data;
 }
 
+// Key ranges that cannot meet leave the data file alone (primitive keys only; not
+// floats, whose NaN keys the bounds leave out).
+bool KeysMayMeet(const DataFile& equality_deletes, const DataFile& data_file, const Schema& schema) {
+  for (int id : equality_deletes.equality_ids) {
+    const NestedField* f = schema.FindField(id);
+    if (f && f->type->is_primitive() && f->type->id != TypeId::kFloat && f->type->id != TypeId::kDouble &&
+        Disjoint(equality_deletes.stats, data_file.stats, id, *f->type))
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<std::shared_ptr<arrow::RecordBatch>> KeepRows(const std::shared_ptr<arrow::RecordBatch>& batch,
@@ -303,16 +315,7 @@ std::vector<DeleteFileEntry> DeleteIndex::For(const DataFile& data_file, int64_t
         return false;
       return true;
     }
-    if (d.data_sequence_number <= data_seq) return false;
-    // Key ranges that cannot meet leave the data file alone (primitive keys only; not
-    // floats, whose NaN keys the bounds leave out).
-    for (int id : d.file.equality_ids) {
-      const NestedField* f = metadata.schema()->FindField(id);
-      if (f && f->type->is_primitive() && f->type->id != TypeId::kFloat && f->type->id != TypeId::kDouble &&
-          Disjoint(d.file.stats, data_file.stats, id, *f->type))
-        return false;
-    }
-    return true;
+    return d.data_sequence_number > data_seq && KeysMayMeet(d.file, data_file, *metadata.schema());
   };
   for (const auto& d : global_)
     if (applies(d)) out.push_back(d);
@@ -333,15 +336,30 @@ void DeletedRows::AddPositions(const std::vector<int64_t>& positions) {
   positions_.erase(std::unique(positions_.begin(), positions_.end()), positions_.end());
 }
 
-void DeletedRows::AddEquality(std::vector<int> field_ids, const EqualityProbe* probe) {
-  equality_.push_back(EqualitySet{std::move(field_ids), probe});
+void DeletedRows::AddEquality(std::vector<int> field_ids, const EqualityProbe* probe, int64_t after_sequence) {
+  equality_.push_back(EqualitySet{std::move(field_ids), probe, after_sequence});
 }
 
-Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shared_ptr<arrow::Array>> keys) {
+Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shared_ptr<arrow::Array>> keys,
+                                                           std::vector<int64_t> sequences) {
   auto p = std::unique_ptr<EqualityProbe>(new EqualityProbe());
   p->keys_ = std::move(keys);
   SKADE_ASSIGN_OR_RETURN(auto cols, Layouts(p->keys_));
   int64_t n = p->keys_.empty() ? 0 : p->keys_[0]->length();
+  p->by_sequence_ = !sequences.empty();
+  if (p->by_sequence_ && static_cast<int64_t>(sequences.size()) != n)
+    return Internal("equality probe: one sequence number per key row expected");
+  // Sequence numbers are kept as ranks among the distinct ones (4 bytes, 0: no key).
+  std::vector<uint32_t> rank(sequences.size());
+  if (p->by_sequence_) {
+    p->sequences_ = sequences;
+    std::sort(p->sequences_.begin(), p->sequences_.end());
+    p->sequences_.erase(std::unique(p->sequences_.begin(), p->sequences_.end()), p->sequences_.end());
+    for (size_t k = 0; k < sequences.size(); ++k)
+      rank[k] = static_cast<uint32_t>(
+          std::lower_bound(p->sequences_.begin(), p->sequences_.end(), sequences[k]) - p->sequences_.begin() + 1);
+  }
+  auto newer = [&](uint32_t& slot, int64_t k) { slot = std::max(slot, rank[static_cast<size_t>(k)]); };
   p->exact_ = ExactKeys(cols);
   const KeyLayout& c0 = cols.empty() ? KeyLayout{} : cols[0];
   if (p->exact_ && c0.kind == KeyLayout::kFixed && (c0.width == 1 || c0.width == 2 || c0.width == 4 || c0.width == 8)) {
@@ -352,6 +370,7 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
       for (int64_t k = 0; k < n; ++k) {
         if (a.IsNull(k)) {
           p->has_null_ = true;
+          if (p->by_sequence_) newer(p->null_newest_, k);
           continue;
         }
         int64_t v = load(c0.values, k);
@@ -361,21 +380,32 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
       }
     });
     uint64_t span = count > 0 ? static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) : 0;
-    if (count > 0 && span < (uint64_t{1} << 30) && span <= std::max<uint64_t>(static_cast<uint64_t>(count) * 64, 1 << 23)) {
+    // With sequences a value takes 8 bytes instead of a bit: dense only while about as
+    // small as the hash entries.
+    uint64_t cap = p->by_sequence_ ? std::max<uint64_t>(static_cast<uint64_t>(count) * 16, 1 << 22)
+                                   : std::max<uint64_t>(static_cast<uint64_t>(count) * 64, 1 << 23);
+    if (count > 0 && span < (uint64_t{1} << 30) && span <= cap) {
       p->dense_ = true;
       p->lo_ = lo;
       p->span_ = span;
-      p->bits_.assign(span / 64 + 1, 0);
+      if (p->by_sequence_)
+        p->newest_.assign(span + 1, 0);
+      else
+        p->bits_.assign(span / 64 + 1, 0);
       WithSignedLoader(c0.width, [&](auto load) {
         for (int64_t k = 0; k < n; ++k)
           if (!a.IsNull(k)) {
             uint64_t off = static_cast<uint64_t>(load(c0.values, k)) - static_cast<uint64_t>(lo);
-            p->bits_[off >> 6] |= uint64_t{1} << (off & 63);
+            if (p->by_sequence_)
+              newer(p->newest_[off], k);
+            else
+              p->bits_[off >> 6] |= uint64_t{1} << (off & 63);
           }
       });
       return p;
     }
     p->has_null_ = false;  // counted again below
+    p->null_newest_ = 0;
   }
   std::vector<uint64_t> h;
   HashRows(cols, p->exact_, n, &h);
@@ -388,19 +418,25 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
   for (int64_t k = 0; k < n; ++k) {
     if (p->exact_ && p->keys_[0]->IsNull(k)) {
       p->has_null_ = true;
+      if (p->by_sequence_) newer(p->null_newest_, k);
       continue;
     }
     int32_t& head = p->heads_[h[k] & p->mask_];
-    bool seen = false;
-    for (int32_t i = head; i >= 0 && !seen; i = p->next_[static_cast<size_t>(i)])
-      seen = p->hashes_[static_cast<size_t>(i)] == h[k] &&
-             (p->exact_ || std::all_of(cols.begin(), cols.end(), [&](const KeyLayout& c) {
-                return c.Equal(rows[static_cast<size_t>(i)], c, k);
-              }));
-    if (seen) continue;
+    int32_t seen = -1;
+    for (int32_t i = head; i >= 0 && seen < 0; i = p->next_[static_cast<size_t>(i)])
+      if (p->hashes_[static_cast<size_t>(i)] == h[k] &&
+          (p->exact_ || std::all_of(cols.begin(), cols.end(), [&](const KeyLayout& c) {
+             return c.Equal(rows[static_cast<size_t>(i)], c, k);
+           })))
+        seen = i;
+    if (seen >= 0) {
+      if (p->by_sequence_) newer(p->newest_[static_cast<size_t>(seen)], k);
+      continue;
+    }
     p->next_.push_back(head);
     head = static_cast<int32_t>(p->hashes_.size());
     p->hashes_.push_back(h[k]);
+    if (p->by_sequence_) p->newest_.push_back(rank[static_cast<size_t>(k)]);
     rows.push_back(k);
   }
   if (!p->exact_ && static_cast<int64_t>(rows.size()) < n) {  // keep only the distinct key rows
@@ -417,7 +453,8 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
   return p;
 }
 
-Status EqualityProbe::Mark(const std::vector<std::shared_ptr<arrow::Array>>& columns, std::vector<bool>* out) const {
+Status EqualityProbe::Mark(const std::vector<std::shared_ptr<arrow::Array>>& columns, std::vector<bool>* out,
+                           int64_t after_sequence) const {
   if (columns.size() != keys_.size()) return Internal("equality probe: column count differs from the key's");
   if (hashes_.empty() && !has_null_ && !dense_) return {};
   std::vector<std::shared_ptr<arrow::Array>> typed;
@@ -425,7 +462,9 @@ Status EqualityProbe::Mark(const std::vector<std::shared_ptr<arrow::Array>>& col
     SKADE_ASSIGN_OR_RETURN(auto a, AsType(columns[c], keys_[c]->type()));
     typed.push_back(std::move(a));
   }
-  if (dense_) return MarkDense(*typed[0], out);
+  if (dense_) return MarkDense(*typed[0], out, after_sequence);
+  const uint32_t after = AfterRank(after_sequence);
+  const bool null_deletes = has_null_ && (!by_sequence_ || null_newest_ > after);
   SKADE_ASSIGN_OR_RETURN(auto cols, Layouts(typed));
   SKADE_ASSIGN_OR_RETURN(auto keys, Layouts(keys_));
   int64_t rows = typed.empty() ? 0 : typed[0]->length();
@@ -435,7 +474,7 @@ Status EqualityProbe::Mark(const std::vector<std::shared_ptr<arrow::Array>>& col
   for (int64_t r = 0; r < rows; ++r) {
     if ((*out)[static_cast<size_t>(r)]) continue;
     if (nulls && typed[0]->IsNull(r)) {
-      (*out)[static_cast<size_t>(r)] = has_null_;
+      (*out)[static_cast<size_t>(r)] = null_deletes;
       continue;
     }
     uint64_t hr = h[static_cast<size_t>(r)];
@@ -446,8 +485,8 @@ Status EqualityProbe::Mark(const std::vector<std::shared_ptr<arrow::Array>>& col
         equal = true;
         for (size_t c = 0; c < cols.size() && equal; ++c) equal = cols[c].Equal(r, keys[c], i);
       }
-      if (equal) {
-        (*out)[static_cast<size_t>(r)] = true;
+      if (equal) {  // keys are entered once: this entry decides
+        (*out)[static_cast<size_t>(r)] = !by_sequence_ || newest_[static_cast<size_t>(i)] > after;
         break;
       }
     }
@@ -495,23 +534,32 @@ Result<std::vector<bool>> DeletedFlags(const DeletedRows& deleted, const arrow::
       if (!col) return Corrupt("equality delete column " + std::to_string(id) + " not readable");
       cols.push_back(col);
     }
-    SKADE_RETURN_IF_ERROR(set.probe->Mark(cols, &out));
+    SKADE_RETURN_IF_ERROR(set.probe->Mark(cols, &out, set.after_sequence));
   }
   return out;
 }
 
-Status EqualityProbe::MarkDense(const arrow::Array& column, std::vector<bool>* out) const {
+uint32_t EqualityProbe::AfterRank(int64_t after_sequence) const {
+  return static_cast<uint32_t>(std::upper_bound(sequences_.begin(), sequences_.end(), after_sequence) -
+                               sequences_.begin());
+}
+
+Status EqualityProbe::MarkDense(const arrow::Array& column, std::vector<bool>* out, int64_t after_sequence) const {
   SKADE_ASSIGN_OR_RETURN(KeyLayout c, KeyLayout::Of(column));
   const bool nulls = column.null_count() > 0;
+  const uint32_t after = AfterRank(after_sequence);
+  const bool null_deletes = has_null_ && (!by_sequence_ || null_newest_ > after);
   const int64_t rows = column.length();
   WithSignedLoader(c.width, [&](auto load) {
     for (int64_t r = 0; r < rows; ++r) {
       if (nulls && column.IsNull(r)) {
-        if (has_null_) (*out)[static_cast<size_t>(r)] = true;
+        if (null_deletes) (*out)[static_cast<size_t>(r)] = true;
         continue;
       }
       uint64_t off = static_cast<uint64_t>(load(c.values, r)) - static_cast<uint64_t>(lo_);
-      if (off <= span_ && (bits_[off >> 6] >> (off & 63) & 1)) (*out)[static_cast<size_t>(r)] = true;
+      if (off > span_) continue;
+      if (by_sequence_ ? newest_[off] > after : (bits_[off >> 6] >> (off & 63) & 1))
+        (*out)[static_cast<size_t>(r)] = true;
     }
   });
   return {};
@@ -599,8 +647,55 @@ Result<const EqualityProbe*> DeleteLoader::ProbeFor(const std::vector<int>& fiel
   return probes_.emplace(key, std::move(*probe)).first->second.get();
 }
 
-Result<DeletedRows> DeleteLoader::Load(const std::string& data_file_path,
+namespace {
+
+// Equality deletes share a key set when they delete by the same columns in the same
+// scope: global (an unpartitioned delete file), or one partition of one spec.
+std::string ScopeKey(const DataFile& f) {
+  std::string key;
+  for (int id : f.equality_ids) key += std::to_string(id) + ",";
+  if (!f.partition.empty()) key += "|" + PartitionTupleKey(f.spec_id, f.partition);
+  return key;
+}
+
+}  // namespace
+
+void DeleteLoader::Expect(const std::vector<DeleteFileEntry>& deletes) {
+  std::lock_guard lock(mu_);
+  for (const auto& d : deletes) {
+    if (d.file.content == FileContent::kPositionDeletes) continue;
+    ScopeGroup& g = groups_[ScopeKey(d.file)];
+    // A set already handed out stays as it is: loads naming a file it lacks merge their own.
+    if (g.probe || !g.paths.insert(d.file.file_path).second) continue;
+    g.field_ids = d.file.equality_ids;
+    g.files.push_back(d);
+  }
+}
+
+Result<const EqualityProbe*> DeleteLoader::GroupProbe(ScopeGroup& group) {
+  if (group.probe) return group.probe.get();
+  std::vector<arrow::ArrayVector> parts(group.field_ids.size());
+  std::vector<int64_t> sequences;
+  for (const auto& d : group.files) {
+    SKADE_ASSIGN_OR_RETURN(const auto* cols, LoadKeyColumns(d.file));
+    for (size_t c = 0; c < cols->size(); ++c) parts[c].push_back((*cols)[c]);
+    if (!cols->empty()) sequences.insert(sequences.end(), static_cast<size_t>((*cols)[0]->length()),
+                                         d.data_sequence_number);
+  }
+  std::vector<std::shared_ptr<arrow::Array>> keys;
+  for (auto& p : parts) {
+    SKADE_ARROW_ASSIGN(auto merged, arrow::Concatenate(p), "equality deletes");
+    keys.push_back(std::move(merged));
+  }
+  auto probe = EqualityProbe::Make(std::move(keys), std::move(sequences));
+  if (!probe) return std::unexpected(probe.error().WithContext(LocalPath(group.files[0].file.file_path)));
+  group.probe = std::move(*probe);
+  return group.probe.get();
+}
+
+Result<DeletedRows> DeleteLoader::Load(const DataFile& data_file, int64_t data_sequence,
                                        const std::vector<DeleteFileEntry>& deletes) {
+  const std::string& data_file_path = data_file.file_path;
   std::lock_guard lock(mu_);
   DeletedRows rows;
   for (const auto& d : deletes) {
@@ -612,11 +707,39 @@ Result<DeletedRows> DeleteLoader::Load(const std::string& data_file_path,
       if (it != pf->by_path.end()) rows.AddPositions(it->second);
     }
   }
-  // The equality deletes over one list of columns probe one merged key set.
-  std::map<std::vector<int>, std::vector<const DataFile*>> by_ids;
+  // The equality deletes over one list of columns: through their scopes' shared key
+  // sets when they are each scope's files newer than the data file (less those whose
+  // key ranges miss the file's: their keys cannot match its rows), else through one
+  // key set merged for them.
+  std::map<std::vector<int>, std::vector<const DeleteFileEntry*>> by_ids;
   for (const auto& d : deletes)
-    if (d.file.content != FileContent::kPositionDeletes) by_ids[d.file.equality_ids].push_back(&d.file);
-  for (auto& [ids, files] : by_ids) {
+    if (d.file.content != FileContent::kPositionDeletes) by_ids[d.file.equality_ids].push_back(&d);
+  for (auto& [ids, entries] : by_ids) {
+    std::map<std::string, std::unordered_set<std::string>> by_scope;
+    for (const auto* d : entries) by_scope[ScopeKey(d->file)].insert(d->file.file_path);
+    std::vector<ScopeGroup*> shared;
+    for (const auto& [key, paths] : by_scope) {
+      auto it = groups_.find(key);
+      if (it == groups_.end()) break;
+      const ScopeGroup& g = it->second;
+      bool exact = std::all_of(paths.begin(), paths.end(), [&](const std::string& p) { return g.paths.count(p) > 0; });
+      for (const auto& d : g.files) {
+        bool named = paths.count(d.file.file_path) > 0;
+        if (d.data_sequence_number > data_sequence ? !named && KeysMayMeet(d.file, data_file, *schema_) : named)
+          exact = false;
+      }
+      if (!exact) break;
+      shared.push_back(&it->second);
+    }
+    if (shared.size() == by_scope.size()) {
+      for (ScopeGroup* g : shared) {
+        SKADE_ASSIGN_OR_RETURN(const EqualityProbe* probe, GroupProbe(*g));
+        rows.AddEquality(ids, probe, data_sequence);
+      }
+      continue;
+    }
+    std::vector<const DataFile*> files;
+    for (const auto* d : entries) files.push_back(&d->file);
     SKADE_ASSIGN_OR_RETURN(const EqualityProbe* probe, ProbeFor(ids, std::move(files)));
     rows.AddEquality(ids, probe);
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -64,19 +65,35 @@ std::string PartitionTupleKey(int spec_id, const std::vector<Value>& tuple);
 /// probed by hashing only their key columns.
 class EqualityProbe {
  public:
+  /// No sequence threshold: every key of the set deletes.
+  static constexpr int64_t kAnySequence = std::numeric_limits<int64_t>::min();
   /// `keys`: the key columns (one array each, same length), typed as the table's.
+  /// `sequences` (empty, or one per key row): the data sequence number of the delete
+  /// file each key came from; the probe then keeps each key's newest.
   /// Errors: kInvalidArgument for a column type keys cannot be compared on.
-  static Result<std::unique_ptr<EqualityProbe>> Make(std::vector<std::shared_ptr<arrow::Array>> keys);
-  /// Sets `out[r]` for each row whose key is one of the set (nulls match nulls);
-  /// rows already set are skipped.
-  Status Mark(const std::vector<std::shared_ptr<arrow::Array>>& columns, std::vector<bool>* out) const;
+  static Result<std::unique_ptr<EqualityProbe>> Make(std::vector<std::shared_ptr<arrow::Array>> keys,
+                                                     std::vector<int64_t> sequences = {});
+  /// Sets `out[r]` for each row whose key is one of the set (nulls match nulls) and,
+  /// with sequences, was deleted by a file newer than `after_sequence`; rows already
+  /// set are skipped.
+  Status Mark(const std::vector<std::shared_ptr<arrow::Array>>& columns, std::vector<bool>* out,
+              int64_t after_sequence = kAnySequence) const;
 
  private:
-  Status MarkDense(const arrow::Array& column, std::vector<bool>* out) const;
+  Status MarkDense(const arrow::Array& column, std::vector<bool>* out, int64_t after_sequence) const;
+  /// How many of the distinct sequences are at most `after_sequence`: keys of a higher rank delete.
+  uint32_t AfterRank(int64_t after_sequence) const;
 
   std::vector<std::shared_ptr<arrow::Array>> keys_;
   // Integer-like keys within a modest range: one bit per value from lo_ (no hashing).
   std::vector<uint64_t> bits_;
+  // With sequences: the distinct ones, ascending, and the newest per key as its rank
+  // there, 1-based (per value from lo_ when dense, 0 where a value is no key; per hash
+  // entry otherwise), and the null key's.
+  std::vector<int64_t> sequences_;
+  std::vector<uint32_t> newest_;
+  uint32_t null_newest_ = 0;
+  bool by_sequence_ = false;
   int64_t lo_ = 0;
   uint64_t span_ = 0;
   bool dense_ = false;
@@ -94,6 +111,7 @@ class DeletedRows {
   struct EqualitySet {
     std::vector<int> field_ids;
     const EqualityProbe* probe = nullptr;
+    int64_t after_sequence = EqualityProbe::kAnySequence;  // see EqualityProbe::Mark
   };
   bool empty() const { return positions_.empty() && equality_.empty(); }
   bool PositionDeleted(int64_t pos) const {
@@ -105,7 +123,8 @@ class DeletedRows {
 
   /// Adds positions (kept sorted: rows are checked in file order, see DeletedFlags).
   void AddPositions(const std::vector<int64_t>& positions);
-  void AddEquality(std::vector<int> field_ids, const EqualityProbe* probe);
+  void AddEquality(std::vector<int> field_ids, const EqualityProbe* probe,
+                   int64_t after_sequence = EqualityProbe::kAnySequence);
 
  private:
   std::vector<int64_t> positions_;
@@ -118,8 +137,17 @@ class DeletedRows {
 class DeleteLoader {
  public:
   DeleteLoader(FileIO* io, SchemaPtr schema) : io_(io), schema_(std::move(schema)) {}
-  /// The rows `deletes` remove from `data_file_path`. Errors: kCorrupt naming the file.
-  Result<DeletedRows> Load(const std::string& data_file_path, const std::vector<DeleteFileEntry>& deletes);
+  /// Announces delete files loads will name (before the first Load). The equality
+  /// deletes of one scope (global, or one partition) over the same columns then share
+  /// one key set that keeps each key's newest sequence number: a data file whose
+  /// deletes are exactly the scope's files newer than it probes that set. Otherwise
+  /// each data file's own set is merged, which grows with the square of the number of
+  /// uncompacted equality-delete commits.
+  void Expect(const std::vector<DeleteFileEntry>& deletes);
+  /// The rows `deletes` remove from `data_file`, of data sequence number
+  /// `data_sequence`. Errors: kCorrupt naming the file.
+  Result<DeletedRows> Load(const DataFile& data_file, int64_t data_sequence,
+                           const std::vector<DeleteFileEntry>& deletes);
 
  private:
   struct PositionFile {
@@ -129,6 +157,14 @@ class DeleteLoader {
   /// The key columns of one equality delete file, typed as the table's columns.
   Result<const std::vector<std::shared_ptr<arrow::Array>>*> LoadKeyColumns(const DataFile& f);
   Result<const EqualityProbe*> ProbeFor(const std::vector<int>& field_ids, std::vector<const DataFile*> files);
+  /// The equality deletes of one scope over one list of columns, announced by Expect.
+  struct ScopeGroup {
+    std::vector<int> field_ids;
+    std::vector<DeleteFileEntry> files;
+    std::unordered_set<std::string> paths;
+    std::unique_ptr<EqualityProbe> probe;  // built at first use
+  };
+  Result<const EqualityProbe*> GroupProbe(ScopeGroup& group);
 
   FileIO* io_;
   SchemaPtr schema_;
@@ -136,6 +172,7 @@ class DeleteLoader {
   std::unordered_map<std::string, std::unique_ptr<PositionFile>> positions_;
   std::unordered_map<std::string, std::vector<std::shared_ptr<arrow::Array>>> key_columns_;
   std::unordered_map<std::string, std::unique_ptr<EqualityProbe>> probes_;  // by field ids + file paths
+  std::unordered_map<std::string, ScopeGroup> groups_;                     // by field ids + scope
 };
 
 /// For each row of `batch`, whether `deleted` removes it; `position_of(row)` gives

@@ -550,6 +550,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     shape_ = shape;
     loader_ = std::make_unique<DeleteLoader>(io_, plan_.schema);
+    for (const auto& t : plan_.tasks) loader_->Expect(t.deletes);
     sequential_ = plan_.parallelism == 1;
     // Row groups in flight: enough queued behind the one being finished that no worker
     // waits for the reading thread to schedule more (the memory budget bounds them too).
@@ -901,7 +902,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     if (units.empty()) return {};
     if (!task.deletes.empty()) {
-      SKADE_ASSIGN_OR_RETURN(f->deleted, loader_->Load(task.file.file_path, task.deletes));
+      SKADE_ASSIGN_OR_RETURN(f->deleted, loader_->Load(task.file, task.data_sequence_number, task.deletes));
       plan_.stats->delete_files += static_cast<int64_t>(task.deletes.size());
     }
     for (auto& u : units) {
