@@ -71,10 +71,13 @@ def test_killed_consumer_resumes_exactly_once_in_order(skade, catalog, tmp_path)
     rng = random.Random(42)  # the writer's; the consumer's timing has its own
     chaos = random.Random(7)
     done = threading.Event()
+    killed = threading.Semaphore(0)  # a release per consumer killed
 
     def writer():
         table = catalog().load_table("db.t")
         for i in range(40):
+            if i % 5 == 4:  # the consumer dies at least once per 5 commits, however fast these are
+                killed.acquire(timeout=30)
             kind = rng.choice(["append", "append", "upsert", "delete", "pyiceberg"])
             f = tmp_path / f"w{i}.parquet"
             if kind == "pyiceberg":  # another engine through the same catalog
@@ -99,6 +102,7 @@ def test_killed_consumer_resumes_exactly_once_in_order(skade, catalog, tmp_path)
             finished = done.is_set()
             commits = _consume(skade, cursor, 2.0 if finished else chaos.uniform(0.05, 0.8))
             kills += 1
+            killed.release()
             for snapshot_id, c, rows in commits:
                 assert snapshot_id not in delivered, f"snapshot {snapshot_id} delivered twice"
                 order.append(snapshot_id)
