@@ -346,12 +346,12 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
   p->keys_ = std::move(keys);
   SKADE_ASSIGN_OR_RETURN(auto cols, Layouts(p->keys_));
   int64_t n = p->keys_.empty() ? 0 : p->keys_[0]->length();
-  p->by_sequence_ = !sequences.empty();
-  if (p->by_sequence_ && static_cast<int64_t>(sequences.size()) != n)
+  const bool by_sequence = !sequences.empty();
+  if (by_sequence && static_cast<int64_t>(sequences.size()) != n)
     return Internal("equality probe: one sequence number per key row expected");
   // Sequence numbers are kept as ranks among the distinct ones (4 bytes, 0: no key).
   std::vector<uint32_t> rank(sequences.size());
-  if (p->by_sequence_) {
+  if (by_sequence) {
     p->sequences_ = sequences;
     std::sort(p->sequences_.begin(), p->sequences_.end());
     p->sequences_.erase(std::unique(p->sequences_.begin(), p->sequences_.end()), p->sequences_.end());
@@ -370,7 +370,7 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
       for (int64_t k = 0; k < n; ++k) {
         if (a.IsNull(k)) {
           p->has_null_ = true;
-          if (p->by_sequence_) newer(p->null_newest_, k);
+          if (by_sequence) newer(p->null_newest_, k);
           continue;
         }
         int64_t v = load(c0.values, k);
@@ -380,15 +380,15 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
       }
     });
     uint64_t span = count > 0 ? static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) : 0;
-    // With sequences a value takes 8 bytes instead of a bit: dense only while about as
-    // small as the hash entries.
-    uint64_t cap = p->by_sequence_ ? std::max<uint64_t>(static_cast<uint64_t>(count) * 16, 1 << 22)
+    // With sequences a value takes a 4-byte rank instead of a bit: dense only while
+    // about as small as the hash entries.
+    uint64_t cap = by_sequence ? std::max<uint64_t>(static_cast<uint64_t>(count) * 16, 1 << 22)
                                    : std::max<uint64_t>(static_cast<uint64_t>(count) * 64, 1 << 23);
     if (count > 0 && span < (uint64_t{1} << 30) && span <= cap) {
       p->dense_ = true;
       p->lo_ = lo;
       p->span_ = span;
-      if (p->by_sequence_)
+      if (by_sequence)
         p->newest_.assign(span + 1, 0);
       else
         p->bits_.assign(span / 64 + 1, 0);
@@ -396,7 +396,7 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
         for (int64_t k = 0; k < n; ++k)
           if (!a.IsNull(k)) {
             uint64_t off = static_cast<uint64_t>(load(c0.values, k)) - static_cast<uint64_t>(lo);
-            if (p->by_sequence_)
+            if (by_sequence)
               newer(p->newest_[off], k);
             else
               p->bits_[off >> 6] |= uint64_t{1} << (off & 63);
@@ -418,7 +418,7 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
   for (int64_t k = 0; k < n; ++k) {
     if (p->exact_ && p->keys_[0]->IsNull(k)) {
       p->has_null_ = true;
-      if (p->by_sequence_) newer(p->null_newest_, k);
+      if (by_sequence) newer(p->null_newest_, k);
       continue;
     }
     int32_t& head = p->heads_[h[k] & p->mask_];
@@ -430,13 +430,13 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
            })))
         seen = i;
     if (seen >= 0) {
-      if (p->by_sequence_) newer(p->newest_[static_cast<size_t>(seen)], k);
+      if (by_sequence) newer(p->newest_[static_cast<size_t>(seen)], k);
       continue;
     }
     p->next_.push_back(head);
     head = static_cast<int32_t>(p->hashes_.size());
     p->hashes_.push_back(h[k]);
-    if (p->by_sequence_) p->newest_.push_back(rank[static_cast<size_t>(k)]);
+    if (by_sequence) p->newest_.push_back(rank[static_cast<size_t>(k)]);
     rows.push_back(k);
   }
   if (!p->exact_ && static_cast<int64_t>(rows.size()) < n) {  // keep only the distinct key rows
@@ -464,7 +464,7 @@ Status EqualityProbe::Mark(const std::vector<std::shared_ptr<arrow::Array>>& col
   }
   if (dense_) return MarkDense(*typed[0], out, after_sequence);
   const uint32_t after = AfterRank(after_sequence);
-  const bool null_deletes = has_null_ && (!by_sequence_ || null_newest_ > after);
+  const bool null_deletes = has_null_ && (!by_sequence() || null_newest_ > after);
   SKADE_ASSIGN_OR_RETURN(auto cols, Layouts(typed));
   SKADE_ASSIGN_OR_RETURN(auto keys, Layouts(keys_));
   int64_t rows = typed.empty() ? 0 : typed[0]->length();
@@ -486,7 +486,7 @@ Status EqualityProbe::Mark(const std::vector<std::shared_ptr<arrow::Array>>& col
         for (size_t c = 0; c < cols.size() && equal; ++c) equal = cols[c].Equal(r, keys[c], i);
       }
       if (equal) {  // keys are entered once: this entry decides
-        (*out)[static_cast<size_t>(r)] = !by_sequence_ || newest_[static_cast<size_t>(i)] > after;
+        (*out)[static_cast<size_t>(r)] = !by_sequence() || newest_[static_cast<size_t>(i)] > after;
         break;
       }
     }
@@ -548,7 +548,7 @@ Status EqualityProbe::MarkDense(const arrow::Array& column, std::vector<bool>* o
   SKADE_ASSIGN_OR_RETURN(KeyLayout c, KeyLayout::Of(column));
   const bool nulls = column.null_count() > 0;
   const uint32_t after = AfterRank(after_sequence);
-  const bool null_deletes = has_null_ && (!by_sequence_ || null_newest_ > after);
+  const bool null_deletes = has_null_ && (!by_sequence() || null_newest_ > after);
   const int64_t rows = column.length();
   WithSignedLoader(c.width, [&](auto load) {
     for (int64_t r = 0; r < rows; ++r) {
@@ -558,7 +558,7 @@ Status EqualityProbe::MarkDense(const arrow::Array& column, std::vector<bool>* o
       }
       uint64_t off = static_cast<uint64_t>(load(c.values, r)) - static_cast<uint64_t>(lo_);
       if (off > span_) continue;
-      if (by_sequence_ ? newest_[off] > after : (bits_[off >> 6] >> (off & 63) & 1))
+      if (by_sequence() ? newest_[off] > after : (bits_[off >> 6] >> (off & 63) & 1))
         (*out)[static_cast<size_t>(r)] = true;
     }
   });
@@ -620,18 +620,15 @@ Result<const std::vector<std::shared_ptr<arrow::Array>>*> DeleteLoader::LoadKeyC
   return &key_columns_.emplace(f.file_path, std::move(cols)).first->second;
 }
 
-Result<const EqualityProbe*> DeleteLoader::ProbeFor(const std::vector<int>& field_ids,
-                                                    std::vector<const DataFile*> files) {
-  std::sort(files.begin(), files.end(), [](const DataFile* a, const DataFile* b) { return a->file_path < b->file_path; });
-  std::string key;
-  for (int id : field_ids) key += std::to_string(id) + ",";
-  for (const auto* f : files) key += "|" + f->file_path;
-  auto it = probes_.find(key);
-  if (it != probes_.end()) return it->second.get();
-  std::vector<arrow::ArrayVector> parts(field_ids.size());
-  for (const auto* f : files) {
-    SKADE_ASSIGN_OR_RETURN(const auto* cols, LoadKeyColumns(*f));
+Result<std::unique_ptr<EqualityProbe>> DeleteLoader::MergeKeys(const std::vector<const DeleteFileEntry*>& files,
+                                                              bool by_sequence) {
+  std::vector<arrow::ArrayVector> parts(files[0]->file.equality_ids.size());
+  std::vector<int64_t> sequences;
+  for (const auto* d : files) {
+    SKADE_ASSIGN_OR_RETURN(const auto* cols, LoadKeyColumns(d->file));
     for (size_t c = 0; c < cols->size(); ++c) parts[c].push_back((*cols)[c]);
+    if (by_sequence && !cols->empty())
+      sequences.insert(sequences.end(), static_cast<size_t>((*cols)[0]->length()), d->data_sequence_number);
   }
   std::vector<std::shared_ptr<arrow::Array>> keys;
   for (auto& p : parts) {
@@ -642,9 +639,21 @@ Result<const EqualityProbe*> DeleteLoader::ProbeFor(const std::vector<int>& fiel
     SKADE_ARROW_ASSIGN(auto merged, arrow::Concatenate(p), "equality deletes");
     keys.push_back(std::move(merged));
   }
-  auto probe = EqualityProbe::Make(std::move(keys));
-  if (!probe) return std::unexpected(probe.error().WithContext(LocalPath(files[0]->file_path)));
-  return probes_.emplace(key, std::move(*probe)).first->second.get();
+  auto probe = EqualityProbe::Make(std::move(keys), std::move(sequences));
+  if (!probe) return std::unexpected(probe.error().WithContext(LocalPath(files[0]->file.file_path)));
+  return std::move(*probe);
+}
+
+Result<const EqualityProbe*> DeleteLoader::ProbeFor(const std::vector<int>& field_ids,
+                                                    std::vector<const DeleteFileEntry*> files) {
+  std::sort(files.begin(), files.end(), [](const auto* a, const auto* b) { return a->file.file_path < b->file.file_path; });
+  std::string key;
+  for (int id : field_ids) key += std::to_string(id) + ",";
+  for (const auto* d : files) key += "|" + d->file.file_path;
+  auto it = probes_.find(key);
+  if (it != probes_.end()) return it->second.get();
+  SKADE_ASSIGN_OR_RETURN(auto probe, MergeKeys(files, false));
+  return probes_.emplace(key, std::move(probe)).first->second.get();
 }
 
 namespace {
@@ -663,33 +672,21 @@ std::string ScopeKey(const DataFile& f) {
 void DeleteLoader::Expect(const std::vector<DeleteFileEntry>& deletes) {
   std::lock_guard lock(mu_);
   for (const auto& d : deletes) {
-    if (d.file.content == FileContent::kPositionDeletes) continue;
+    if (d.file.content == FileContent::kPositionDeletes || group_of_.contains(d.file.file_path)) continue;
     ScopeGroup& g = groups_[ScopeKey(d.file)];
     // A set already handed out stays as it is: loads naming a file it lacks merge their own.
-    if (g.probe || !g.paths.insert(d.file.file_path).second) continue;
-    g.field_ids = d.file.equality_ids;
+    if (g.probe) continue;
     g.files.push_back(d);
+    group_of_.emplace(d.file.file_path, &g);
   }
 }
 
 Result<const EqualityProbe*> DeleteLoader::GroupProbe(ScopeGroup& group) {
-  if (group.probe) return group.probe.get();
-  std::vector<arrow::ArrayVector> parts(group.field_ids.size());
-  std::vector<int64_t> sequences;
-  for (const auto& d : group.files) {
-    SKADE_ASSIGN_OR_RETURN(const auto* cols, LoadKeyColumns(d.file));
-    for (size_t c = 0; c < cols->size(); ++c) parts[c].push_back((*cols)[c]);
-    if (!cols->empty()) sequences.insert(sequences.end(), static_cast<size_t>((*cols)[0]->length()),
-                                         d.data_sequence_number);
+  if (!group.probe) {
+    std::vector<const DeleteFileEntry*> files;
+    for (const auto& d : group.files) files.push_back(&d);
+    SKADE_ASSIGN_OR_RETURN(group.probe, MergeKeys(files, true));
   }
-  std::vector<std::shared_ptr<arrow::Array>> keys;
-  for (auto& p : parts) {
-    SKADE_ARROW_ASSIGN(auto merged, arrow::Concatenate(p), "equality deletes");
-    keys.push_back(std::move(merged));
-  }
-  auto probe = EqualityProbe::Make(std::move(keys), std::move(sequences));
-  if (!probe) return std::unexpected(probe.error().WithContext(LocalPath(group.files[0].file.file_path)));
-  group.probe = std::move(*probe);
   return group.probe.get();
 }
 
@@ -715,33 +712,31 @@ Result<DeletedRows> DeleteLoader::Load(const DataFile& data_file, int64_t data_s
   for (const auto& d : deletes)
     if (d.file.content != FileContent::kPositionDeletes) by_ids[d.file.equality_ids].push_back(&d);
   for (auto& [ids, entries] : by_ids) {
-    std::map<std::string, std::unordered_set<std::string>> by_scope;
-    for (const auto* d : entries) by_scope[ScopeKey(d->file)].insert(d->file.file_path);
-    std::vector<ScopeGroup*> shared;
-    for (const auto& [key, paths] : by_scope) {
-      auto it = groups_.find(key);
-      if (it == groups_.end()) break;
-      const ScopeGroup& g = it->second;
-      bool exact = std::all_of(paths.begin(), paths.end(), [&](const std::string& p) { return g.paths.count(p) > 0; });
-      for (const auto& d : g.files) {
-        bool named = paths.count(d.file.file_path) > 0;
-        if (d.data_sequence_number > data_sequence ? !named && KeysMayMeet(d.file, data_file, *schema_) : named)
-          exact = false;
+    std::map<ScopeGroup*, std::unordered_set<std::string_view>> named;  // the files named, by group
+    bool shared = true;
+    for (const auto* d : entries) {
+      auto it = group_of_.find(d->file.file_path);
+      if (it == group_of_.end()) {
+        shared = false;
+        break;
       }
-      if (!exact) break;
-      shared.push_back(&it->second);
+      named[it->second].insert(d->file.file_path);
     }
-    if (shared.size() == by_scope.size()) {
-      for (ScopeGroup* g : shared) {
-        SKADE_ASSIGN_OR_RETURN(const EqualityProbe* probe, GroupProbe(*g));
-        rows.AddEquality(ids, probe, data_sequence);
+    for (const auto& [g, paths] : named)
+      for (const auto& d : g->files) {
+        bool is_named = paths.contains(d.file.file_path);
+        if (d.data_sequence_number > data_sequence ? !is_named && KeysMayMeet(d.file, data_file, *schema_) : is_named)
+          shared = false;
       }
+    if (!shared) {
+      SKADE_ASSIGN_OR_RETURN(const EqualityProbe* probe, ProbeFor(ids, std::move(entries)));
+      rows.AddEquality(ids, probe);
       continue;
     }
-    std::vector<const DataFile*> files;
-    for (const auto* d : entries) files.push_back(&d->file);
-    SKADE_ASSIGN_OR_RETURN(const EqualityProbe* probe, ProbeFor(ids, std::move(files)));
-    rows.AddEquality(ids, probe);
+    for (const auto& [g, paths] : named) {
+      SKADE_ASSIGN_OR_RETURN(const EqualityProbe* probe, GroupProbe(*g));
+      rows.AddEquality(ids, probe, data_sequence);
+    }
   }
   return rows;
 }

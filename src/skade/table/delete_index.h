@@ -93,7 +93,7 @@ class EqualityProbe {
   std::vector<int64_t> sequences_;
   std::vector<uint32_t> newest_;
   uint32_t null_newest_ = 0;
-  bool by_sequence_ = false;
+  bool by_sequence() const { return !sequences_.empty(); }
   int64_t lo_ = 0;
   uint64_t span_ = 0;
   bool dense_ = false;
@@ -156,12 +156,14 @@ class DeleteLoader {
   Result<const PositionFile*> LoadPositions(const DataFile& f);
   /// The key columns of one equality delete file, typed as the table's columns.
   Result<const std::vector<std::shared_ptr<arrow::Array>>*> LoadKeyColumns(const DataFile& f);
-  Result<const EqualityProbe*> ProbeFor(const std::vector<int>& field_ids, std::vector<const DataFile*> files);
+  /// One key set over the keys of `files` (deleting by the same columns); with
+  /// `by_sequence`, each key keeps the newest data sequence number of the files naming it.
+  Result<std::unique_ptr<EqualityProbe>> MergeKeys(const std::vector<const DeleteFileEntry*>& files, bool by_sequence);
+  Result<const EqualityProbe*> ProbeFor(const std::vector<int>& field_ids,
+                                        std::vector<const DeleteFileEntry*> files);
   /// The equality deletes of one scope over one list of columns, announced by Expect.
   struct ScopeGroup {
-    std::vector<int> field_ids;
     std::vector<DeleteFileEntry> files;
-    std::unordered_set<std::string> paths;
     std::unique_ptr<EqualityProbe> probe;  // built at first use
   };
   Result<const EqualityProbe*> GroupProbe(ScopeGroup& group);
@@ -173,6 +175,7 @@ class DeleteLoader {
   std::unordered_map<std::string, std::vector<std::shared_ptr<arrow::Array>>> key_columns_;
   std::unordered_map<std::string, std::unique_ptr<EqualityProbe>> probes_;  // by field ids + file paths
   std::unordered_map<std::string, ScopeGroup> groups_;                     // by field ids + scope
+  std::unordered_map<std::string, ScopeGroup*> group_of_;                  // announced files by path
 };
 
 /// For each row of `batch`, whether `deleted` removes it; `position_of(row)` gives

@@ -291,10 +291,15 @@ std::vector<int> GroupLeaves(const OpenedFile& f, const std::vector<size_t>& pos
   return leaves;
 }
 
-// Asks Parquet for dictionary arrays where a row group's chunk is dictionary-encoded
-// throughout: ConformArray makes them dense in one exactly sized pass.
-void ReadDictionaries(const OpenedFile& f, int row_group, const std::vector<int>& leaves,
-                      parquet::ArrowReaderProperties* props) {
+// How a task reads `leaves` of one row group. It is the parallelism itself: one thread,
+// and no pre-buffering (Arrow's default, which reads whole column chunks on its I/O pool
+// while the task waits, and would make a streamed row group a whole one). Parquet gives
+// dictionary arrays where a chunk is dictionary-encoded throughout: ConformArray makes
+// them dense in one exactly sized pass.
+parquet::ArrowReaderProperties TaskReadProperties(const OpenedFile& f, int row_group, const std::vector<int>& leaves) {
+  parquet::ArrowReaderProperties props;
+  props.set_use_threads(false);
+  props.set_pre_buffer(false);
   auto rg = f.metadata->RowGroup(row_group);
   for (int leaf : leaves) {
     if (std::find(f.string_leaves.begin(), f.string_leaves.end(), leaf) == f.string_leaves.end()) continue;
@@ -306,8 +311,9 @@ void ReadDictionaries(const OpenedFile& f, int row_group, const std::vector<int>
       all_dictionary &= e.encoding == parquet::Encoding::RLE_DICTIONARY ||
                         e.encoding == parquet::Encoding::PLAIN_DICTIONARY;
     }
-    if (data_pages && all_dictionary) props->set_read_dictionary(leaf, true);
+    if (data_pages && all_dictionary) props.set_read_dictionary(leaf, true);
   }
+  return props;
 }
 
 // Batches a streamed unit's column groups read ahead of the consumer, each.
@@ -447,6 +453,27 @@ class ScanTrace {
   explicit ScanTrace(FILE* out) : out_(out) {}
   std::mutex mu_;
   FILE* out_;
+};
+
+// Traces the enclosing scope as one line (nothing when tracing is off).
+class TraceSpan {
+ public:
+  TraceSpan(const char* what, uint64_t unit, size_t columns)
+      : trace_(ScanTrace::Get()), what_(what), unit_(unit), columns_(columns) {
+    if (trace_) start_ = ScanTrace::NowUs(), cpu_ = ScanTrace::CpuUs();
+  }
+  ~TraceSpan() {
+    if (trace_) trace_->Add(what_, unit_, columns_, start_, ScanTrace::NowUs(), ScanTrace::CpuUs() - cpu_);
+  }
+  TraceSpan(const TraceSpan&) = delete;
+  TraceSpan& operator=(const TraceSpan&) = delete;
+
+ private:
+  ScanTrace* trace_;
+  const char* what_;
+  uint64_t unit_;
+  size_t columns_;
+  int64_t start_ = 0, cpu_ = 0;
 };
 
 // A task decodes at least this much (estimated decoded bytes) where the row group has
@@ -604,16 +631,15 @@ class ScanReader final : public arrow::RecordBatchReader {
       pending_.pop_front();
       held_bytes_ = unit.charge();
       if (unit.streamed) {
-        auto* trace = ScanTrace::Get();
-        int64_t t0 = trace ? ScanTrace::NowUs() : 0, c0 = trace ? ScanTrace::CpuUs() : 0;
+        TraceSpan span("openstream", 0, 0);
         if (auto st = OpenStream(std::move(unit)); !st) return ToArrowStatus(st.error());
-        if (trace) trace->Add("openstream", 0, 0, t0, ScanTrace::NowUs(), ScanTrace::CpuUs() - c0);
         continue;
       }
-      auto* trace = ScanTrace::Get();
-      int64_t t0 = trace ? ScanTrace::NowUs() : 0;
-      UnitResult r = slot->Take();
-      if (trace) trace->Add("wait", 0, 0, t0, ScanTrace::NowUs(), 0);
+      UnitResult r;
+      {
+        TraceSpan span("wait", 0, 0);
+        r = slot->Take();
+      }
       plan_.stats->rows_read += r.rows_read;
       plan_.stats->rows_deleted += r.rows_deleted;
       plan_.stats->pages_skipped += r.pages_skipped;
@@ -648,12 +674,9 @@ class ScanReader final : public arrow::RecordBatchReader {
            (pending_.empty() || pending_bytes_ < budget_)) {
       if (units_.empty()) {
         if (next_task_ >= plan_.tasks.size()) return {};
-        auto* trace = ScanTrace::Get();
-        int64_t t0 = trace ? ScanTrace::NowUs() : 0, c0 = trace ? ScanTrace::CpuUs() : 0;
-        SKADE_RETURN_IF_ERROR(OpenFile(plan_.tasks[next_task_++]));
-        if (trace)  // unit: the task; columns: its delete files, loaded here
-          trace->Add("open", next_task_ - 1, plan_.tasks[next_task_ - 1].deletes.size(), t0, ScanTrace::NowUs(),
-                     ScanTrace::CpuUs() - c0);
+        const FileScanTask& task = plan_.tasks[next_task_];
+        TraceSpan span("open", next_task_++, task.deletes.size());  // columns: the delete files loaded here
+        SKADE_RETURN_IF_ERROR(OpenFile(task));
         continue;
       }
       // A row group that would take the read-ahead past the budget waits, so what is
@@ -690,14 +713,9 @@ class ScanReader final : public arrow::RecordBatchReader {
     if (group_leaves.empty()) group_leaves.emplace_back();  // no column in the file: rows only
     s->groups = std::vector<StreamGroup>(group_leaves.size());
     for (size_t g = 0; g < group_leaves.size(); ++g) {
-      parquet::ArrowReaderProperties props;
+      parquet::ArrowReaderProperties props = TaskReadProperties(f, unit.row_group, group_leaves[g]);
       props.set_batch_size(unit.batch_rows);
-      props.set_use_threads(false);  // the groups are the parallelism
-      // Arrow pre-buffers whole column chunks by default: the row group read at once on
-      // its I/O pool while this thread waits, which is what streaming avoids.
-      props.set_pre_buffer(false);
       s->groups[g].leaves = group_leaves[g].size();
-      ReadDictionaries(f, unit.row_group, group_leaves[g], &props);
       try {
         auto pq = parquet::ParquetFileReader::Open(f.source, rp, f.metadata);
         SKADE_ARROW_ASSIGN(s->groups[g].reader,
@@ -727,10 +745,10 @@ class ScanReader final : public arrow::RecordBatchReader {
     group.running = true;
     s->pool->Submit(
         [s, g] {
-          auto* trace = ScanTrace::Get();
-          int64_t t0 = trace ? ScanTrace::NowUs() : 0, c0 = trace ? ScanTrace::CpuUs() : 0;
-          ReadGroupBatch(*s, g);
-          if (trace) trace->Add("stream", s->unit.ticket, s->groups[g].leaves, t0, ScanTrace::NowUs(), ScanTrace::CpuUs() - c0);
+          {
+            TraceSpan span("stream", s->unit.ticket, s->groups[g].leaves);
+            ReadGroupBatch(*s, g);
+          }
           std::lock_guard lock(s->mu);
           s->groups[g].running = false;
           ReadAheadLocked(s, g);
@@ -1066,14 +1084,14 @@ class ScanReader final : public arrow::RecordBatchReader {
     job->remaining = groups.size();
     for (auto& group : groups) {
       auto task = [job, group = std::move(group), next] {
-        auto* trace = ScanTrace::Get();
-        int64_t t0 = trace ? ScanTrace::NowUs() : 0, c0 = trace ? ScanTrace::CpuUs() : 0;
-        if (job->cancelled->load()) {
-          job->Fail(arrow::Status::Cancelled("scan closed"));
-        } else if (!job->Failed()) {
-          if (auto r = DecodeColumns(*job, group); !r) job->Fail(ToArrowStatus(r.error()));
+        {
+          TraceSpan span("decode", job->unit.ticket, group.size());
+          if (job->cancelled->load()) {
+            job->Fail(arrow::Status::Cancelled("scan closed"));
+          } else if (!job->Failed()) {
+            if (auto r = DecodeColumns(*job, group); !r) job->Fail(ToArrowStatus(r.error()));
+          }
         }
-        if (trace) trace->Add("decode", job->unit.ticket, group.size(), t0, ScanTrace::NowUs(), ScanTrace::CpuUs() - c0);
         if (job->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) next(job);
       };
       if (job->pool) {
@@ -1093,10 +1111,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     std::vector<int> leaves = GroupLeaves(f, group);
     std::shared_ptr<arrow::Table> raw;
     if (!leaves.empty()) {
-      parquet::ArrowReaderProperties props;
-      props.set_use_threads(false);  // the tasks are the parallelism
-      props.set_pre_buffer(false);  // the task reads its chunks itself, not through Arrow's I/O pool
-      ReadDictionaries(f, u.row_group, leaves, &props);
+      parquet::ArrowReaderProperties props = TaskReadProperties(f, u.row_group, leaves);
       try {
         // Decompressed pages come from the reader properties' pool.
         auto pq = parquet::ParquetFileReader::Open(f.source, parquet::ReaderProperties(shape.pool), f.metadata);
