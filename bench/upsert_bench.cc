@@ -145,7 +145,7 @@ int Scan(const Args& a) {
     data_files = static_cast<int64_t>(plan.tasks.size());
     delete_files.clear();
     for (const auto& t : plan.tasks)
-      for (const auto& d : t.deletes) delete_files.insert(d.file.file_path);
+      for (const auto& d : t.deletes) delete_files.insert(d.file->file_path);
     if (i == 0) {  // checksum, after the clock stopped
       auto col = (*result)->GetColumnByName("quantity");
       if (!col) Die("scan result lacks column quantity");

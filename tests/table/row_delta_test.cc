@@ -392,6 +392,12 @@ void EqualityUpsertsShareOneKeySet(const std::string& partition, size_t scopes) 
   ASSERT_THAT(plan, IsOk());
   DeleteLoader loader(&cat->io(), plan->schema);
   for (const auto& task : plan->tasks) loader.Expect(task.deletes);
+  // The plan names each delete file once: tasks share it instead of copying its stats.
+  std::map<std::string, std::set<const DataFile*>> copies;
+  for (const auto& task : plan->tasks)
+    for (const auto& d : task.deletes) copies[d.file->file_path].insert(d.file.get());
+  EXPECT_FALSE(copies.empty());
+  for (const auto& [path, files] : copies) EXPECT_EQ(files.size(), 1u) << path;
   std::set<const EqualityProbe*> probes;
   size_t deleted_from = 0;
   for (const auto& task : plan->tasks) {

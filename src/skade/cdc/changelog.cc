@@ -123,7 +123,7 @@ std::map<std::string, const FileScanTask*> ByPath(const ScanPlan& plan) {
 
 std::set<std::string> DeletePaths(const FileScanTask& t) {
   std::set<std::string> out;
-  for (const auto& d : t.deletes) out.insert(d.file.file_path);
+  for (const auto& d : t.deletes) out.insert(d.file->file_path);
   return out;
 }
 
@@ -266,7 +266,7 @@ Result<ScanPlan> AdvancePlan(const Table& table, const ScanPlan& parent, const S
         if (e.data_file.content == FileContent::kData)
           added.push_back(std::move(e));
         else
-          new_deletes.Add(DeleteFileEntry{std::move(e.data_file), e.sequence_number.value_or(0)});
+          new_deletes.Add(DeleteFileEntry{std::make_shared<const DataFile>(std::move(e.data_file)), e.sequence_number.value_or(0)});
       }
     }
   }
@@ -283,7 +283,7 @@ Result<ScanPlan> AdvancePlan(const Table& table, const ScanPlan& parent, const S
   for (const auto& t : parent.tasks) {
     if (removed.contains(t.file.file_path)) continue;
     FileScanTask next = t;
-    std::erase_if(next.deletes, [&](const DeleteFileEntry& d) { return removed.contains(d.file.file_path); });
+    std::erase_if(next.deletes, [&](const DeleteFileEntry& d) { return removed.contains(d.file->file_path); });
     for (auto& d : applicable(t.file, t.data_sequence_number)) next.deletes.push_back(std::move(d));
     plan.tasks.push_back(std::move(next));
   }
@@ -328,7 +328,7 @@ class RangeCache {
                                                                       const FileScanTask& task,
                                                                       const std::vector<int>& columns) {
     std::set<int> ids(columns.begin(), columns.end());
-    for (const auto& d : task.deletes) ids.insert(d.file.equality_ids.begin(), d.file.equality_ids.end());
+    for (const auto& d : task.deletes) ids.insert(d.file->equality_ids.begin(), d.file->equality_ids.end());
     const std::string& path = task.file.file_path;
     auto covers = [&](const Decoded& d) { return std::includes(d.ids.begin(), d.ids.end(), ids.begin(), ids.end()); };
     if (auto it = current_.find(path); it != current_.end() && covers(it->second)) return &it->second.batches;
@@ -433,7 +433,7 @@ Status SnapshotChanges(const Table& table, const Snapshot& s, const Snapshot* pa
     if (had == has) continue;  // untouched
     std::vector<DeleteFileEntry> fresh;
     for (const auto& d : task->deletes)
-      if (!had.contains(d.file.file_path)) fresh.push_back(d);
+      if (!had.contains(d.file->file_path)) fresh.push_back(d);
     if (!std::includes(has.begin(), has.end(), had.begin(), had.end()))
       return Unsupported("snapshot " + std::to_string(s.snapshot_id) + " dropped delete files of " +
                          path + " without rewriting it");

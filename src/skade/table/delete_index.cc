@@ -296,26 +296,26 @@ std::string PartitionTupleKey(int spec_id, const std::vector<Value>& tuple) {
 
 void DeleteIndex::Add(DeleteFileEntry entry) {
   ++count_;
-  if (entry.file.partition.empty()) global_.push_back(std::move(entry));
-  else by_partition_[PartitionTupleKey(entry.file.spec_id, entry.file.partition)].push_back(std::move(entry));
+  if (entry.file->partition.empty()) global_.push_back(std::move(entry));
+  else by_partition_[PartitionTupleKey(entry.file->spec_id, entry.file->partition)].push_back(std::move(entry));
 }
 
 std::vector<DeleteFileEntry> DeleteIndex::For(const DataFile& data_file, int64_t data_seq,
                                               const TableMetadata& metadata) const {
   std::vector<DeleteFileEntry> out;
   auto applies = [&](const DeleteFileEntry& d) {
-    if (d.file.content == FileContent::kPositionDeletes) {
+    if (d.file->content == FileContent::kPositionDeletes) {
       if (d.data_sequence_number < data_seq) return false;
       // The file_path bounds tell which data files a position delete file covers.
-      auto lo = d.file.stats.lower_bounds.find(kDeleteFilePathId);
-      auto hi = d.file.stats.upper_bounds.find(kDeleteFilePathId);
-      if (lo != d.file.stats.lower_bounds.end() && data_file.file_path < lo->second) return false;
-      if (hi != d.file.stats.upper_bounds.end() && data_file.file_path > hi->second &&
+      auto lo = d.file->stats.lower_bounds.find(kDeleteFilePathId);
+      auto hi = d.file->stats.upper_bounds.find(kDeleteFilePathId);
+      if (lo != d.file->stats.lower_bounds.end() && data_file.file_path < lo->second) return false;
+      if (hi != d.file->stats.upper_bounds.end() && data_file.file_path > hi->second &&
           hi->second.size() >= data_file.file_path.size())
         return false;
       return true;
     }
-    return d.data_sequence_number > data_seq && KeysMayMeet(d.file, data_file, *metadata.schema());
+    return d.data_sequence_number > data_seq && KeysMayMeet(*d.file, data_file, *metadata.schema());
   };
   for (const auto& d : global_)
     if (applies(d)) out.push_back(d);
@@ -622,10 +622,10 @@ Result<const std::vector<std::shared_ptr<arrow::Array>>*> DeleteLoader::LoadKeyC
 
 Result<std::unique_ptr<EqualityProbe>> DeleteLoader::MergeKeys(const std::vector<const DeleteFileEntry*>& files,
                                                               bool by_sequence) {
-  std::vector<arrow::ArrayVector> parts(files[0]->file.equality_ids.size());
+  std::vector<arrow::ArrayVector> parts(files[0]->file->equality_ids.size());
   std::vector<int64_t> sequences;
   for (const auto* d : files) {
-    SKADE_ASSIGN_OR_RETURN(const auto* cols, LoadKeyColumns(d->file));
+    SKADE_ASSIGN_OR_RETURN(const auto* cols, LoadKeyColumns(*d->file));
     for (size_t c = 0; c < cols->size(); ++c) parts[c].push_back((*cols)[c]);
     if (by_sequence && !cols->empty())
       sequences.insert(sequences.end(), static_cast<size_t>((*cols)[0]->length()), d->data_sequence_number);
@@ -640,16 +640,16 @@ Result<std::unique_ptr<EqualityProbe>> DeleteLoader::MergeKeys(const std::vector
     keys.push_back(std::move(merged));
   }
   auto probe = EqualityProbe::Make(std::move(keys), std::move(sequences));
-  if (!probe) return std::unexpected(probe.error().WithContext(LocalPath(files[0]->file.file_path)));
+  if (!probe) return std::unexpected(probe.error().WithContext(LocalPath(files[0]->file->file_path)));
   return std::move(*probe);
 }
 
 Result<const EqualityProbe*> DeleteLoader::ProbeFor(const std::vector<int>& field_ids,
                                                     std::vector<const DeleteFileEntry*> files) {
-  std::sort(files.begin(), files.end(), [](const auto* a, const auto* b) { return a->file.file_path < b->file.file_path; });
+  std::sort(files.begin(), files.end(), [](const auto* a, const auto* b) { return a->file->file_path < b->file->file_path; });
   std::string key;
   for (int id : field_ids) key += std::to_string(id) + ",";
-  for (const auto* d : files) key += "|" + d->file.file_path;
+  for (const auto* d : files) key += "|" + d->file->file_path;
   auto it = probes_.find(key);
   if (it != probes_.end()) return it->second.get();
   SKADE_ASSIGN_OR_RETURN(auto probe, MergeKeys(files, false));
@@ -672,12 +672,12 @@ std::string ScopeKey(const DataFile& f) {
 void DeleteLoader::Expect(const std::vector<DeleteFileEntry>& deletes) {
   std::lock_guard lock(mu_);
   for (const auto& d : deletes) {
-    if (d.file.content == FileContent::kPositionDeletes || group_of_.contains(d.file.file_path)) continue;
-    ScopeGroup& g = groups_[ScopeKey(d.file)];
+    if (d.file->content == FileContent::kPositionDeletes || group_of_.contains(d.file->file_path)) continue;
+    ScopeGroup& g = groups_[ScopeKey(*d.file)];
     // A set already handed out stays as it is: loads naming a file it lacks merge their own.
     if (g.probe) continue;
     g.files.push_back(d);
-    group_of_.emplace(d.file.file_path, &g);
+    group_of_.emplace(d.file->file_path, &g);
   }
 }
 
@@ -696,8 +696,8 @@ Result<DeletedRows> DeleteLoader::Load(const DataFile& data_file, int64_t data_s
   std::lock_guard lock(mu_);
   DeletedRows rows;
   for (const auto& d : deletes) {
-    if (d.file.content == FileContent::kPositionDeletes) {
-      SKADE_ASSIGN_OR_RETURN(const PositionFile* pf, LoadPositions(d.file));
+    if (d.file->content == FileContent::kPositionDeletes) {
+      SKADE_ASSIGN_OR_RETURN(const PositionFile* pf, LoadPositions(*d.file));
       auto it = pf->by_path.find(data_file_path);
       if (it == pf->by_path.end() && data_file_path.starts_with("file://"))
         it = pf->by_path.find(LocalPath(data_file_path));  // writers differ on the scheme
@@ -710,22 +710,22 @@ Result<DeletedRows> DeleteLoader::Load(const DataFile& data_file, int64_t data_s
   // key set merged for them.
   std::map<std::vector<int>, std::vector<const DeleteFileEntry*>> by_ids;
   for (const auto& d : deletes)
-    if (d.file.content != FileContent::kPositionDeletes) by_ids[d.file.equality_ids].push_back(&d);
+    if (d.file->content != FileContent::kPositionDeletes) by_ids[d.file->equality_ids].push_back(&d);
   for (auto& [ids, entries] : by_ids) {
     std::map<ScopeGroup*, std::unordered_set<std::string_view>> named;  // the files named, by group
     bool shared = true;
     for (const auto* d : entries) {
-      auto it = group_of_.find(d->file.file_path);
+      auto it = group_of_.find(d->file->file_path);
       if (it == group_of_.end()) {
         shared = false;
         break;
       }
-      named[it->second].insert(d->file.file_path);
+      named[it->second].insert(d->file->file_path);
     }
     for (const auto& [g, paths] : named)
       for (const auto& d : g->files) {
-        bool is_named = paths.contains(d.file.file_path);
-        if (d.data_sequence_number > data_sequence ? !is_named && KeysMayMeet(d.file, data_file, *schema_) : is_named)
+        bool is_named = paths.contains(d.file->file_path);
+        if (d.data_sequence_number > data_sequence ? !is_named && KeysMayMeet(*d.file, data_file, *schema_) : is_named)
           shared = false;
       }
     if (!shared) {

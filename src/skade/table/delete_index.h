@@ -33,8 +33,12 @@ class FileIO;
 inline constexpr int kDeleteFilePathId = 2147483546;
 inline constexpr int kDeletePosId = 2147483545;
 
+/// A live delete file and its data sequence number. The file is shared: every data
+/// file's task names the delete files that apply to it, so with N uncompacted
+/// equality-delete commits a plan holds about N^2/2 entries, and copying the files'
+/// stats into each would grow the plan as the square of the commits.
 struct DeleteFileEntry {
-  DataFile file;
+  std::shared_ptr<const DataFile> file;
   int64_t data_sequence_number = 0;
 };
 

@@ -254,7 +254,7 @@ Result<CommitResult> Table::CompactOnce(std::optional<int64_t> target_file_size)
   for (const auto& t : chosen) change.removed.insert(t.file.file_path);
   for (const auto& t : all.tasks)
     if (!change.removed.contains(t.file.file_path))
-      for (const auto& d : t.deletes) still_applied.insert(d.file.file_path);
+      for (const auto& d : t.deletes) still_applied.insert(d.file->file_path);
   // Every other delete file is folded in (or applies to nothing live): it goes too, so a
   // compacted table has no equality deletes left for readers that refuse them.
   for (const auto& d : all.delete_files)

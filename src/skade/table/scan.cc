@@ -171,7 +171,7 @@ Result<ScanPlan> TableScan::Plan() const {
     for (auto& e : entries)
       if (e.status != EntryStatus::kDeleted) {
         plan.delete_files.push_back(e.data_file);
-        deletes.Add(DeleteFileEntry{std::move(e.data_file), e.sequence_number.value_or(0)});
+        deletes.Add(DeleteFileEntry{std::make_shared<const DataFile>(std::move(e.data_file)), e.sequence_number.value_or(0)});
       }
   }
   for (const auto& mf : list) {

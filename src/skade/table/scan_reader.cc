@@ -542,8 +542,8 @@ class ScanReader final : public arrow::RecordBatchReader {
       }
     for (const auto& t : plan_.tasks)
       for (const auto& d : t.deletes) {
-        if (!d.file.equality_ids.empty()) shape->has_equality = true;
-        for (int id : d.file.equality_ids) add(id);
+        if (!d.file->equality_ids.empty()) shape->has_equality = true;
+        for (int id : d.file->equality_ids) add(id);
       }
     shape->read_ids = read_ids;
     shape->projected = plan_.projected_ids.size();
@@ -560,7 +560,7 @@ class ScanReader final : public arrow::RecordBatchReader {
         for (int id : expr::ReferencedFieldIds(*filter)) needed.push_back(TopLevelOf(id));
     for (const auto& t : plan_.tasks)
       for (const auto& d : t.deletes)
-        for (int id : d.file.equality_ids) equality.push_back(TopLevelOf(id));
+        for (int id : d.file->equality_ids) equality.push_back(TopLevelOf(id));
     needed.insert(needed.end(), equality.begin(), equality.end());
     // A file without a filter of its own reads only what it outputs or deletes by.
     for (size_t i = 0; i < read_ids.size(); ++i)
