@@ -3,13 +3,21 @@
 // of up to 8 bytes, hashes checked column by column otherwise); nulls match nulls.
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
+#include <arrow/io/file.h>
 #include <gtest/gtest.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/file_reader.h>
+#include <parquet/metadata.h>
 
+#include <fstream>
 #include <optional>
 #include <random>
 
+#include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
+#include "skade/table/arrow_schema.h"
 #include "skade/table/delete_index.h"
+#include "testing/temp_dir.h"
 
 namespace skade {
 namespace {
@@ -127,6 +135,74 @@ TEST(EqualityProbe, UncomparableTypeIsAnError) {
   auto probe = EqualityProbe::Make({*lb.Finish()});
   ASSERT_FALSE(probe.has_value());
   EXPECT_NE(probe.error().message.find("cannot compare"), std::string::npos) << probe.error().message;
+}
+
+// Writes `batch` as a zstd Parquet file at `path`, then overwrites the column chunk of
+// column `spoiled` (a leaf index) with garbage: reading that column fails.
+void WriteSpoiled(const std::string& path, const std::shared_ptr<arrow::RecordBatch>& batch, int spoiled) {
+  auto table = *arrow::Table::FromRecordBatches({batch});
+  auto sink = *arrow::io::FileOutputStream::Open(path);
+  auto props = parquet::WriterProperties::Builder().compression(parquet::Compression::ZSTD)->build();
+  ASSERT_TRUE(parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), sink, 1 << 20, props).ok());
+  ASSERT_TRUE(sink->Close().ok());
+  auto chunk = parquet::ParquetFileReader::OpenFile(path)->metadata()->RowGroup(0)->ColumnChunk(spoiled);
+  int64_t start = chunk->has_dictionary_page() ? chunk->dictionary_page_offset() : chunk->data_page_offset();
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(start);
+  std::string garbage(static_cast<size_t>(chunk->total_compressed_size()), '\xff');
+  f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+}
+
+// Delete files may carry whole rows (Iceberg allows any columns beside the keys, and
+// position deletes may add the deleted `row`): the loader reads the key columns alone,
+// so a column it must not decode is spoiled here, and the deletes still apply.
+TEST(DeleteLoader, ReadsOnlyTheKeyColumnsOfWholeRowDeleteFiles) {
+  testing::TempDir dir;
+  auto schema = std::make_shared<const Schema>(
+      0, std::vector<NestedField>{NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
+                                  NestedField{2, "v", false, Type::Primitive(TypeId::kString), ""}});
+  auto id = ToArrowField(schema->fields()[0]);
+  auto v = ToArrowField(schema->fields()[1]);
+  std::string eq_path = dir.path() + "/eq.parquet";
+  WriteSpoiled(eq_path, arrow::RecordBatch::Make(arrow::schema({id, v}), 3,
+                                                 {Longs({2, 4, 9}), Strings<arrow::StringBuilder>({"a", "b", "c"})}),
+               1);
+  std::string data_path = FileUri(dir.path() + "/data.parquet");
+  auto path_field = arrow::field("file_path", arrow::utf8(), false,
+                                 arrow::key_value_metadata({kFieldIdKey}, {std::to_string(kDeleteFilePathId)}));
+  auto pos_field = arrow::field("pos", arrow::int64(), false,
+                                arrow::key_value_metadata({kFieldIdKey}, {std::to_string(kDeletePosId)}));
+  auto row_field = arrow::field("row", arrow::struct_({v}), true,
+                                arrow::key_value_metadata({kFieldIdKey}, {"2147483544"}));
+  auto rows = *arrow::StructArray::Make({Strings<arrow::StringBuilder>({"x", "y"})}, arrow::FieldVector{v});
+  std::string pos_path = dir.path() + "/pos.parquet";
+  WriteSpoiled(pos_path, arrow::RecordBatch::Make(arrow::schema({path_field, pos_field, row_field}), 2,
+                                                  {Strings<arrow::StringBuilder>({data_path, data_path}),
+                                                   Longs({0, 5}), rows}),
+               2);
+
+  DataFile eq_file;
+  eq_file.content = FileContent::kEqualityDeletes;
+  eq_file.file_path = FileUri(eq_path);
+  eq_file.record_count = 3;
+  eq_file.equality_ids = {1};
+  DataFile pos_file;
+  pos_file.content = FileContent::kPositionDeletes;
+  pos_file.file_path = FileUri(pos_path);
+  pos_file.record_count = 2;
+  DeleteFileEntry eq{std::make_shared<const DataFile>(std::move(eq_file)), 2};
+  DeleteFileEntry pos{std::make_shared<const DataFile>(std::move(pos_file)), 2};
+  DataFile data;
+  data.file_path = data_path;
+  auto io = MakeLocalFileIO();
+  DeleteLoader loader(io.get(), schema);
+  auto deleted = loader.Load(data, 1, {eq, pos});
+  ASSERT_TRUE(deleted.has_value()) << deleted.error().ToString();
+  auto batch = arrow::RecordBatch::Make(arrow::schema({id, v}), 6,
+                                        {Longs({1, 2, 3, 4, 5, 6}), Strings<arrow::StringBuilder>({"", "", "", "", "", ""})});
+  auto flags = DeletedFlags(*deleted, *batch, *schema, [](int64_t r) { return r; });
+  ASSERT_TRUE(flags.has_value()) << flags.error().ToString();
+  EXPECT_EQ(*flags, (std::vector<bool>{true, true, false, true, false, true}));  // pos 0 and 5; ids 2 and 4
 }
 
 // A batch of every column kind KeepRows handles itself (strings, large strings, fixed

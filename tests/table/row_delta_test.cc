@@ -4,6 +4,9 @@
 #include <arrow/api.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <parquet/file_reader.h>
+#include <parquet/metadata.h>
+#include <parquet/schema.h>
 
 #include <algorithm>
 #include <iterator>
@@ -397,7 +400,14 @@ void EqualityUpsertsShareOneKeySet(const std::string& partition, size_t scopes) 
   for (const auto& task : plan->tasks)
     for (const auto& d : task.deletes) copies[d.file->file_path].insert(d.file.get());
   EXPECT_FALSE(copies.empty());
-  for (const auto& [path, files] : copies) EXPECT_EQ(files.size(), 1u) << path;
+  for (const auto& [path, files] : copies) {
+    EXPECT_EQ(files.size(), 1u) << path;
+    // An equality delete file holds the keys alone, not the upserted rows.
+    auto md = parquet::ParquetFileReader::OpenFile(LocalPath(path))->metadata();
+    EXPECT_EQ(md->schema()->num_columns(), 2) << path;
+    EXPECT_EQ(md->schema()->Column(0)->name(), "id");
+    EXPECT_EQ(md->schema()->Column(1)->name(), "grp");
+  }
   std::set<const EqualityProbe*> probes;
   size_t deleted_from = 0;
   for (const auto& task : plan->tasks) {

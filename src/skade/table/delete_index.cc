@@ -568,15 +568,24 @@ Status EqualityProbe::MarkDense(const arrow::Array& column, std::vector<bool>* o
 Result<const DeleteLoader::PositionFile*> DeleteLoader::LoadPositions(const DataFile& f) {
   auto it = positions_.find(f.file_path);
   if (it != positions_.end()) return it->second.get();
-  SKADE_ASSIGN_OR_RETURN(auto table, ReadWholeParquet(f.file_path, f.record_count));
+  auto is_path = [](const arrow::Field& c) {
+    int id = FieldIdOf(c);
+    return id == kDeleteFilePathId || (id < 0 && c.name() == "file_path");
+  };
+  auto is_pos = [](const arrow::Field& c) {
+    int id = FieldIdOf(c);
+    return id == kDeletePosId || (id < 0 && c.name() == "pos");
+  };
+  // The deleted rows a writer may add (`row`) are not read.
+  SKADE_ASSIGN_OR_RETURN(auto table, ReadWholeParquet(f.file_path, f.record_count, [&](const arrow::Field& c) {
+                           return is_path(c) || is_pos(c);
+                         }));
   auto batch = table->CombineChunksToBatch();
   if (!batch.ok()) return Corrupt(LocalPath(f.file_path) + ": " + batch.status().message());
   std::shared_ptr<arrow::Array> paths, pos;
   for (int c = 0; c < (*batch)->num_columns(); ++c) {
-    int id = FieldIdOf(*(*batch)->schema()->field(c));
-    const std::string& name = (*batch)->schema()->field(c)->name();
-    if (id == kDeleteFilePathId || (id < 0 && name == "file_path")) paths = (*batch)->column(c);
-    if (id == kDeletePosId || (id < 0 && name == "pos")) pos = (*batch)->column(c);
+    if (is_path(*(*batch)->schema()->field(c))) paths = (*batch)->column(c);
+    if (is_pos(*(*batch)->schema()->field(c))) pos = (*batch)->column(c);
   }
   if (!paths || !pos) return Corrupt(LocalPath(f.file_path) + ": position delete file lacks file_path/pos");
   SKADE_ASSIGN_OR_RETURN(paths, AsType(paths, arrow::utf8()));
@@ -604,13 +613,26 @@ Result<const std::vector<std::shared_ptr<arrow::Array>>*> DeleteLoader::LoadKeyC
   auto it = key_columns_.find(f.file_path);
   if (it != key_columns_.end()) return &it->second;
   if (f.equality_ids.empty()) return Corrupt(LocalPath(f.file_path) + ": equality delete file without equality ids");
-  SKADE_ASSIGN_OR_RETURN(auto table, ReadWholeParquet(f.file_path, f.record_count));
+  // Only the top-level columns holding the keys are read: a delete file may carry whole
+  // rows (skade's once did, and other writers may).
+  std::vector<const NestedField*> tops;
+  for (int id : f.equality_ids) {
+    const NestedField* field = schema_->FindField(id);
+    if (!field) return Corrupt(LocalPath(f.file_path) + ": equality field " + std::to_string(id) + " is not in the schema");
+    for (const auto& top : schema_->fields())
+      if (top.id == id || Schema(0, {top}).FindField(id)) tops.push_back(&top);
+  }
+  SKADE_ASSIGN_OR_RETURN(auto table, ReadWholeParquet(f.file_path, f.record_count, [&](const arrow::Field& c) {
+                           int id = FieldIdOf(c);
+                           return std::any_of(tops.begin(), tops.end(), [&](const NestedField* top) {
+                             return id == top->id || (id < 0 && c.name() == top->name);
+                           });
+                         }));
   auto batch = table->CombineChunksToBatch();
   if (!batch.ok()) return Corrupt(LocalPath(f.file_path) + ": " + batch.status().message());
   std::vector<std::shared_ptr<arrow::Array>> cols;
   for (int id : f.equality_ids) {
     const NestedField* field = schema_->FindField(id);
-    if (!field) return Corrupt(LocalPath(f.file_path) + ": equality field " + std::to_string(id) + " is not in the schema");
     auto col = ColumnForFieldId(**batch, *schema_, id);
     if (!col) return Corrupt(LocalPath(f.file_path) + ": lacks equality column " + field->name);
     auto typed = AsType(col, ToArrowType(*field->type));

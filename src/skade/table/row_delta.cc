@@ -493,11 +493,13 @@ Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& rows,
   const Schema& schema = *pinned->schema();
   SKADE_ASSIGN_OR_RETURN(auto ids, IdentifierFields(schema, ident().ToString()));
   SKADE_ASSIGN_OR_RETURN(auto latest, LastRowPerKey(rows, schema, ids));
-  SKADE_ARROW_ASSIGN(auto batch, latest->CombineChunksToBatch(), "upsert");
+  // Only the keys go on: an equality delete file of whole rows is as large as the data
+  // it replaces, and every scan would read it.
+  SKADE_ASSIGN_OR_RETURN(auto key_rows, KeyBatch(latest, ids));
   return WithRecompute(*this, [&]() -> Result<CommitResult> {
     std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
     SKADE_ASSIGN_OR_RETURN(RowRemoval removal,
-                           RemoveKeys(*this, catalog_->io(), batch, ids, options.branch));
+                           RemoveKeys(*this, catalog_->io(), key_rows, ids, options.branch));
     auto staged = StageAppend(latest, options);
     if (!staged) {
       DiscardFiles(catalog_->io(), removal.delete_files);

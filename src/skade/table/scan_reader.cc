@@ -48,6 +48,7 @@
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
 #include "skade/table/needed_pages_internal.h"
+#include "skade/table/parquet_read.h"
 #include "skade/table/parquet_stats.h"
 #include "skade/table/scan_reader_internal.h"
 
@@ -219,12 +220,6 @@ Result<std::shared_ptr<arrow::Array>> ConformArray(arrow::MemoryPool* pool, cons
   }
   return Corrupt(where + ": column " + target.name + " has type " + arr->type()->ToString() + ", expected " +
                  t.ToString());
-}
-
-// Leaf column indices below a Parquet schema field.
-void CollectLeaves(const parquet::arrow::SchemaField& f, std::vector<int>* out) {
-  if (f.is_leaf()) out->push_back(f.column_index);
-  for (const auto& c : f.children) CollectLeaves(c, out);
 }
 
 constexpr int64_t kBatchRows = 64 * 1024;
