@@ -12,6 +12,7 @@
 #include <atomic>
 #include <charconv>
 #include <cstdio>
+#include <fcntl.h>
 #include <filesystem>
 #include <cctype>
 #include <map>
@@ -395,6 +396,39 @@ Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::stri
   return df;
 }
 
+// A data file's sink that starts the device writing each few MiB as soon as they are
+// written, so the fsync before the commit waits only for the file's tail: Parquet
+// writes a buffered row group's chunks at its end, and a 37 MB file's fsync after them
+// took 20 ms on its own.
+class WritebackFile final : public arrow::io::OutputStream {
+ public:
+  static constexpr int64_t kWritebackBytes = 4LL << 20;
+  static arrow::Result<std::shared_ptr<WritebackFile>> Open(const std::string& path) {
+    ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(path));
+    return std::shared_ptr<WritebackFile>(new WritebackFile(std::move(file)));
+  }
+  arrow::Status Write(const void* data, int64_t n) override {
+    ARROW_RETURN_NOT_OK(file_->Write(data, n));
+    written_ += n;
+    if (written_ - started_ >= kWritebackBytes) {
+      // Only a hint: the fsync later is what makes the file durable.
+      (void)::sync_file_range(file_->file_descriptor(), started_, written_ - started_, SYNC_FILE_RANGE_WRITE);
+      started_ = written_;
+    }
+    return arrow::Status::OK();
+  }
+  arrow::Status Flush() override { return file_->Flush(); }
+  arrow::Status Close() override { return file_->Close(); }
+  bool closed() const override { return file_->closed(); }
+  arrow::Result<int64_t> Tell() const override { return file_->Tell(); }
+  int file_descriptor() const { return file_->file_descriptor(); }
+
+ private:
+  explicit WritebackFile(std::shared_ptr<arrow::io::FileOutputStream> file) : file_(std::move(file)) {}
+  std::shared_ptr<arrow::io::FileOutputStream> file_;
+  int64_t written_ = 0, started_ = 0;
+};
+
 struct DataWriter::Impl {
   const TableMetadata* metadata = nullptr;
   SchemaPtr schema;
@@ -419,7 +453,7 @@ struct DataWriter::Impl {
   struct OpenFile {
     std::vector<Value> partition;
     std::string path;
-    std::shared_ptr<arrow::io::FileOutputStream> sink;
+    std::shared_ptr<WritebackFile> sink;
     std::unique_ptr<parquet::arrow::FileWriter> writer;
     int64_t rows = 0;  // written to the file
     // Rows of the current row group not yet handed to Parquet: the first rows of a
@@ -457,7 +491,7 @@ struct DataWriter::Impl {
     snprintf(name, sizeof name, "%05d-0-", counter);
     f.path = dir + "/" + name + write_id + ".parquet";
     SKADE_RETURN_IF_ERROR(CheckInside(f.path, metadata->location));
-    SKADE_ARROW_ASSIGN(f.sink, arrow::io::FileOutputStream::Open(f.path), f.path);
+    SKADE_ARROW_ASSIGN(f.sink, WritebackFile::Open(f.path), f.path);
     std::lock_guard lock(mu);
     return &open.emplace(key, std::move(f)).first->second;
   }
