@@ -203,6 +203,25 @@ TEST(DeleteLoader, ReadsOnlyTheKeyColumnsOfWholeRowDeleteFiles) {
   auto flags = DeletedFlags(*deleted, *batch, *schema, [](int64_t r) { return r; });
   ASSERT_TRUE(flags.has_value()) << flags.error().ToString();
   EXPECT_EQ(*flags, (std::vector<bool>{true, true, false, true, false, true}));  // pos 0 and 5; ids 2 and 4
+
+  // Files that lack the columns they must have are named, with the column.
+  std::string keyless = dir.path() + "/keyless.parquet";
+  WriteSpoiled(keyless, arrow::RecordBatch::Make(arrow::schema({v}), 1, {Strings<arrow::StringBuilder>({"a"})}), 0);
+  DataFile keyless_file = *eq.file;
+  keyless_file.file_path = FileUri(keyless);
+  keyless_file.record_count = 1;
+  DataFile posless_file = *pos.file;
+  posless_file.file_path = FileUri(keyless);
+  posless_file.record_count = 1;
+  for (const auto& [bad, what] : {std::pair{keyless_file, "lacks equality column id"},
+                                  std::pair{posless_file, "lacks file_path/pos"}}) {
+    DeleteLoader fresh(io.get(), schema);
+    auto loaded = fresh.Load(data, 1, {DeleteFileEntry{std::make_shared<const DataFile>(bad), 2}});
+    ASSERT_FALSE(loaded.has_value()) << what;
+    EXPECT_EQ(loaded.error().kind, ErrorKind::kCorrupt);
+    EXPECT_NE(loaded.error().message.find(what), std::string::npos) << loaded.error().message;
+    EXPECT_NE(loaded.error().message.find("keyless.parquet"), std::string::npos) << loaded.error().message;
+  }
 }
 
 // A batch of every column kind KeepRows handles itself (strings, large strings, fixed

@@ -26,7 +26,6 @@ Result<std::shared_ptr<arrow::Table>> ReadWholeParquet(const std::string& locati
   if (keep) {
     for (const auto& field : reader->manifest().schema_fields)
       if (keep(*field.field)) CollectLeaves(field, &leaves);
-    if (leaves.empty()) return Corrupt(path + ": lacks the columns to read");
   }
   auto read = keep ? reader->ReadTable(leaves) : reader->ReadTable();
   if (!read.ok()) return Corrupt(path + ": " + read.status().message());

@@ -21,10 +21,9 @@ struct SchemaField;
 namespace skade {
 
 /// Every row of the Parquet file at `location` (a path or file:// URI); with `keep`,
-/// only the top-level columns it accepts (the rest are not decoded).
-/// Errors: kCorrupt naming the file when it is missing, not readable Parquet, has no
-/// column `keep` accepts, or holds another number of rows than `expected_rows` (a
-/// manifest's record count).
+/// only the top-level columns it accepts (the rest are not decoded; none may be).
+/// Errors: kCorrupt naming the file when it is missing, not readable Parquet, or holds
+/// another number of rows than `expected_rows` (a manifest's record count).
 Result<std::shared_ptr<arrow::Table>> ReadWholeParquet(const std::string& location,
                                                        std::optional<int64_t> expected_rows = std::nullopt,
                                                        const std::function<bool(const arrow::Field&)>& keep = {});
