@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <limits>
 
@@ -275,6 +277,59 @@ TEST(CatalogOpenTest, EmptyOrForeignFilesAreNeverReinitialised) {
   EXPECT_EQ(std::filesystem::file_size(db), 0u);
   { std::ofstream(db) << "plain text, not a database"; }
   EXPECT_THAT(Catalog::Open(dir.path()), IsError(ErrorKind::kCorrupt));
+}
+
+// What `sql` returns as one integer, through a connection of its own.
+int64_t QueryInt(const std::string& db, const char* sql) {
+  sqlite3* conn = nullptr;
+  EXPECT_EQ(sqlite3_open(db.c_str(), &conn), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(conn, sql, -1, &st, nullptr), SQLITE_OK) << sql;
+  int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_finalize(st);
+  sqlite3_close(conn);
+  return v;
+}
+
+TEST(CatalogOpenTest, ACurrentCatalogOpensWhileAWriterHoldsTheLock) {
+  testing::TempDir dir;
+  ASSERT_THAT(Catalog::Create(dir.path()), IsOk());
+  std::string db = dir.path() + "/catalog.db";
+  sqlite3* writer = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &writer), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(writer, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  // Opening used to take the write lock too (and wait up to its 60 s busy timeout).
+  auto opened = std::async(std::launch::async, [&] { return Catalog::Open(dir.path()); });
+  bool quick = opened.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(writer);
+  EXPECT_TRUE(quick) << "opening waited for the writer's lock";
+  auto cat = opened.get();
+  ASSERT_THAT(cat, IsOk());
+  EXPECT_THAT((*cat)->ListNamespaces(), IsOk());
+}
+
+TEST(CatalogOpenTest, AnOlderCatalogIsMigratedOnce) {
+  testing::TempDir dir;
+  ASSERT_THAT(Catalog::Create(dir.path()), IsOk());
+  std::string db = dir.path() + "/catalog.db";
+  EXPECT_EQ(QueryInt(db, "PRAGMA user_version"), 1);
+  // As an older build left it: no version mark, the commit log without lineage_event.
+  sqlite3* conn = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &conn), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(conn, "ALTER TABLE skade_commit_log DROP COLUMN lineage_event; PRAGMA user_version = 0",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(conn);
+  sqlite3_close(conn);
+  const char* has_column = "SELECT count(*) FROM pragma_table_info('skade_commit_log') WHERE name='lineage_event'";
+  ASSERT_EQ(QueryInt(db, has_column), 0);
+  auto cat = Catalog::Open(dir.path());
+  ASSERT_THAT(cat, IsOk());
+  EXPECT_EQ(QueryInt(db, has_column), 1);
+  EXPECT_EQ(QueryInt(db, "PRAGMA user_version"), 1);
+  ASSERT_THAT((*cat)->CreateNamespace("db"), IsOk());
+  ASSERT_THAT((*cat)->CreateTable({"db", "t"}, SimpleSchema(), PartitionSpec(), {}), IsOk());
 }
 
 TEST_F(CatalogTest, CommitToACatalogFileRemovedOrReplacedFails) {

@@ -100,6 +100,12 @@ CommitProvenance ResolveProvenance(const CommitProvenance& declared) {
 }
 
 // Warehouses created before lineage lack the annotation column.
+// The catalog schema this build puts in place (kSchemaSql, then MigrateCommitLog),
+// recorded in SQLite's user_version: a catalog at this version, or a newer build's,
+// opens without a write transaction, so commands that only read never queue behind a
+// writer's lock (nor parse the schema on every start). Bump it with each schema change.
+constexpr int kSchemaVersion = 1;
+
 Status MigrateCommitLog(sqlite3* db) {
   SKADE_ASSIGN_OR_RETURN(Stmt info, Stmt::Prepare(db, "SELECT 1 FROM pragma_table_info('skade_commit_log') "
                                                       "WHERE name='lineage_event'"));
@@ -268,11 +274,21 @@ Result<std::unique_ptr<Catalog>> Catalog::OpenImpl(const std::string& warehouse,
   cat->io_->AllowWritesUnder(abs);
   SKADE_RETURN_IF_ERROR_CTX(cat->Exec("PRAGMA journal_mode=WAL"), path);
   SKADE_RETURN_IF_ERROR_CTX(cat->Exec("PRAGMA synchronous=FULL"), path);
+  int64_t version = 0;
   {
+    auto read = Stmt::Prepare(db, "PRAGMA user_version");
+    if (!read) return Corrupt("catalog " + path + " cannot be read: " + read.error().message);
+    auto row = read->Step();
+    if (!row) return Corrupt("catalog " + path + " cannot be read: " + row.error().message);
+    if (*row) version = read->Int(0);
+  }
+  if (version < kSchemaVersion) {
     CatalogWriteTxn txn(*cat);
     SKADE_RETURN_IF_ERROR_CTX(txn.Begin(), path);
     SKADE_RETURN_IF_ERROR_CTX(cat->Exec(kSchemaSql), path);
     SKADE_RETURN_IF_ERROR_CTX(MigrateCommitLog(db), path);
+    std::string mark = "PRAGMA user_version = " + std::to_string(kSchemaVersion);
+    SKADE_RETURN_IF_ERROR_CTX(cat->Exec(mark.c_str()), path);
     SKADE_RETURN_IF_ERROR_CTX(txn.Commit(), path);
   }
   return cat;
