@@ -402,6 +402,39 @@ TEST(ModelTest, ColumnTasksEqualSequentialScan) {
   }
 }
 
+// A limit over streamed row groups (which stop reading ahead when the limit ends
+// within their first batch): the first rows of the unlimited scan, in order, for
+// limits inside, at and past a batch, a row group and the table, with and without a
+// filter or deletes.
+TEST(ModelTest, LimitsOverStreamedRowGroupsGiveTheFirstRows) {
+  testing::TempDir dir;
+  auto cat = std::move(*Catalog::Create(dir.path()));
+  auto table = WideTable(*cat, {{"write.parquet.row-group-limit", "150000"}});
+  ASSERT_THAT(table->Append(WideRows(0, 300000, false)), IsOk());
+  for (bool deleted : {false, true}) {
+    if (deleted) ASSERT_THAT(table->Delete("id >= 10 and id < 20"), IsOk());
+    for (const char* filter : {"", "dict = 'k3'"}) {
+      SCOPED_TRACE(std::string("filter '") + filter + "' deletes " + (deleted ? "yes" : "no"));
+      TableScan all = table->NewScan();
+      if (*filter) all.Filter(filter);
+      auto full_plan = all.Plan();
+      ASSERT_THAT(full_plan, IsOk());
+      std::vector<int64_t> ignored;
+      auto full = Collect(*full_plan, cat->io(), 1, 256LL << 20, &ignored);
+      for (int64_t limit : {int64_t{0}, int64_t{1}, int64_t{1000}, int64_t{65535}, int64_t{65536}, int64_t{65537},
+                            int64_t{150001}, int64_t{400000}}) {
+        ScanPlan plan = *full_plan;
+        plan.limit = limit;
+        for (int par : {0, 1}) {
+          auto got = Collect(plan, cat->io(), par, 1, &ignored);  // budget 1: every row group streams
+          auto want = full->Slice(0, std::min(limit, full->num_rows()));
+          EXPECT_TRUE(got->Equals(*want, /*check_metadata=*/false)) << "limit " << limit << " parallelism " << par;
+        }
+      }
+    }
+  }
+}
+
 // A streamed row group whose pages are garbled: the scan fails naming the file, in
 // whichever column group's read ahead hits the damage, and closing it early (mid
 // stream, tasks still reading ahead) neither crashes nor hangs.

@@ -354,6 +354,9 @@ struct Stream {
   Unit unit;
   std::vector<StreamGroup> groups;
   TaskPool* pool = nullptr;  // null: read by the consumer
+  // The scan's limit ends within the stream's first batch (every row of it is kept):
+  // nothing is read ahead of the batch being handed out.
+  bool last_batch_ends_the_scan = false;
   std::shared_ptr<std::atomic<bool>> cancelled;
   int64_t pos = 0;  // position in the file of the next batch's first row
   std::mutex mu;
@@ -705,6 +708,8 @@ class ScanReader final : public arrow::RecordBatchReader {
     std::vector<size_t> positions = f.first;
     positions.insert(positions.end(), f.rest.begin(), f.rest.end());
     if (!sequential_) s->pool = &TaskPool::Shared();
+    s->last_batch_ends_the_scan = plan_.limit >= 0 && !f.filter && f.deleted.empty() &&
+                                  plan_.limit - plan_.stats->rows_returned <= unit.batch_rows;
     std::vector<std::vector<int>> group_leaves;
     for (const auto& group : TaskGroups(f, unit.row_group, positions, s->pool ? 2 * s->pool->size() : 1))
       if (auto leaves = GroupLeaves(f, group); !leaves.empty()) group_leaves.push_back(std::move(leaves));
@@ -739,7 +744,8 @@ class ScanReader final : public arrow::RecordBatchReader {
   // enough ahead (or done). Called with s->mu held.
   static void ReadAheadLocked(const std::shared_ptr<Stream>& s, size_t g) {
     StreamGroup& group = s->groups[g];
-    if (group.running || group.done || group.ready.size() >= kStreamAhead || s->cancelled->load()) return;
+    size_t ahead = s->last_batch_ends_the_scan ? 1 : kStreamAhead;
+    if (group.running || group.done || group.ready.size() >= ahead || s->cancelled->load()) return;
     group.running = true;
     s->pool->Submit(
         [s, g] {
@@ -794,6 +800,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       if (!s.pool) ReadGroupBatch(s, g);
       std::unique_lock lock(s.mu);
       StreamGroup& group = s.groups[g];
+      if (s.pool) ReadAheadLocked(stream_, g);  // a group that stopped reading ahead reads on
       s.cv.wait(lock, [&] { return !group.ready.empty() || (group.done && !group.running); });
       if (!group.error.empty()) return Corrupt(f.path + ": " + group.error);
       if (group.ready.empty()) {
@@ -802,7 +809,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       }
       auto part = std::move(group.ready.front());
       group.ready.pop_front();
-      if (s.pool) ReadAheadLocked(stream_, g);
+      if (s.pool && !s.last_batch_ends_the_scan) ReadAheadLocked(stream_, g);
       lock.unlock();
       if (rows >= 0 && part->num_rows() != rows) return uneven();
       rows = part->num_rows();
