@@ -403,14 +403,15 @@ TEST(ModelTest, ColumnTasksEqualSequentialScan) {
 }
 
 // A limit over streamed row groups (which stop reading ahead when the limit ends
-// within their first batch): the first rows of the unlimited scan, in order, for
-// limits inside, at and past a batch, a row group and the table, with and without a
-// filter or deletes.
+// within their first batch, and read on when a row group shorter than the batch does
+// not reach it): the first rows of the unlimited scan, in order, for limits inside, at
+// and past a batch, a row group and the table, with and without a filter or deletes.
 TEST(ModelTest, LimitsOverStreamedRowGroupsGiveTheFirstRows) {
   testing::TempDir dir;
   auto cat = std::move(*Catalog::Create(dir.path()));
   auto table = WideTable(*cat, {{"write.parquet.row-group-limit", "150000"}});
   ASSERT_THAT(table->Append(WideRows(0, 300000, false)), IsOk());
+  ASSERT_THAT(table->Append(WideRows(300000, 1000, false)), IsOk());  // a row group shorter than a batch
   for (bool deleted : {false, true}) {
     if (deleted) ASSERT_THAT(table->Delete("id >= 10 and id < 20"), IsOk());
     for (const char* filter : {"", "dict = 'k3'"}) {
@@ -421,8 +422,8 @@ TEST(ModelTest, LimitsOverStreamedRowGroupsGiveTheFirstRows) {
       ASSERT_THAT(full_plan, IsOk());
       std::vector<int64_t> ignored;
       auto full = Collect(*full_plan, cat->io(), 1, 256LL << 20, &ignored);
-      for (int64_t limit : {int64_t{0}, int64_t{1}, int64_t{1000}, int64_t{65535}, int64_t{65536}, int64_t{65537},
-                            int64_t{150001}, int64_t{400000}}) {
+      for (int64_t limit : {int64_t{0}, int64_t{1}, int64_t{1000}, int64_t{5000}, int64_t{65535}, int64_t{65536},
+                            int64_t{65537}, int64_t{150001}, int64_t{305000}, int64_t{400000}}) {
         ScanPlan plan = *full_plan;
         plan.limit = limit;
         for (int par : {0, 1}) {
