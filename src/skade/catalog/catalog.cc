@@ -99,13 +99,13 @@ CommitProvenance ResolveProvenance(const CommitProvenance& declared) {
   return out;
 }
 
-// Warehouses created before lineage lack the annotation column.
 // The catalog schema this build puts in place (kSchemaSql, then MigrateCommitLog),
 // recorded in SQLite's user_version: a catalog at this version, or a newer build's,
 // opens without a write transaction, so commands that only read never queue behind a
 // writer's lock (nor parse the schema on every start). Bump it with each schema change.
 constexpr int kSchemaVersion = 1;
 
+// Warehouses created before lineage lack the annotation column.
 Status MigrateCommitLog(sqlite3* db) {
   SKADE_ASSIGN_OR_RETURN(Stmt info, Stmt::Prepare(db, "SELECT 1 FROM pragma_table_info('skade_commit_log') "
                                                       "WHERE name='lineage_event'"));

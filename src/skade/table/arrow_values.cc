@@ -71,16 +71,27 @@ bool PathTo(const std::vector<NestedField>& fields, int id, std::vector<const Ne
   return false;
 }
 
+// Whether an Arrow field carries `want` by name (a file written without field ids).
+bool NamedAs(const arrow::Field& field, const NestedField& want) {
+  return FieldIdOf(field) < 0 && field.name() == want.name;
+}
+
 // The index among `fields` of the Arrow field carrying `want` (by id, else name).
 int IndexOf(const arrow::FieldVector& fields, const NestedField& want) {
   for (size_t i = 0; i < fields.size(); ++i)
     if (FieldIdOf(*fields[i]) == want.id) return static_cast<int>(i);
   for (size_t i = 0; i < fields.size(); ++i)
-    if (FieldIdOf(*fields[i]) < 0 && fields[i]->name() == want.name) return static_cast<int>(i);
+    if (NamedAs(*fields[i], want)) return static_cast<int>(i);
   return -1;
 }
 
 }  // namespace
+
+bool HoldsFieldId(const arrow::Field& column, const Schema& schema, int field_id) {
+  std::vector<const NestedField*> path;
+  if (!PathTo(schema.fields(), field_id, &path)) return false;
+  return FieldIdOf(column) == path[0]->id || NamedAs(column, *path[0]);
+}
 
 std::shared_ptr<arrow::Array> ColumnForFieldId(const arrow::RecordBatch& batch,
                                                const Schema& schema, int field_id) {

@@ -10,6 +10,7 @@
 
 namespace arrow {
 class Array;
+class Field;
 class RecordBatch;
 }  // namespace arrow
 
@@ -18,6 +19,10 @@ namespace skade {
 /// The value at row `i` of a primitive array, read as Iceberg type `type`.
 /// Errors: kInvalidArgument when the array's type does not fit.
 Result<Value> ValueAt(const arrow::Array& array, int64_t i, const Type& type);
+
+/// Whether `column`, a top-level field of a batch, is one ColumnForFieldId may read
+/// `field_id` from: the field itself or the struct holding it (by id, else by name).
+bool HoldsFieldId(const arrow::Field& column, const Schema& schema, int field_id);
 
 /// The column for a (possibly struct-nested) field id in a batch whose fields carry
 /// field ids; nullptr when absent.

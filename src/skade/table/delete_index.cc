@@ -613,27 +613,24 @@ Result<const std::vector<std::shared_ptr<arrow::Array>>*> DeleteLoader::LoadKeyC
   auto it = key_columns_.find(f.file_path);
   if (it != key_columns_.end()) return &it->second;
   if (f.equality_ids.empty()) return Corrupt(LocalPath(f.file_path) + ": equality delete file without equality ids");
-  // Only the top-level columns holding the keys are read: a delete file may carry whole
-  // rows (skade's once did, and other writers may).
-  std::vector<const NestedField*> tops;
+  std::vector<const NestedField*> fields;
   for (int id : f.equality_ids) {
     const NestedField* field = schema_->FindField(id);
     if (!field) return Corrupt(LocalPath(f.file_path) + ": equality field " + std::to_string(id) + " is not in the schema");
-    for (const auto& top : schema_->fields())
-      if (top.id == id || Schema(0, {top}).FindField(id)) tops.push_back(&top);
+    fields.push_back(field);
   }
+  // Only the columns holding the keys are read: a delete file may carry whole rows
+  // (skade's once did, and other writers may).
   SKADE_ASSIGN_OR_RETURN(auto table, ReadWholeParquet(f.file_path, f.record_count, [&](const arrow::Field& c) {
-                           int id = FieldIdOf(c);
-                           return std::any_of(tops.begin(), tops.end(), [&](const NestedField* top) {
-                             return id == top->id || (id < 0 && c.name() == top->name);
-                           });
+                           return std::any_of(f.equality_ids.begin(), f.equality_ids.end(),
+                                              [&](int id) { return HoldsFieldId(c, *schema_, id); });
                          }));
   auto batch = table->CombineChunksToBatch();
   if (!batch.ok()) return Corrupt(LocalPath(f.file_path) + ": " + batch.status().message());
   std::vector<std::shared_ptr<arrow::Array>> cols;
-  for (int id : f.equality_ids) {
-    const NestedField* field = schema_->FindField(id);
-    auto col = ColumnForFieldId(**batch, *schema_, id);
+  for (size_t k = 0; k < fields.size(); ++k) {
+    const NestedField* field = fields[k];
+    auto col = ColumnForFieldId(**batch, *schema_, f.equality_ids[k]);
     if (!col) return Corrupt(LocalPath(f.file_path) + ": lacks equality column " + field->name);
     auto typed = AsType(col, ToArrowType(*field->type));
     if (!typed) return std::unexpected(typed.error().WithContext(LocalPath(f.file_path)));

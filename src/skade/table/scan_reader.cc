@@ -354,9 +354,9 @@ struct Stream {
   Unit unit;
   std::vector<StreamGroup> groups;
   TaskPool* pool = nullptr;  // null: read by the consumer
-  // The scan's limit ends within the stream's first batch (every row of it is kept):
-  // nothing is read ahead of the batch being handed out.
-  bool last_batch_ends_the_scan = false;
+  // Batches each group reads ahead of the consumer: none when the scan's limit ends
+  // within the first batch (every row of it kept), which is then read when asked for.
+  size_t ahead = kStreamAhead;
   std::shared_ptr<std::atomic<bool>> cancelled;
   int64_t pos = 0;  // position in the file of the next batch's first row
   std::mutex mu;
@@ -708,8 +708,8 @@ class ScanReader final : public arrow::RecordBatchReader {
     std::vector<size_t> positions = f.first;
     positions.insert(positions.end(), f.rest.begin(), f.rest.end());
     if (!sequential_) s->pool = &TaskPool::Shared();
-    s->last_batch_ends_the_scan = plan_.limit >= 0 && !f.filter && f.deleted.empty() &&
-                                  plan_.limit - plan_.stats->rows_returned <= unit.batch_rows;
+    if (plan_.limit >= 0 && !f.filter && f.deleted.empty() && plan_.limit - plan_.stats->rows_returned <= unit.batch_rows)
+      s->ahead = 0;
     std::vector<std::vector<int>> group_leaves;
     for (const auto& group : TaskGroups(f, unit.row_group, positions, s->pool ? 2 * s->pool->size() : 1))
       if (auto leaves = GroupLeaves(f, group); !leaves.empty()) group_leaves.push_back(std::move(leaves));
@@ -734,18 +734,17 @@ class ScanReader final : public arrow::RecordBatchReader {
     s->cancelled = cancelled_;
     if (s->pool) {
       std::lock_guard lock(s->mu);
-      for (size_t g = 0; g < s->groups.size(); ++g) ReadAheadLocked(s, g);
+      for (size_t g = 0; g < s->groups.size(); ++g) ReadAheadLocked(s, g, s->ahead);
     }
     stream_ = std::move(s);
     return {};
   }
 
-  // Submits a task reading group g's next batch, unless one runs or the group is far
-  // enough ahead (or done). Called with s->mu held.
-  static void ReadAheadLocked(const std::shared_ptr<Stream>& s, size_t g) {
+  // Submits a task reading group g's next batch, unless one runs or the group holds
+  // `wanted` batches (or is done). Called with s->mu held.
+  static void ReadAheadLocked(const std::shared_ptr<Stream>& s, size_t g, size_t wanted) {
     StreamGroup& group = s->groups[g];
-    size_t ahead = s->last_batch_ends_the_scan ? 1 : kStreamAhead;
-    if (group.running || group.done || group.ready.size() >= ahead || s->cancelled->load()) return;
+    if (group.running || group.done || group.ready.size() >= wanted || s->cancelled->load()) return;
     group.running = true;
     s->pool->Submit(
         [s, g] {
@@ -755,7 +754,7 @@ class ScanReader final : public arrow::RecordBatchReader {
           }
           std::lock_guard lock(s->mu);
           s->groups[g].running = false;
-          ReadAheadLocked(s, g);
+          ReadAheadLocked(s, g, s->ahead);
           s->cv.notify_all();
         },
         s->unit.ticket);
@@ -791,6 +790,10 @@ class ScanReader final : public arrow::RecordBatchReader {
     auto uneven = [&] {
       return Corrupt(f.path + ": row group " + std::to_string(s.unit.row_group) + " decoded unevenly");
     };
+    if (s.pool) {  // the batch asked for, in every group that read none ahead
+      std::lock_guard lock(s.mu);
+      for (size_t g = 0; g < s.groups.size(); ++g) ReadAheadLocked(stream_, g, 1);
+    }
     // One batch of every group, joined into the batch a single reader would have read.
     arrow::FieldVector fields;
     arrow::ArrayVector columns;
@@ -800,7 +803,6 @@ class ScanReader final : public arrow::RecordBatchReader {
       if (!s.pool) ReadGroupBatch(s, g);
       std::unique_lock lock(s.mu);
       StreamGroup& group = s.groups[g];
-      if (s.pool) ReadAheadLocked(stream_, g);  // a group that stopped reading ahead reads on
       s.cv.wait(lock, [&] { return !group.ready.empty() || (group.done && !group.running); });
       if (!group.error.empty()) return Corrupt(f.path + ": " + group.error);
       if (group.ready.empty()) {
@@ -809,7 +811,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       }
       auto part = std::move(group.ready.front());
       group.ready.pop_front();
-      if (s.pool && !s.last_batch_ends_the_scan) ReadAheadLocked(stream_, g);
+      if (s.pool) ReadAheadLocked(stream_, g, s.ahead);
       lock.unlock();
       if (rows >= 0 && part->num_rows() != rows) return uneven();
       rows = part->num_rows();
