@@ -2,7 +2,6 @@
 
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
-#include <arrow/io/file.h>
 #include <arrow/util/byte_size.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/metadata.h>
@@ -12,7 +11,6 @@
 #include <atomic>
 #include <charconv>
 #include <cstdio>
-#include <fcntl.h>
 #include <filesystem>
 #include <cctype>
 #include <map>
@@ -26,6 +24,7 @@
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
 #include "skade/table/arrow_values.h"
+#include "skade/table/data_file_sink.h"
 #include "skade/table/delete_index.h"
 #include "skade/table/parquet_stats.h"
 
@@ -372,7 +371,7 @@ Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::stri
   std::string path = LocalPath(location);
   SKADE_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path().string()));
   SKADE_RETURN_IF_ERROR(CheckInside(path, metadata.location));
-  SKADE_ARROW_ASSIGN(auto sink, arrow::io::FileOutputStream::Open(path), path);
+  SKADE_ARROW_ASSIGN(auto sink, DataFileSink::Open(path), path);
   auto props = WriterProps(metadata, metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20));
   SKADE_ARROW_ASSIGN(auto writer,
                      parquet::arrow::FileWriter::Open(*batch->schema(), DataWriter::pool(), sink, props,
@@ -380,6 +379,7 @@ Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::stri
                      path);
   SKADE_ARROW_RETURN(writer->WriteRecordBatch(*batch), path);
   SKADE_ARROW_RETURN(writer->Close(), path);
+  SKADE_ARROW_RETURN(sink->Finish(), path);
   SKADE_ARROW_ASSIGN(int64_t size, sink->Tell(), path);
   // On disk, name and contents, before any commit can refer to it.
   SKADE_RETURN_IF_ERROR(SyncFile(sink->file_descriptor(), path));
@@ -395,39 +395,6 @@ Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::stri
   df.split_offsets = std::move(m.split_offsets);
   return df;
 }
-
-// A data file's sink that starts the device writing each few MiB as soon as they are
-// written, so the fsync before the commit waits only for the file's tail: Parquet
-// writes a buffered row group's chunks at its end, and a 37 MB file's fsync after them
-// took 20 ms on its own.
-class WritebackFile final : public arrow::io::OutputStream {
- public:
-  static constexpr int64_t kWritebackBytes = 4LL << 20;
-  static arrow::Result<std::shared_ptr<WritebackFile>> Open(const std::string& path) {
-    ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(path));
-    return std::shared_ptr<WritebackFile>(new WritebackFile(std::move(file)));
-  }
-  arrow::Status Write(const void* data, int64_t n) override {
-    ARROW_RETURN_NOT_OK(file_->Write(data, n));
-    written_ += n;
-    if (written_ - started_ >= kWritebackBytes) {
-      // Only a hint: the fsync later is what makes the file durable.
-      (void)::sync_file_range(file_->file_descriptor(), started_, written_ - started_, SYNC_FILE_RANGE_WRITE);
-      started_ = written_;
-    }
-    return arrow::Status::OK();
-  }
-  arrow::Status Flush() override { return file_->Flush(); }
-  arrow::Status Close() override { return file_->Close(); }
-  bool closed() const override { return file_->closed(); }
-  arrow::Result<int64_t> Tell() const override { return file_->Tell(); }
-  int file_descriptor() const { return file_->file_descriptor(); }
-
- private:
-  explicit WritebackFile(std::shared_ptr<arrow::io::FileOutputStream> file) : file_(std::move(file)) {}
-  std::shared_ptr<arrow::io::FileOutputStream> file_;
-  int64_t written_ = 0, started_ = 0;
-};
 
 struct DataWriter::Impl {
   const TableMetadata* metadata = nullptr;
@@ -453,7 +420,7 @@ struct DataWriter::Impl {
   struct OpenFile {
     std::vector<Value> partition;
     std::string path;
-    std::shared_ptr<WritebackFile> sink;
+    std::shared_ptr<DataFileSink> sink;
     std::unique_ptr<parquet::arrow::FileWriter> writer;
     int64_t rows = 0;  // written to the file
     // Rows of the current row group not yet handed to Parquet: the first rows of a
@@ -491,7 +458,7 @@ struct DataWriter::Impl {
     snprintf(name, sizeof name, "%05d-0-", counter);
     f.path = dir + "/" + name + write_id + ".parquet";
     SKADE_RETURN_IF_ERROR(CheckInside(f.path, metadata->location));
-    SKADE_ARROW_ASSIGN(f.sink, WritebackFile::Open(f.path), f.path);
+    SKADE_ARROW_ASSIGN(f.sink, DataFileSink::Open(f.path), f.path);
     std::lock_guard lock(mu);
     return &open.emplace(key, std::move(f)).first->second;
   }
@@ -587,6 +554,7 @@ struct DataWriter::Impl {
     bool measured;
     SKADE_RETURN_IF_ERROR(Flush(f, &measured));
     SKADE_ARROW_RETURN(f.writer->Close(), f.path);
+    SKADE_ARROW_RETURN(f.sink->Finish(), f.path);
     auto md = f.writer->metadata();
     SKADE_ARROW_ASSIGN(int64_t size, f.sink->Tell(), f.path);
     // A commit may refer to the file only once its contents are on disk (its name: Finish).
