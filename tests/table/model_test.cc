@@ -314,10 +314,17 @@ std::unique_ptr<Table> WideTable(Catalog& cat, const std::map<std::string, std::
 }
 
 std::shared_ptr<arrow::Table> Collect(ScanPlan plan, FileIO& io, int parallelism, int64_t budget,
-                                      std::vector<int64_t>* batch_rows) {
+                                      std::vector<int64_t>* batch_rows, ScanStats* stats = nullptr) {
   plan.parallelism = parallelism;
   plan.memory_budget_bytes = budget;
   plan.stats = std::make_shared<ScanStats>();
+  struct Report {
+    const ScanPlan& plan;
+    ScanStats* out;
+    ~Report() {
+      if (out) *out = *plan.stats;
+    }
+  } report{plan, stats};
   auto reader = TableScan::Read(plan, &io);
   EXPECT_THAT(reader, IsOk());
   std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
@@ -402,16 +409,21 @@ TEST(ModelTest, ColumnTasksEqualSequentialScan) {
   }
 }
 
-// A limit over streamed row groups (which stop reading ahead when the limit ends
-// within their first batch, and read on when a row group shorter than the batch does
-// not reach it): the first rows of the unlimited scan, in order, for limits inside, at
-// and past a batch, a row group and the table, with and without a filter or deletes.
-TEST(ModelTest, LimitsOverStreamedRowGroupsGiveTheFirstRows) {
+// A limit, over row groups streamed (budget 1: they stop reading ahead when the limit
+// ends within their first batch, and read on when a row group shorter than the batch
+// does not reach it) or fitting the budget (read whole unless the limit ends inside
+// one, which is then streamed): the first rows of the unlimited scan, in order, for
+// limits inside, at and past a batch, a row group, a file and the table, with and
+// without a filter or deletes. Within the budget, where no filter or delete can drop
+// rows, no row group is read past the batch the limit ends in.
+TEST(ModelTest, LimitsGiveTheFirstRowsReadingNoFurtherThanTheirBatch) {
   testing::TempDir dir;
   auto cat = std::move(*Catalog::Create(dir.path()));
   auto table = WideTable(*cat, {{"write.parquet.row-group-limit", "150000"}});
   ASSERT_THAT(table->Append(WideRows(0, 300000, false)), IsOk());
   ASSERT_THAT(table->Append(WideRows(300000, 1000, false)), IsOk());  // a row group shorter than a batch
+  ASSERT_THAT(table->Append(WideRows(301000, 100000, false)), IsOk());
+  constexpr int64_t kMaxBatch = 64 * 1024;
   for (bool deleted : {false, true}) {
     if (deleted) ASSERT_THAT(table->Delete("id >= 10 and id < 20"), IsOk());
     for (const char* filter : {"", "dict = 'k3'"}) {
@@ -423,14 +435,20 @@ TEST(ModelTest, LimitsOverStreamedRowGroupsGiveTheFirstRows) {
       std::vector<int64_t> ignored;
       auto full = Collect(*full_plan, cat->io(), 1, 256LL << 20, &ignored);
       for (int64_t limit : {int64_t{0}, int64_t{1}, int64_t{1000}, int64_t{5000}, int64_t{65535}, int64_t{65536},
-                            int64_t{65537}, int64_t{150001}, int64_t{305000}, int64_t{400000}}) {
+                            int64_t{65537}, int64_t{150001}, int64_t{300500}, int64_t{305000}, int64_t{350000},
+                            int64_t{500000}}) {
         ScanPlan plan = *full_plan;
         plan.limit = limit;
-        for (int par : {0, 1}) {
-          auto got = Collect(plan, cat->io(), par, 1, &ignored);  // budget 1: every row group streams
-          auto want = full->Slice(0, std::min(limit, full->num_rows()));
-          EXPECT_TRUE(got->Equals(*want, /*check_metadata=*/false)) << "limit " << limit << " parallelism " << par;
-        }
+        for (int64_t budget : {int64_t{1}, int64_t{256} << 20})
+          for (int par : {0, 1}) {
+            ScanStats stats;
+            auto got = Collect(plan, cat->io(), par, budget, &ignored, &stats);
+            auto want = full->Slice(0, std::min(limit, full->num_rows()));
+            EXPECT_TRUE(got->Equals(*want, /*check_metadata=*/false))
+                << "limit " << limit << " parallelism " << par << " budget " << budget;
+            if (budget > 1 && !*filter && !deleted)
+              EXPECT_LT(stats.rows_read, limit + kMaxBatch) << "limit " << limit << " parallelism " << par;
+          }
       }
     }
   }

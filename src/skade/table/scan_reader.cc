@@ -668,8 +668,10 @@ class ScanReader final : public arrow::RecordBatchReader {
   // not scheduled: the consumer reads it when it comes first (units after it still
   // decode meanwhile).
   Status Fill() {
-    while (pending_.size() < max_units_ &&
-           (pending_.empty() || pending_bytes_ < budget_)) {
+    // Under a limit, row groups whose rows may all be dropped (a filter, deletes) are
+    // read no further ahead than the workers can decode at once.
+    size_t max_units = plan_.limit >= 0 ? std::min(max_units_, std::max<size_t>(1, TaskPool::Shared().size())) : max_units_;
+    while (pending_.size() < max_units && (pending_.empty() || pending_bytes_ < budget_) && !LimitOnItsWay()) {
       if (units_.empty()) {
         if (next_task_ >= plan_.tasks.size()) return {};
         const FileScanTask& task = plan_.tasks[next_task_];
@@ -694,6 +696,22 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     return {};
   }
+
+  // Whether every row of the file read reaches the consumer (no filter, no deletes).
+  static bool KeepsAll(const OpenedFile& f) { return !f.filter && f.deleted.empty(); }
+
+  // Rows handed out, ready, or in row groups scheduled whose rows all reach the consumer.
+  int64_t RowsOnTheirWay() const {
+    int64_t rows = plan_.stats->rows_returned;
+    for (const auto& b : ready_) rows += b->num_rows();
+    if (stream_ && KeepsAll(*stream_->unit.file)) rows += stream_->unit.first_row + stream_->unit.rows - stream_->pos;
+    for (const auto& [u, slot] : pending_)
+      if (KeepsAll(*u.file)) rows += u.rows;
+    return rows;
+  }
+
+  // The limit is met by rows already on their way: nothing more is opened or scheduled.
+  bool LimitOnItsWay() const { return plan_.limit >= 0 && RowsOnTheirWay() >= plan_.limit; }
 
   Status OpenStream(Unit unit) {
     const OpenedFile& f = *unit.file;
@@ -904,6 +922,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     f->rest_leaves = leaves_of(f->rest);
     std::vector<Unit> units;
     int64_t first_row = 0;
+    int64_t sure = plan_.limit >= 0 ? RowsOnTheirWay() : 0;  // rows certain to come before this row group's
     for (int rg = 0; rg < md.num_row_groups(); ++rg) {
       int64_t rows = md.RowGroup(rg)->num_rows();
       ++plan_.stats->row_groups_total;
@@ -920,7 +939,11 @@ class ScanReader final : public arrow::RecordBatchReader {
             u.bytes += DecodedBytes(*rgmd->ColumnChunk(leaf), md.schema()->Column(leaf)->type_length());
         // Batch boundaries depend on the file alone (not on the budget or the path).
         u.batch_rows = std::clamp<int64_t>(u.bytes > 0 ? rows * kBatchBytes / u.bytes : kBatchRows, 1024, kBatchRows);
-        u.streamed = u.bytes > budget_ / 2;
+        // A row group of more rows than a limit still wants is streamed too, so reading
+        // stops at the batch that meets it (a whole row group is decoded all at once).
+        u.streamed = u.bytes > budget_ / 2 || (plan_.limit >= 0 && !f->filter && task.deletes.empty() &&
+                                               plan_.limit - sure < rows);
+        if (!f->filter && task.deletes.empty()) sure += rows;
         units.push_back(u);
       }
       first_row += rows;
