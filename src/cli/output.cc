@@ -1,10 +1,7 @@
 #include "output.h"
 
 #include <arrow/api.h>
-#include <arrow/io/file.h>
-#include <parquet/arrow/writer.h>
 
-#include <arrow/util/byte_size.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -17,11 +14,13 @@
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
 #include "skade/table/arrow_values.h"
+#include "skade/table/data_writer.h"
 #include "skade/table/scan.h"
 
 namespace skade::cli {
 namespace {
 
+// A row group is closed every this many bytes of input: its encoded pages are held until then.
 constexpr int64_t kOutputRowGroupBytes = 64LL << 20;
 
 void JsonString(std::string_view s, std::string* out) {
@@ -272,19 +271,11 @@ std::string RowToJson(const arrow::RecordBatch& batch, int64_t row, const Schema
 
 Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema, Format format,
                           std::FILE* out, const std::string& output_path, bool progress) {
-  int64_t rows = 0, group_bytes = 0;
-  std::shared_ptr<arrow::io::FileOutputStream> sink;
-  std::unique_ptr<parquet::arrow::FileWriter> pq;
+  int64_t rows = 0;
+  std::unique_ptr<ParquetExport> pq;
   if (format == Format::kParquet) {
     if (output_path.empty()) return InvalidArgument("--format parquet needs --output FILE");
-    SKADE_ARROW_ASSIGN(sink, arrow::io::FileOutputStream::Open(output_path), output_path);
-    // zstd at level 1, as tables are written by default: a third of the plain size here.
-    auto props = parquet::WriterProperties::Builder()
-                     .compression(parquet::Compression::ZSTD)
-                     ->compression_level(1)
-                     ->build();
-    SKADE_ARROW_ASSIGN(pq, parquet::arrow::FileWriter::Open(*reader.schema(), arrow::default_memory_pool(), sink, props),
-                       output_path);
+    SKADE_ASSIGN_OR_RETURN(pq, ParquetExport::Open(output_path, reader.schema(), kOutputRowGroupBytes));
   }
   Listing table_out;
   for (const auto& f : reader.schema()->fields()) table_out.headers.push_back(f->name());
@@ -303,18 +294,7 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
     if (progress) std::fprintf(stderr, "\r%lld rows read", static_cast<long long>(rows));
     switch (format) {
       case Format::kNone: break;
-      case Format::kParquet: {
-        // A buffered row group holds its encoded pages until it is closed: close it
-        // every kOutputRowGroupBytes of input so memory stays bounded.
-        SKADE_ARROW_ASSIGN(int64_t bytes, arrow::util::ReferencedBufferSize(*batch), output_path);
-        if (group_bytes > 0 && group_bytes + bytes > kOutputRowGroupBytes) {
-          SKADE_ARROW_RETURN(pq->NewBufferedRowGroup(), output_path);
-          group_bytes = 0;
-        }
-        group_bytes += bytes;
-        SKADE_ARROW_RETURN(pq->WriteRecordBatch(*batch), output_path);
-        break;
-      }
+      case Format::kParquet: SKADE_RETURN_IF_ERROR(pq->Write(batch)); break;
       case Format::kJsonl: {
         auto fields = FieldsFor(*batch, schema);
         std::string text;
@@ -359,10 +339,7 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
     PrintListing(table_out, Format::kTable, out);
     std::fprintf(out, "(%lld rows)\n", static_cast<long long>(rows));
   }
-  if (pq) {
-    SKADE_ARROW_RETURN(pq->Close(), output_path);
-    SKADE_ARROW_RETURN(sink->Close(), output_path);
-  }
+  if (pq) SKADE_RETURN_IF_ERROR(pq->Close());
   return rows;
 }
 

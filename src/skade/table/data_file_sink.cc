@@ -97,7 +97,8 @@ arrow::Status DataFileSink::StopDirect() {
 
 arrow::Status DataFileSink::WriteOut(const uint8_t* data, size_t n) {
   while (n > 0) {
-    ssize_t w = ::pwrite(fd_, data, n, written_);
+    // Sequential writes (not at offsets): the file may be a pipe (scan --output /dev/stdout).
+    ssize_t w = ::write(fd_, data, n);
     if (w < 0) {
       if (errno == EINTR) continue;
       // Accepted at open yet refused here (an alignment the device does not take, a

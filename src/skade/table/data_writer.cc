@@ -338,6 +338,29 @@ std::shared_ptr<parquet::WriterProperties> WriterProps(const TableMetadata& meta
   return WriterPropsBuilder(metadata, row_group_rows).build();
 }
 
+// The properties of a file whose first rows are `sample`: no dictionaries for the
+// columns PlainColumns names.
+std::shared_ptr<parquet::WriterProperties> FileProps(const TableMetadata& metadata, int64_t row_group_rows,
+                                                     const arrow::RecordBatch& sample) {
+  auto b = WriterPropsBuilder(metadata, row_group_rows);
+  for (const auto& name : PlainColumns(sample)) b.disable_dictionary(name);
+  return b.build();
+}
+
+// Columns of a buffered row group are encoded in parallel on the Arrow CPU pool.
+std::shared_ptr<parquet::ArrowWriterProperties> ParallelColumns() {
+  return parquet::ArrowWriterProperties::Builder().set_use_threads(true)->build();
+}
+
+// The first rows of a file, joined: what its encodings are picked from.
+Result<std::shared_ptr<arrow::RecordBatch>> FirstRows(const std::shared_ptr<arrow::Schema>& schema,
+                                                      const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
+                                                      const std::string& path) {
+  SKADE_ARROW_ASSIGN(auto rows, arrow::Table::FromRecordBatches(schema, batches), path);
+  SKADE_ARROW_ASSIGN(auto sample, rows->Slice(0, kPlainSample)->CombineChunksToBatch(), path);
+  return sample;
+}
+
 // Runs fn(0..n-1) on up to one thread per core, each index once; the first error wins.
 // Own threads, not a shared pool: the tasks wait on Arrow's CPU pool (column encoding),
 // and a caller may itself be a task of skade's pool.
@@ -463,13 +486,6 @@ struct DataWriter::Impl {
     return &open.emplace(key, std::move(f)).first->second;
   }
 
-  std::shared_ptr<parquet::WriterProperties> FilePropsFor(const arrow::RecordBatch& first) {
-    auto plain = PlainColumns(first);
-    if (plain.empty()) return props;
-    auto b = WriterPropsBuilder(*metadata, props->max_row_group_length());
-    for (const auto& name : plain) b.disable_dictionary(name);
-    return b.build();
-  }
 
   // Bytes of the file so far, counting a row group the writer still holds by its decoded size.
   Result<int64_t> FileBytes(OpenFile& f) {
@@ -481,10 +497,11 @@ struct DataWriter::Impl {
     if (f.writer) return {};
     // The encodings are chosen from the file's first rows (not its first input batch,
     // which may be a few rows of a small file being compacted).
-    SKADE_ARROW_ASSIGN(auto rows, arrow::Table::FromRecordBatches(f.pending[0]->schema(), f.pending), f.path);
-    SKADE_ARROW_ASSIGN(auto sample, rows->Slice(0, kPlainSample)->CombineChunksToBatch(), f.path);
+    SKADE_ASSIGN_OR_RETURN(auto sample, FirstRows(f.pending[0]->schema(), f.pending, f.path));
     SKADE_ARROW_ASSIGN(f.writer,
-                       parquet::arrow::FileWriter::Open(*arrow_schema, pool, f.sink, FilePropsFor(*sample), arrow_props),
+                       parquet::arrow::FileWriter::Open(*arrow_schema, pool, f.sink,
+                                                        FileProps(*metadata, props->max_row_group_length(), *sample),
+                                                        arrow_props),
                        f.path);
     return {};
   }
@@ -630,6 +647,71 @@ struct DataWriter::Impl {
   }
 };
 
+struct ParquetExport::Impl {
+  std::string path;
+  std::shared_ptr<arrow::Schema> schema;
+  int64_t row_group_bytes = 0;
+  std::shared_ptr<DataFileSink> sink;
+  std::unique_ptr<parquet::arrow::FileWriter> writer;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> first;  // held until the encodings are picked
+  int64_t first_rows = 0;
+  int64_t group_bytes = 0;  // input bytes in the open row group
+
+  // Opens the Parquet writer with encodings picked from the rows held, then writes them.
+  Status Start() {
+    SKADE_ASSIGN_OR_RETURN(auto sample, FirstRows(schema, first, path));
+    TableMetadata defaults;  // no table: the table properties' defaults (zstd, level 1)
+    SKADE_ARROW_ASSIGN(writer,
+                       parquet::arrow::FileWriter::Open(*schema, DataWriter::pool(), sink,
+                                                        FileProps(defaults, 1 << 20, *sample), ParallelColumns()),
+                       path);
+    for (auto& b : std::exchange(first, {})) SKADE_RETURN_IF_ERROR(Put(*b));
+    return {};
+  }
+
+  Status Put(const arrow::RecordBatch& batch) {
+    SKADE_ARROW_ASSIGN(int64_t bytes, arrow::util::ReferencedBufferSize(batch), path);
+    if (group_bytes > 0 && group_bytes + bytes > row_group_bytes) {
+      SKADE_ARROW_RETURN(writer->NewBufferedRowGroup(), path);
+      group_bytes = 0;
+    }
+    group_bytes += bytes;
+    SKADE_ARROW_RETURN(writer->WriteRecordBatch(batch), path);
+    return {};
+  }
+};
+
+ParquetExport::ParquetExport(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ParquetExport::~ParquetExport() = default;
+
+Result<std::unique_ptr<ParquetExport>> ParquetExport::Open(const std::string& path,
+                                                           std::shared_ptr<arrow::Schema> schema,
+                                                           int64_t row_group_bytes) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  impl->schema = std::move(schema);
+  impl->row_group_bytes = row_group_bytes;
+  SKADE_ARROW_ASSIGN(impl->sink, DataFileSink::Open(path), path);
+  return std::unique_ptr<ParquetExport>(new ParquetExport(std::move(impl)));
+}
+
+Status ParquetExport::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
+  Impl& d = *impl_;
+  if (d.writer) return d.Put(*batch);
+  d.first.push_back(batch);
+  d.first_rows += batch->num_rows();
+  return d.first_rows >= kPlainSample ? d.Start() : Status{};
+}
+
+Status ParquetExport::Close() {
+  Impl& d = *impl_;
+  if (!d.writer) SKADE_RETURN_IF_ERROR(d.Start());
+  SKADE_ARROW_RETURN(d.writer->Close(), d.path);
+  SKADE_ARROW_RETURN(d.sink->Finish(), d.path);
+  SKADE_ARROW_RETURN(d.sink->Close(), d.path);
+  return {};
+}
+
 DataWriter::DataWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DataWriter::~DataWriter() {
   // Unfinished files stay unreferenced; close them so no descriptor leaks.
@@ -655,8 +737,7 @@ Result<std::unique_ptr<DataWriter>> DataWriter::Make(const TableMetadata& metada
   impl->row_group_rows = metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20);
   if (impl->row_group_rows <= 0) return InvalidArgument("write.parquet.row-group-limit must be positive");
   impl->props = WriterProps(metadata, impl->row_group_rows);
-  // Columns of a buffered row group are encoded in parallel on the Arrow CPU pool.
-  impl->arrow_props = parquet::ArrowWriterProperties::Builder().set_use_threads(true)->build();
+  impl->arrow_props = ParallelColumns();
   return std::unique_ptr<DataWriter>(new DataWriter(std::move(impl)));
 }
 

@@ -14,6 +14,7 @@
 namespace arrow {
 class MemoryPool;
 class RecordBatch;
+class Schema;
 }
 
 namespace skade {
@@ -29,6 +30,27 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
 /// `location` and describes it; used for delete files.
 Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::string& location,
                                   const std::shared_ptr<arrow::RecordBatch>& batch, const Schema& schema);
+
+/// A Parquet file outside any table (`skade scan --format parquet --output F`), written
+/// as data files are: zstd level 1, dictionaries off for columns whose first rows are
+/// mostly distinct, the columns of a row group encoded in parallel, O_DIRECT where the
+/// file system takes it. A row group is closed every `row_group_bytes` of input, so
+/// memory stays bounded whatever the number of rows.
+class ParquetExport {
+ public:
+  ~ParquetExport();
+  /// Creates (or truncates) `path`. Errors: kIoError naming it.
+  static Result<std::unique_ptr<ParquetExport>> Open(const std::string& path, std::shared_ptr<arrow::Schema> schema,
+                                                     int64_t row_group_bytes);
+  Status Write(const std::shared_ptr<arrow::RecordBatch>& batch);
+  /// Writes what is held and the footer.
+  Status Close();
+
+ private:
+  struct Impl;
+  explicit ParquetExport(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
 
 class DataWriter {
  public:
