@@ -26,8 +26,8 @@ Result<int64_t> WriteRows(Context& ctx, arrow::RecordBatchReader& reader, const 
                           const std::string& output, bool progress) {
   std::FILE* out = stdout;
   if (!output.empty()) {
-    if (format == Format::kParquet) {
-      SKADE_RETURN_IF_ERROR(CheckOutputPath(ctx, output));
+    if (format == Format::kParquet || format == Format::kCsv || format == Format::kJsonl) {
+      SKADE_RETURN_IF_ERROR(CheckOutputPath(ctx, output));  // WriteScan writes it
     } else {
       SKADE_ASSIGN_OR_RETURN(out, OpenOutput(ctx, output));
     }

@@ -173,6 +173,38 @@ def test_scan_limit_formats_and_output(skade, tmp_path, orders):
     assert pq.read_table(out_pq).num_rows == 3
 
 
+def test_text_exports_keep_scan_order_over_many_batches(skade, tmp_path):
+    """CSV and JSON lines are formatted several batches at once: the rows still come in
+    scan order, the same as the Parquet export's, to stdout and to --output files."""
+    import pyarrow.parquet as pq
+
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.many", "--schema", "id:long, s:string, x:double")
+    n = 150_000
+    for part in range(3):  # three files, each several scan batches
+        ids = list(range(part * n, (part + 1) * n))
+        rows = pa.table({"id": pa.array(ids, pa.int64()),
+                         "s": pa.array([None if i % 97 == 0 else f'v{i % 1000},"q"' for i in ids]),
+                         "x": pa.array([i / 7 for i in ids], pa.float64())})
+        skade.ok("append", "db.many", write_parquet(rows, tmp_path / f"scratch-many-{part}.parquet"))
+    out_pq = tmp_path / "many.parquet"
+    skade.ok("scan", "db.many", "--format", "parquet", "--output", out_pq)
+    want = pq.read_table(out_pq)
+    assert sorted(want.column("id").to_pylist()) == list(range(3 * n))
+    want_ids = want.column("id").to_pylist()
+    want_s = want.column("s").to_pylist()
+
+    out_csv, out_jsonl = tmp_path / "many.csv", tmp_path / "many.jsonl"
+    skade.ok("scan", "db.many", "--format", "csv", "--output", out_csv)
+    skade.ok("scan", "db.many", "--format", "jsonl", "--output", out_jsonl)
+    for text in (out_csv.read_text(), skade.ok("scan", "db.many", "--format", "csv")):
+        rows = _csv(text)
+        assert [int(r["id"]) for r in rows] == want_ids
+        assert [r["s"] or None for r in rows] == want_s
+    lines = [json.loads(line) for line in out_jsonl.read_text().splitlines()]
+    assert [r["id"] for r in lines] == want_ids and [r["s"] for r in lines] == want_s
+
+
 def test_stats_show_pruning(skade, orders):
     out = skade.ok("scan", "shop.orders", "--stats", "--format", "none")
     assert _stats(out)[:2] == (3, 3)

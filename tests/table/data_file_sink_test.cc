@@ -69,18 +69,18 @@ TEST(DataFileSinkTest, AnEmptyFileAndAWholeSectorFileFinish) {
   EXPECT_EQ(Contents(dir.path() + "/sector"), bytes);
 }
 
-TEST(DataFileSinkTest, ErrorsNameTheFile) {
+TEST(DataFileSinkTest, ErrorsGiveTheReason) {
   testing::TempDir dir;
-  std::string missing = dir.path() + "/no-such-folder/f.parquet";
-  auto opened = DataFileSink::Open(missing);
+  auto opened = DataFileSink::Open(dir.path() + "/no-such-folder/f.parquet");
   ASSERT_FALSE(opened.ok());
-  EXPECT_NE(opened.status().message().find(missing), std::string::npos) << opened.status().ToString();
+  EXPECT_NE(opened.status().message().find("No such file or directory"), std::string::npos)
+      << opened.status().ToString();
 
   auto sink = DataFileSink::Open(dir.path() + "/f").ValueOrDie();
   ASSERT_TRUE(sink->Close().ok());
   auto late = sink->Write("x", 1);
   EXPECT_FALSE(late.ok());
-  EXPECT_NE(late.message().find(dir.path() + "/f"), std::string::npos) << late.ToString();
+  EXPECT_NE(late.message().find("closed"), std::string::npos) << late.ToString();
 }
 
 }  // namespace

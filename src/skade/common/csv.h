@@ -6,16 +6,25 @@
 
 namespace skade {
 
-/// `text` as one CSV field: quoted (quotes doubled) when it holds a comma, quote or
-/// line break, else as it is.
-inline std::string CsvField(std::string_view text) {
-  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
+/// Appends `text` as one CSV field: quoted (quotes doubled) when it holds a comma, quote
+/// or line break, else as it is.
+inline void AppendCsvField(std::string_view text, std::string* out) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) {
+    out->append(text);
+    return;
   }
-  return out + "\"";
+  *out += '"';
+  for (char c : text) {
+    if (c == '"') *out += '"';
+    *out += c;
+  }
+  *out += '"';
+}
+
+inline std::string CsvField(std::string_view text) {
+  std::string out;
+  AppendCsvField(text, &out);
+  return out;
 }
 
 }  // namespace skade

@@ -16,16 +16,14 @@ constexpr size_t kSector = 4096;      // a multiple of every logical block size 
 constexpr size_t kStage = 1 << 20;    // 1 MiB writes reach the device's speed (4 MiB: no faster)
 constexpr int64_t kWritebackBytes = 4LL << 20;
 
-arrow::Status Errno(const std::string& what, const std::string& path) {
-  return arrow::Status::IOError(what, " ", path, ": ", std::strerror(errno));
-}
+// Messages leave out the path: callers name the file (as for every Arrow error on it).
+arrow::Status Errno(const char* what) { return arrow::Status::IOError(what, ": ", std::strerror(errno)); }
 
 }  // namespace
 
 void DataFileSink::FreeStage::operator()(uint8_t* p) const { std::free(p); }
 
-DataFileSink::DataFileSink(std::string path, int fd, bool direct)
-    : path_(std::move(path)), fd_(fd), direct_(direct) {}
+DataFileSink::DataFileSink(int fd, bool direct) : fd_(fd), direct_(direct) {}
 
 DataFileSink::~DataFileSink() {
   if (fd_ >= 0) ::close(fd_);
@@ -39,15 +37,15 @@ arrow::Result<std::shared_ptr<DataFileSink>> DataFileSink::Open(const std::strin
     direct = false;
     fd = ::open(path.c_str(), kFlags, 0644);
   }
-  if (fd < 0) return Errno("cannot create", path);
-  return std::shared_ptr<DataFileSink>(new DataFileSink(path, fd, direct));
+  if (fd < 0) return Errno("cannot create the file");
+  return std::shared_ptr<DataFileSink>(new DataFileSink(fd, direct));
 }
 
 arrow::Status DataFileSink::Write(const void* data, int64_t nbytes) {
-  if (fd_ < 0) return arrow::Status::Invalid("write to closed file ", path_);
+  if (fd_ < 0) return arrow::Status::Invalid("write to a closed file");
   if (!stage_) {
     void* p = nullptr;
-    if (posix_memalign(&p, kSector, kStage) != 0) return arrow::Status::OutOfMemory("staging buffer for ", path_);
+    if (posix_memalign(&p, kSector, kStage) != 0) return arrow::Status::OutOfMemory("no staging buffer");
     stage_.reset(static_cast<uint8_t*>(p));
   }
   auto* in = static_cast<const uint8_t*>(data);
@@ -68,7 +66,7 @@ arrow::Status DataFileSink::Write(const void* data, int64_t nbytes) {
 }
 
 arrow::Status DataFileSink::Finish() {
-  if (fd_ < 0) return arrow::Status::Invalid("finish of closed file ", path_);
+  if (fd_ < 0) return arrow::Status::Invalid("finish of a closed file");
   size_t whole = staged_ / kSector * kSector;
   if (whole > 0) ARROW_RETURN_NOT_OK(WriteOut(stage_.get(), whole));
   if (staged_ > whole) {
@@ -83,14 +81,14 @@ arrow::Status DataFileSink::Finish() {
 arrow::Status DataFileSink::Close() {
   if (fd_ < 0) return arrow::Status::OK();
   int fd = std::exchange(fd_, -1);
-  if (::close(fd) != 0) return Errno("cannot close", path_);
+  if (::close(fd) != 0) return Errno("cannot close the file");
   return arrow::Status::OK();
 }
 
 arrow::Status DataFileSink::StopDirect() {
   if (!direct_) return arrow::Status::OK();
   int flags = ::fcntl(fd_, F_GETFL);
-  if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) return Errno("cannot turn off O_DIRECT on", path_);
+  if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) return Errno("cannot turn off O_DIRECT");
   direct_ = false;
   return arrow::Status::OK();
 }
@@ -107,9 +105,9 @@ arrow::Status DataFileSink::WriteOut(const uint8_t* data, size_t n) {
         ARROW_RETURN_NOT_OK(StopDirect());
         continue;
       }
-      return Errno("cannot write", path_);
+      return Errno("cannot write");
     }
-    if (w == 0) return arrow::Status::IOError("cannot write ", path_, ": the file system took no bytes");
+    if (w == 0) return arrow::Status::IOError("cannot write: the file system took no bytes");
     data += w;
     n -= static_cast<size_t>(w);
     written_ += w;

@@ -25,7 +25,8 @@ namespace skade {
 
 class DataFileSink final : public arrow::io::OutputStream {
  public:
-  /// Creates (or truncates) `path`.
+  /// Creates (or truncates) `path`. Errors name the operation and the reason, not the
+  /// file: callers add it, as for every other error on the file.
   static arrow::Result<std::shared_ptr<DataFileSink>> Open(const std::string& path);
   ~DataFileSink() override;
 
@@ -43,14 +44,13 @@ class DataFileSink final : public arrow::io::OutputStream {
   bool direct() const { return direct_; }
 
  private:
-  DataFileSink(std::string path, int fd, bool direct);
+  DataFileSink(int fd, bool direct);
   arrow::Status WriteOut(const uint8_t* data, size_t n);
   arrow::Status StopDirect();
 
   struct FreeStage {
     void operator()(uint8_t* p) const;
   };
-  std::string path_;
   int fd_;
   bool direct_;
   std::unique_ptr<uint8_t, FreeStage> stage_;  // allocated at the first write
