@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""skade benchmarks: scan, append, upsert and CDC, skade vs PyIceberg (and pyarrow for scans).
+"""skade benchmarks: scan, export, append, upsert and CDC, skade vs PyIceberg (and pyarrow for scans).
 
 skade's side runs in the C++ drivers (build/bin/scan_bench, append_bench, upsert_bench),
 which time the C++ API with a steady clock and print JSON; the peers run here, in
@@ -14,7 +14,7 @@ an engine is its median time, the reported ratio is the median of per-round
 ratios with the min-max spread.
 
 Usage: run_bench.py [--build-dir build] [--data-dir build/bench-data]
-                    [--only scan|append|upsert|cdc] [--rounds 5] [--commits 200] [--rows 1000000]
+                    [--only scan|export|append|upsert|cdc] [--rounds 5] [--commits 200] [--rows 1000000]
                     [--scan-arms full,projection,...]
                     [--upsert-batches 10] [--upsert-batch-rows 10000]
                     [--upsert-update-fraction 0.1] [--pyiceberg-upsert-batches N]
@@ -314,17 +314,24 @@ def fmt_rate(r: float) -> str:
 
 # ---------------------------------------------------------------- scan
 
-def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
-    load_start = list(os.getloadavg())
+def scan_table(build_dir: Path, data_dir: Path, src: Path) -> tuple[Path, str, dict]:
+    """The scan (and export) benchmarks' table, written afresh by skade: its warehouse,
+    name and the scan_bench setup's report."""
     wh = data_dir / "scan-warehouse"
     shutil.rmtree(wh, ignore_errors=True)
     table_name = "bench.scan"
     setup = run_driver(build_dir, "scan_bench", "setup", "--warehouse", str(wh), "--table", table_name,
                        "--schema", SKADE_SCHEMA, "--partition", PARTITION, "--source", str(src),
                        *prop_args())
-    files = [f["path"].removeprefix("file://") for f in setup["files"]]
-    print(f"scan table: {setup['rows']} rows in {len(files)} files written by skade "
+    print(f"scan table: {setup['rows']} rows in {len(setup['files'])} files written by skade "
           f"({setup['append_s']:.2f} s)", file=sys.stderr)
+    return wh, table_name, setup
+
+
+def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
+    load_start = list(os.getloadavg())
+    wh, table_name, setup = scan_table(build_dir, data_dir, src)
+    files = [f["path"].removeprefix("file://") for f in setup["files"]]
 
     catalog = sql_catalog(wh)
     tbl = catalog.load_table(table_name)
@@ -500,6 +507,100 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         "targets": {"skade_vs_pyiceberg_min": TARGETS["scan_vs_pyiceberg"],
                     "skade_vs_pyarrow_full_min": TARGETS["scan_full_vs_pyarrow"]},
         "targets_met": met,
+    }
+
+
+# ---------------------------------------------------------------- export
+
+# A peer's export in its own Python process, for its peak RSS (argv: warehouse, table,
+# format, output file).
+PEER_EXPORT = """
+import sys, pyarrow.csv as pcsv, pyarrow.parquet as pq
+from pyiceberg.catalog.sql import SqlCatalog
+wh, table, fmt, out = sys.argv[1:]
+t = SqlCatalog("skade", uri=f"sqlite:///{wh}/catalog.db", warehouse=f"file://{wh}").load_table(table).scan().to_arrow()
+if fmt == "parquet":
+    pq.write_table(t, out, compression="zstd", compression_level=1)
+else:
+    pcsv.write_csv(t, out)
+"""
+
+
+def bench_export(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
+    """The whole table written out as a file: the `skade scan --format F --output FILE`
+    process against PyIceberg's scan().to_arrow() plus pyarrow's writer in-process."""
+    import pyarrow.csv as pcsv
+
+    load_start = list(os.getloadavg())
+    wh, table_name, setup = scan_table(build_dir, data_dir, src)
+    tbl = sql_catalog(wh).load_table(table_name)
+    out_dir = data_dir / "export-out"
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.mkdir(parents=True)
+
+    def skade_cmd(fmt: str, out: Path) -> list[str]:
+        return [str(build_dir / "bin" / "skade"), "--warehouse", str(wh), "scan", table_name,
+                "--format", fmt, "--output", str(out)]
+
+    def peer(fmt: str, out: Path) -> None:
+        t = tbl.scan().to_arrow()
+        if fmt == "parquet":
+            pq.write_table(t, out, compression="zstd", compression_level=1)
+        else:
+            pcsv.write_csv(t, out)
+
+    def rows_in(fmt: str, out: Path) -> int:
+        if fmt == "parquet":
+            return pq.ParquetFile(out).metadata.num_rows
+        return pcsv.read_csv(out).num_rows
+
+    arms = {}
+    for fmt in ("parquet", "csv"):
+        sk_out, py_out = out_dir / f"skade.{fmt}", out_dir / f"pyiceberg.{fmt}"
+        run_timed(skade_cmd(fmt, sk_out))  # warm-up of both
+        peer(fmt, py_out)
+        times = {"skade": [], "pyiceberg": []}
+        for _ in range(a.rounds):
+            t, _ = run_timed(skade_cmd(fmt, sk_out))
+            times["skade"].append(t)
+            t, _ = timed(lambda: peer(fmt, py_out))
+            times["pyiceberg"].append(t)
+        for who, out in (("skade", sk_out), ("pyiceberg", py_out)):
+            if rows_in(fmt, out) != setup["rows"]:
+                sys.exit(f"export {fmt}: {who} wrote {rows_in(fmt, out)} rows, expected {setup['rows']}")
+        ratio = [tp / ts for ts, tp in zip(times["skade"], times["pyiceberg"])]
+        arms[fmt] = {
+            "engines": {e: {"times_s": ts, "median_s": statistics.median(ts),
+                            "rows_per_s": setup["rows"] / statistics.median(ts)} for e, ts in times.items()},
+            "bytes": {"skade": sk_out.stat().st_size, "pyiceberg": py_out.stat().st_size},
+            "peak_rss_mib": {"skade": peak_rss_mib(skade_cmd(fmt, sk_out)),
+                             "pyiceberg": peak_rss_mib([sys.executable, "-c", PEER_EXPORT, str(wh), table_name,
+                                                        fmt, str(py_out)])},
+            "ratio_skade_vs_pyiceberg": spread(ratio),
+        }
+    shutil.rmtree(out_dir, ignore_errors=True)
+    print(f"\nEXPORT  ({setup['rows']} rows x {len(COLUMNS)} cols to one file; median of {a.rounds} "
+          "interleaved rounds, warm cache)")
+    print(f"{'format':<10} {'skade scan process':>20} {'pyiceberg+pyarrow':>20}   {'skade/pyiceberg':>22}   "
+          f"{'MB skade / peer':>16}   {'peak RSS MiB':>14}")
+    for fmt, v in arms.items():
+        e, r, b, m = v["engines"], v["ratio_skade_vs_pyiceberg"], v["bytes"], v["peak_rss_mib"]
+        print(f"{fmt:<10} {e['skade']['median_s']:>19.3f}s {e['pyiceberg']['median_s']:>19.3f}s   "
+              f"{r['median']:6.2f}x [{r['min']:.2f}-{r['max']:.2f}]   "
+              f"{b['skade'] / 1e6:7.1f} / {b['pyiceberg'] / 1e6:6.1f}   {m['skade']:5.0f} / {m['pyiceberg']:5.0f}")
+    return {
+        "benchmark": "export",
+        "machine": {**machine_info(build_dir), "loadavg_1_5_15_at_start": load_start},
+        "protocol": {"rounds": a.rounds, "warmup": 1, "cache": "warm", "interleaved": True,
+                     "skade_timing": "the whole `skade scan TABLE --format F --output FILE` process, start to exit",
+                     "pyiceberg_timing": "table.scan().to_arrow() then pq.write_table(zstd, level 1) or "
+                                         "pyarrow.csv.write_csv, in-process, table loaded outside the timing",
+                     "peak_rss": "ru_maxrss of one skade process, and of a fresh Python process doing the "
+                                 "peer's export once (scripts/peak_rss.py)",
+                     "ratio": "per-round time(peer)/time(skade); median [min-max]"},
+        "data": {"rows": setup["rows"], "columns": len(COLUMNS), "files": len(setup["files"]), "seed": SEED,
+                 "schema": SKADE_SCHEMA, "partition": PARTITION, "properties": PROPERTIES},
+        "arms": arms,
     }
 
 
@@ -1020,7 +1121,7 @@ def main() -> None:
     ap.add_argument("--build-dir", default=str(REPO / "build"))
     ap.add_argument("--data-dir", default=None, help="generated data (default <build-dir>/bench-data)")
     ap.add_argument("--results-dir", default=str(REPO / "bench" / "results"))
-    ap.add_argument("--only", choices=["scan", "append", "upsert", "cdc"])
+    ap.add_argument("--only", choices=["scan", "export", "append", "upsert", "cdc"])
     ap.add_argument("--cdc-commits", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--scan-arms", default=None,
@@ -1037,7 +1138,8 @@ def main() -> None:
     build_dir = Path(a.build_dir).resolve()
     data_dir = Path(a.data_dir).resolve() if a.data_dir else build_dir / "bench-data"
     results_dir = Path(a.results_dir).resolve()
-    for exe in {"scan": ["scan_bench"], "append": ["append_bench"], "upsert": ["upsert_bench"],
+    for exe in {"scan": ["scan_bench"], "export": ["scan_bench", "skade"], "append": ["append_bench"],
+                "upsert": ["upsert_bench"],
                 "cdc": ["cdc_bench"]}.get(a.only, ["scan_bench", "append_bench", "upsert_bench", "cdc_bench"]):
         if not (build_dir / "bin" / exe).exists():
             sys.exit(f"{build_dir}/bin/{exe} is missing: build first (make build; needs libbenchmark-dev)")
@@ -1050,6 +1152,9 @@ def main() -> None:
         if a.scan_arms:  # a subset of the arms does not replace the full run's figures
             name += "-" + a.scan_arms.replace(",", "+")
         print(f"wrote {write_result(results_dir, name, doc)}")
+    if a.only in (None, "export"):
+        doc = bench_export(a, build_dir, data_dir, src)
+        print(f"wrote {write_result(results_dir, 'export' if a.rows == 1_000_000 else f'export-{a.rows // 1_000_000}m', doc)}")
     if a.only in (None, "append"):
         doc = bench_append(a, build_dir, data_dir, src)
         print(f"wrote {write_result(results_dir, 'append', doc)}")
