@@ -670,7 +670,8 @@ class ScanReader final : public arrow::RecordBatchReader {
   Status Fill() {
     // Under a limit, row groups whose rows may all be dropped (a filter, deletes) are
     // read no further ahead than the workers can decode at once.
-    size_t max_units = plan_.limit >= 0 ? std::min(max_units_, std::max<size_t>(1, TaskPool::Shared().size())) : max_units_;
+    size_t max_units = max_units_;
+    if (plan_.limit >= 0) max_units = std::min(max_units, std::max<size_t>(1, TaskPool::Shared().size()));
     while (pending_.size() < max_units && (pending_.empty() || pending_bytes_ < budget_) && !LimitOnItsWay()) {
       if (units_.empty()) {
         if (next_task_ >= plan_.tasks.size()) return {};
