@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the skade benchmarks (scan, append, upsert, CDC) against PyIceberg and pyarrow and writes
-# bench/results/{scan,append,upsert,cdc}.json. Usage: scripts/bench.sh [BUILD_DIR] [run_bench.py args]
+# Runs the skade benchmarks (scan, export, append, upsert, CDC) against PyIceberg and pyarrow and writes
+# bench/results/{scan,export,append,upsert,cdc}.json. Usage: scripts/bench.sh [BUILD_DIR] [run_bench.py args]
 # Expects `make build` to have run (it builds build/bin/scan_bench, append_bench and upsert_bench,
 # which need Google Benchmark's CMake package: libbenchmark-dev).
 set -euo pipefail
