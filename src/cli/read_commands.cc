@@ -8,6 +8,7 @@
 #include "output.h"
 #include "skade/cdc/changelog.h"
 #include "skade/io/file_io.h"
+#include "skade/table/data_writer.h"
 #include "skade/table/scan.h"
 #include "skade/table/table.h"
 
@@ -55,6 +56,7 @@ Status CmdScan(Context& ctx, const std::string& name, const ScanArgs& a, bool sn
   if (!a.ref.empty()) scan.UseRef(a.ref);
   if (a.limit >= 0) scan.Limit(a.limit);
   SKADE_ASSIGN_OR_RETURN(ScanPlan plan, scan.Plan());
+  if (format == Format::kParquet) plan.pool = DataWriter::pool();
   SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(plan, &ctx.catalog->io()));
   // Progress only where it cannot mix with rows printed on the same terminal.
   bool progress = ctx.progress && (!a.output.empty() || format == Format::kNone || format == Format::kParquet);
