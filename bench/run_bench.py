@@ -40,6 +40,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 
 REPO = Path(__file__).resolve().parent.parent
@@ -529,8 +530,6 @@ else:
 def bench_export(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
     """The whole table written out as a file: the `skade scan --format F --output FILE`
     process against PyIceberg's scan().to_arrow() plus pyarrow's writer in-process."""
-    import pyarrow.csv as pcsv
-
     load_start = list(os.getloadavg())
     wh, table_name, setup = scan_table(build_dir, data_dir, src)
     tbl = sql_catalog(wh).load_table(table_name)

@@ -450,10 +450,11 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
   // Stop at the first failed write (a full disk, a reader gone) instead of formatting
   // the rest of the table for nobody.
   auto write_failed = [&]() -> Status {
-    if (text)
-      if (auto w = text->written(); !w.ok()) return std::unexpected(FromArrow(w, "writing " + output_path));
+    if (auto w = text ? text->written() : arrow::Status::OK(); !w.ok())
+      return std::unexpected(FromArrow(w, "writing " + output_path));
     if (!out || !std::ferror(out)) return {};
-    int e = text && text->out_errno() ? text->out_errno() : errno;
+    int e = text ? text->out_errno() : 0;
+    if (e == 0) e = errno;
     return IoError(std::string("writing ") + (output_path.empty() ? "standard output" : output_path) +
                    " failed: " + std::strerror(e ? e : EIO));
   };

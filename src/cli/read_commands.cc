@@ -22,16 +22,14 @@ struct ScanArgs {
 };
 
 // Writes rows to --output (or stdout) in `format`; a failed write is an error
-// with the operating system's reason.
+// with the operating system's reason. The caller has checked the --output path.
 Result<int64_t> WriteRows(Context& ctx, arrow::RecordBatchReader& reader, const Schema& schema, Format format,
                           const std::string& output, bool progress) {
   std::FILE* out = stdout;
-  if (!output.empty()) {
-    if (format == Format::kParquet || format == Format::kCsv || format == Format::kJsonl) {
-      SKADE_RETURN_IF_ERROR(CheckOutputPath(ctx, output));  // WriteScan writes it
-    } else {
-      SKADE_ASSIGN_OR_RETURN(out, OpenOutput(ctx, output));
-    }
+  // Parquet, CSV and JSON lines files are created by WriteScan itself.
+  bool scan_writes = format == Format::kParquet || format == Format::kCsv || format == Format::kJsonl;
+  if (!output.empty() && !scan_writes) {
+    SKADE_ASSIGN_OR_RETURN(out, OpenOutput(ctx, output));
   }
   auto rows = WriteScan(reader, schema, format, out, output, progress);
   if (out != stdout) {

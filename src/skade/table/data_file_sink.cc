@@ -54,7 +54,6 @@ arrow::Status DataFileSink::Write(const void* data, int64_t nbytes) {
     size_t n = std::min(left, kStage - staged_);
     std::memcpy(stage_.get() + staged_, in, n);
     staged_ += n;
-    position_ += static_cast<int64_t>(n);
     in += n;
     left -= n;
     if (staged_ == kStage) {

@@ -37,7 +37,7 @@ class DataFileSink final : public arrow::io::OutputStream {
   arrow::Status Finish();
   arrow::Status Close() override;
   bool closed() const override { return fd_ < 0; }
-  arrow::Result<int64_t> Tell() const override { return position_; }
+  arrow::Result<int64_t> Tell() const override { return written_ + static_cast<int64_t>(staged_); }
 
   int file_descriptor() const { return fd_; }
   /// Whether the bytes so far went to the device directly.
@@ -54,10 +54,9 @@ class DataFileSink final : public arrow::io::OutputStream {
   int fd_;
   bool direct_;
   std::unique_ptr<uint8_t, FreeStage> stage_;  // allocated at the first write
-  size_t staged_ = 0;
-  int64_t position_ = 0;    // bytes accepted
-  int64_t written_ = 0;     // bytes in the file
-  int64_t writeback_ = 0;   // buffered: where the last writeback hint ended
+  size_t staged_ = 0;      // bytes in the staging buffer, not yet in the file
+  int64_t written_ = 0;    // bytes in the file
+  int64_t writeback_ = 0;  // buffered: where the last writeback hint ended
 };
 
 }  // namespace skade

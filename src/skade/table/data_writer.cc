@@ -486,7 +486,6 @@ struct DataWriter::Impl {
     return &open.emplace(key, std::move(f)).first->second;
   }
 
-
   // Bytes of the file so far, counting a row group the writer still holds by its decoded size.
   Result<int64_t> FileBytes(OpenFile& f) {
     SKADE_ARROW_ASSIGN(int64_t on_disk, f.sink->Tell(), f.path);

@@ -727,8 +727,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     std::vector<size_t> positions = f.first;
     positions.insert(positions.end(), f.rest.begin(), f.rest.end());
     if (!sequential_) s->pool = &TaskPool::Shared();
-    if (plan_.limit >= 0 && !f.filter && f.deleted.empty() && plan_.limit - plan_.stats->rows_returned <= unit.batch_rows)
-      s->ahead = 0;
+    if (plan_.limit >= 0 && KeepsAll(f) && plan_.limit - plan_.stats->rows_returned <= unit.batch_rows) s->ahead = 0;
     std::vector<std::vector<int>> group_leaves;
     for (const auto& group : TaskGroups(f, unit.row_group, positions, s->pool ? 2 * s->pool->size() : 1))
       if (auto leaves = GroupLeaves(f, group); !leaves.empty()) group_leaves.push_back(std::move(leaves));
@@ -924,6 +923,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     std::vector<Unit> units;
     int64_t first_row = 0;
     int64_t sure = plan_.limit >= 0 ? RowsOnTheirWay() : 0;  // rows certain to come before this row group's
+    const bool keeps_all = !f->filter && task.deletes.empty();  // KeepsAll, before the deletes are loaded
     for (int rg = 0; rg < md.num_row_groups(); ++rg) {
       int64_t rows = md.RowGroup(rg)->num_rows();
       ++plan_.stats->row_groups_total;
@@ -942,9 +942,8 @@ class ScanReader final : public arrow::RecordBatchReader {
         u.batch_rows = std::clamp<int64_t>(u.bytes > 0 ? rows * kBatchBytes / u.bytes : kBatchRows, 1024, kBatchRows);
         // A row group of more rows than a limit still wants is streamed too, so reading
         // stops at the batch that meets it (a whole row group is decoded all at once).
-        u.streamed = u.bytes > budget_ / 2 || (plan_.limit >= 0 && !f->filter && task.deletes.empty() &&
-                                               plan_.limit - sure < rows);
-        if (!f->filter && task.deletes.empty()) sure += rows;
+        u.streamed = u.bytes > budget_ / 2 || (plan_.limit >= 0 && keeps_all && plan_.limit - sure < rows);
+        if (keeps_all) sure += rows;
         units.push_back(u);
       }
       first_row += rows;
