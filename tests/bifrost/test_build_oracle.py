@@ -76,7 +76,7 @@ def test_bulk_load_and_merge_build_the_same_graph(skade, bifrost, workdir, graph
     create_tables(skade)
     populate(skade, workdir, seed=21)
     mapping = write_mapping(workdir / "m.yaml", MAPPING)
-    r = redis.Redis(unix_socket_path=str(graph_server.socket))
+    r = redis.Redis(unix_socket_path=str(graph_server.socket), socket_timeout=120)
     # a staging key left by a build that crashed mid-load
     r.execute_command("GRAPH.QUERY", "bulk:bifrost-build:1-2", "CREATE (:Stale)")
     # a graph that exists, though empty: its build must MERGE

@@ -140,7 +140,7 @@ def test_a_long_round_keeps_its_lease_and_a_lost_lease_cannot_move_a_cursor(skad
     mapping = write_mapping(workdir / "m.yaml", m)
     graph_server = GraphServer(tcp=True)
     request.addfinalizer(graph_server.cleanup)
-    r = redis.Redis(host="127.0.0.1", port=graph_server.port)
+    r = redis.Redis(host="127.0.0.1", port=graph_server.port, socket_timeout=120)
     # the graph exists, so the round is MERGE queries (many seconds), not one bulk load
     r.execute_command("GRAPH.QUERY", "g", "CREATE (:Tmp)")
     r.execute_command("GRAPH.QUERY", "g", "MATCH (n:Tmp) DELETE n")
@@ -194,7 +194,7 @@ def test_builds_killed_during_the_bulk_load_leave_no_half_graph(skade, bifrost, 
     append(skade, "db.transfers", transfers(rng, 1, 20_000, list(range(1, n + 1))), workdir)
     m = {"graph": "g", "tables": [t for t in MAPPING["tables"] if t["table"] in ("db.people", "db.transfers")]}
     mapping = write_mapping(workdir / "m.yaml", m)
-    r = redis.Redis(unix_socket_path=str(graph_server.socket))
+    r = redis.Redis(unix_socket_path=str(graph_server.socket), socket_timeout=120)
     # a short lease: a killed build's lease would otherwise hold the next one back a minute
     args = bifrost.cmd("build", "--mapping", mapping, "--graph", graph_server.url, "--lease", "1s")
     start = time.time()

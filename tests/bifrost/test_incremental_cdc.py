@@ -185,7 +185,7 @@ def test_expired_cursor_is_a_clear_error_and_rebuild_recovers(skade, bifrost, wo
     rc, out, err = bifrost("build", "--mapping", mapping, *graph)
     assert rc == 2 and "expired" in err and "bifrost build --rebuild" in err, (rc, out, err)
     # something the tables never produced, which only a rebuild can know to drop
-    r = redis.Redis(unix_socket_path=str(graph_server.socket))
+    r = redis.Redis(unix_socket_path=str(graph_server.socket), socket_timeout=120)
     r.execute_command("GRAPH.QUERY", "g", "CREATE (:Person {id: 999, name: 'stale'})")
 
     out = bifrost.ok("build", "--rebuild", "--mapping", mapping, *graph)
@@ -229,7 +229,7 @@ def test_a_lost_graph_is_rebuilt_from_full_reads(skade, bifrost, workdir, graph_
     mapping = write_mapping(workdir / "m.yaml", m)
     args = ("--mapping", mapping, "--graph", graph_server.url, "--state", f"file:{workdir / 'state.json'}")
     bifrost.ok("build", *args)
-    r = redis.Redis(unix_socket_path=str(graph_server.socket))
+    r = redis.Redis(unix_socket_path=str(graph_server.socket), socket_timeout=120)
     r.execute_command("GRAPH.DELETE", "g")
     upsert(skade, "db.people", people(rng, [3, 40], [1, 2]), workdir)
     out = bifrost.ok("build", *args)

@@ -28,7 +28,7 @@ def as_json(v):
 
 @pytest.fixture
 def graph(graph_server):
-    db = FalkorDB(unix_socket_path=str(graph_server.socket))
+    db = FalkorDB(unix_socket_path=str(graph_server.socket), socket_timeout=120)
     g = db.select_graph("g")
     g.query("CREATE (a:Person {name: 'Ada \"the\" Countess', tags: ['x', 'ÿ', '☃'], born: 1815, score: 2.5}),"
             " (b:Person:Admin {name: 'Bo\\\\B', nested_nums: [1, 2.5, -3]}),"

@@ -71,7 +71,7 @@ def test_a_query_the_parser_stalls_on_times_out_and_the_embedded_server_stops(sk
 
 
 def test_timeouts_on_a_given_server(bifrost, graph_server):
-    db = FalkorDB(unix_socket_path=str(graph_server.socket))
+    db = FalkorDB(unix_socket_path=str(graph_server.socket), socket_timeout=120)
     db.select_graph("g").query("CREATE (:A {x: 1})")
     graph = ["--graph", graph_server.url, "--graph-name", "g"]
     start = time.monotonic()
@@ -114,7 +114,7 @@ def test_sigterm_stops_a_build_waiting_for_the_round_lease(skade, bifrost, workd
     m = write_mapping(workdir / "m.yaml", MAPPING)
     graph = ["--graph", graph_server.url]
     bifrost.ok("build", "--mapping", m, *graph)
-    db = FalkorDB(unix_socket_path=str(graph_server.socket))
+    db = FalkorDB(unix_socket_path=str(graph_server.socket), socket_timeout=120)
     db.connection.set("bifrost:state:g:lease", "another-instance", px=120000)
     proc = subprocess.Popen(bifrost.cmd("build", "--mapping", m, *graph), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
@@ -136,7 +136,7 @@ def test_sigint_mid_round_keeps_the_cursor_and_the_round_replays(skade, bifrost,
     rng = random.Random(3)
     ids = list(range(1000, 101000))
     append(skade, "db.people", people(rng, ids, ids[:1000]), workdir)
-    g = FalkorDB(unix_socket_path=str(graph_server.socket)).select_graph("g")
+    g = FalkorDB(unix_socket_path=str(graph_server.socket), socket_timeout=120).select_graph("g")
     count = lambda: g.ro_query("MATCH (p:Person) RETURN count(p)").result_set[0][0]  # noqa: E731
     proc = subprocess.Popen(bifrost.cmd("build", *graph), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
