@@ -9,7 +9,11 @@
 //       once, outside the timing, as PyIceberg's load_table is) and prints JSON
 //       (wall and process CPU seconds per repetition). --budget-mib sets the
 //       plan's read-ahead budget (default: the scan's own).
+//   scan_bench serve (the scan options above, no --warmup/--reps)
+//       scans once for each line read from stdin and prints that scan's JSON line:
+//       the process stays up between rounds, as the peers' Python process does.
 #include <ctime>
+#include <iostream>
 #include <sstream>
 
 #include "bench_common.h"
@@ -44,72 +48,102 @@ int Setup(const Args& a) {
   return 0;
 }
 
-int Scan(const Args& a) {
-  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
-  TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
-  auto table = Check(Table::Load(*catalog, ident), "load table");
-  std::vector<std::string> columns = SplitComma(a.Get("columns", ""));
-  std::string filter = a.Get("filter", "");
-  int64_t warmup = a.Int("warmup", 1), reps = a.Int("reps", 1);
-  int64_t budget_mib = a.Int("budget-mib", 0);  // 0: the scan's default read-ahead budget
+struct ScanOptions {
+  std::vector<std::string> columns;
+  std::string filter;
+  int64_t budget_mib = 0;  // 0: the scan's default read-ahead budget
+  bool count_only = false;
+};
+
+ScanOptions ParseScanOptions(const Args& a) {
+  ScanOptions o;
+  o.columns = SplitComma(a.Get("columns", ""));
+  o.filter = a.Get("filter", "");
+  o.budget_mib = a.Int("budget-mib", 0);
   // `--consume count` drops each batch once counted (as `skade scan --format none`), so peak
   // RSS is the scan's own; `table` collects the rows into one table (as the API's users do).
   std::string consume = a.Get("consume", "table");
   if (consume != "table" && consume != "count") Die("--consume wants table or count");
-  bool count_only = consume == "count";
+  o.count_only = consume == "count";
+  return o;
+}
 
+struct ScanRun {
+  int64_t rows = 0, cols = -1;
+  double secs = 0, cpu = 0, plan_secs = 0;
+  ScanStats stats;
+};
+
+ScanRun ScanOnce(Table& table, FileIO* io, const ScanOptions& o) {
+  ScanRun run;
+  auto t0 = std::chrono::steady_clock::now();
+  std::clock_t c0 = std::clock();  // CPU time of every thread: steadier than wall time on a loaded machine
+  TableScan scan = table.NewScan();
+  if (!o.columns.empty()) scan.Select(o.columns);
+  if (!o.filter.empty()) scan.Filter(o.filter);
+  ScanPlan plan = Check(scan.Plan(), "plan");
+  if (o.budget_mib > 0) plan.memory_budget_bytes = o.budget_mib << 20;
+  auto t_plan = std::chrono::steady_clock::now();
+  auto reader = Check(TableScan::Read(plan, io), "read");
+  if (o.count_only) {
+    for (;;) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      arrow::Status st = reader->ReadNext(&batch);
+      if (!st.ok()) Die("scan: " + ErrorFromReader(st).ToString());
+      if (!batch) break;
+      run.rows += batch->num_rows();
+      run.cols = batch->num_columns();
+    }
+  } else {
+    auto result = reader->ToTable();
+    if (!result.ok()) Die("scan: " + ErrorFromReader(result.status()).ToString());
+    run.rows = (*result)->num_rows();
+    run.cols = (*result)->num_columns();
+  }
+  run.secs = Seconds(std::chrono::steady_clock::now() - t0);
+  run.cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+  run.plan_secs = Seconds(t_plan - t0);
+  run.stats = *plan.stats;
+  return run;
+}
+
+nlohmann::json StatsJson(const ScanStats& s) {
+  return {{"files_planned", s.files_planned},       {"files_total", s.files_total},
+          {"row_groups_total", s.row_groups_total}, {"row_groups_skipped", s.row_groups_skipped},
+          {"rows_read", s.rows_read},               {"pages_skipped", s.pages_skipped}};
+}
+
+int Scan(const Args& a, bool serve) {
+  auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
+  TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
+  auto table = Check(Table::Load(*catalog, ident), "load table");
+  ScanOptions o = ParseScanOptions(a);
+  if (serve) {
+    for (std::string line; std::getline(std::cin, line);) {
+      ScanRun r = ScanOnce(*table, &catalog->io(), o);
+      PrintJson({{"rows", r.rows}, {"columns", r.cols}, {"time_s", r.secs}, {"cpu_s", r.cpu},
+                 {"plan_s", r.plan_secs}, {"stats", StatsJson(r.stats)}});
+    }
+    return 0;
+  }
+  int64_t warmup = a.Int("warmup", 1), reps = a.Int("reps", 1);
   nlohmann::json times = nlohmann::json::array(), plan_times = nlohmann::json::array(),
                  cpu_times = nlohmann::json::array();
-  int64_t rows = -1, cols = -1;
-  ScanStats stats;
+  ScanRun last;
   for (int64_t i = 0; i < warmup + reps; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    std::clock_t c0 = std::clock();  // CPU time of every thread: steadier than wall time on a loaded machine
-    TableScan scan = table->NewScan();
-    if (!columns.empty()) scan.Select(columns);
-    if (!filter.empty()) scan.Filter(filter);
-    ScanPlan plan = Check(scan.Plan(), "plan");
-    if (budget_mib > 0) plan.memory_budget_bytes = budget_mib << 20;
-    auto t_plan = std::chrono::steady_clock::now();
-    auto reader = Check(TableScan::Read(plan, &catalog->io()), "read");
-    int64_t n = 0;
-    if (count_only) {
-      for (;;) {
-        std::shared_ptr<arrow::RecordBatch> batch;
-        arrow::Status st = reader->ReadNext(&batch);
-        if (!st.ok()) Die("scan: " + ErrorFromReader(st).ToString());
-        if (!batch) break;
-        n += batch->num_rows();
-        cols = batch->num_columns();
-      }
-    } else {
-      auto result = reader->ToTable();
-      if (!result.ok()) Die("scan: " + ErrorFromReader(result.status()).ToString());
-      n = (*result)->num_rows();
-      cols = (*result)->num_columns();
-    }
-    double secs = Seconds(std::chrono::steady_clock::now() - t0);
-    double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+    last = ScanOnce(*table, &catalog->io(), o);
     if (i >= warmup) {
-      times.push_back(secs);
-      cpu_times.push_back(cpu);
-      plan_times.push_back(Seconds(t_plan - t0));
+      times.push_back(last.secs);
+      cpu_times.push_back(last.cpu);
+      plan_times.push_back(last.plan_secs);
     }
-    rows = n;
-    stats = *plan.stats;
   }
-  PrintJson({{"rows", rows},
-             {"columns", cols},
+  PrintJson({{"rows", last.rows},
+             {"columns", last.cols},
              {"times_s", times},
              {"cpu_s", cpu_times},
              {"plan_s", plan_times},
-             {"stats",
-              {{"files_planned", stats.files_planned},
-               {"files_total", stats.files_total},
-               {"row_groups_total", stats.row_groups_total},
-               {"row_groups_skipped", stats.row_groups_skipped},
-               {"rows_read", stats.rows_read},
-               {"pages_skipped", stats.pages_skipped}}}});
+             {"stats", StatsJson(last.stats)}});
   return 0;
 }
 
@@ -118,6 +152,6 @@ int Scan(const Args& a) {
 int main(int argc, char** argv) {
   Args a(argc, argv);
   if (a.mode == "setup") return Setup(a);
-  if (a.mode == "scan") return Scan(a);
-  Die("usage: scan_bench setup|scan --warehouse W --table ns.t ...");
+  if (a.mode == "scan" || a.mode == "serve") return Scan(a, a.mode == "serve");
+  Die("usage: scan_bench setup|scan|serve --warehouse W --table ns.t ...");
 }
