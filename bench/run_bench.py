@@ -360,7 +360,7 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         # One driver process per arm, up for all its rounds, as the peers' Python process is:
         # a scan in a fresh process pays for faulting in its heap and starting its threads,
         # which PyIceberg's scans in this process paid once, before the first round.
-        cmd = [str(build_dir / "bin" / "scan_bench"), "serve", "--warehouse", str(wh), "--table", table_name]
+        cmd = [str(build_dir / "bin" / "scan_bench"), "scan", "--warehouse", str(wh), "--table", table_name]
         if cols:
             cmd += ["--columns", ",".join(cols)]
         if flt:
@@ -372,7 +372,7 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         server.stdin.flush()
         line = server.stdout.readline()
         if not line:
-            sys.exit(f"scan_bench serve ended early ({server.wait()})")
+            sys.exit(f"scan_bench scan ended early ({server.wait()})")
         return json.loads(line)
 
     def cli_cmd(cols, flt):
@@ -440,7 +440,7 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
             check(s["rows"], s["columns"], *peers(""))
         server.stdin.close()
         if server.wait() != 0:
-            sys.exit(f"scan_bench serve failed ({server.returncode})")
+            sys.exit(f"scan_bench scan failed ({server.returncode})")
         cli_scan(cols, flt)
         for _ in range(a.rounds):
             t, cli_rows, c = cli_scan(cols, flt)
@@ -518,7 +518,7 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
                      "threads": "defaults: skade parquet use_threads (Arrow CPU pool), PyIceberg default "
                                 "executor, pyarrow use_threads=True",
                      "skade_timing": "Table::NewScan().Select().Filter() + Plan + Read->ToTable(), table "
-                                     "loaded outside the timing, one scan_bench serve process per arm "
+                                     "loaded outside the timing, one scan_bench scan process per arm "
                                      "for all its rounds (as the peers' process); its first, cold scan "
                                      "is the warm-up, reported as skade_first_scan_in_process",
                      "pyiceberg_timing": "table.scan(selected_fields, row_filter).to_arrow(), table loaded "

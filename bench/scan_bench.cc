@@ -4,14 +4,13 @@
 //                    --source data.parquet [--property K=V ...]
 //       creates the table and appends the source file through the C++ API.
 //   scan_bench scan --warehouse W --table ns.t [--columns a,b] [--filter EXPR]
-//                   [--warmup 1] [--reps 1] [--budget-mib N] [--consume table|count]
-//       times Table::NewScan().Select().Filter().ToTable() (the table is loaded
-//       once, outside the timing, as PyIceberg's load_table is) and prints JSON
-//       (wall and process CPU seconds per repetition). --budget-mib sets the
-//       plan's read-ahead budget (default: the scan's own).
-//   scan_bench serve (the scan options above, no --warmup/--reps)
-//       scans once for each line read from stdin and prints that scan's JSON line:
-//       the process stays up between rounds, as the peers' Python process does.
+//                   [--budget-mib N] [--consume table|count]
+//       times Table::NewScan().Select().Filter().ToTable() once for each line read
+//       from stdin and prints that scan's JSON line (wall and process CPU seconds).
+//       The table is loaded once, outside the timing, as PyIceberg's load_table is,
+//       and the process stays up between scans, as the peers' Python process does
+//       (`yes '' | head -n 6 | scan_bench scan ...` for six scans in one process).
+//       --budget-mib sets the plan's read-ahead budget (default: the scan's own).
 #include <ctime>
 #include <iostream>
 #include <sstream>
@@ -113,37 +112,16 @@ nlohmann::json StatsJson(const ScanStats& s) {
           {"rows_read", s.rows_read},               {"pages_skipped", s.pages_skipped}};
 }
 
-int Scan(const Args& a, bool serve) {
+int Scan(const Args& a) {
   auto catalog = Check(Catalog::Create(a.Get("warehouse")), "open catalog");
   TableIdent ident = Check(TableIdent::Parse(a.Get("table")), "table name");
   auto table = Check(Table::Load(*catalog, ident), "load table");
   ScanOptions o = ParseScanOptions(a);
-  if (serve) {
-    for (std::string line; std::getline(std::cin, line);) {
-      ScanRun r = ScanOnce(*table, &catalog->io(), o);
-      PrintJson({{"rows", r.rows}, {"columns", r.cols}, {"time_s", r.secs}, {"cpu_s", r.cpu},
-                 {"plan_s", r.plan_secs}, {"stats", StatsJson(r.stats)}});
-    }
-    return 0;
+  for (std::string line; std::getline(std::cin, line);) {
+    ScanRun r = ScanOnce(*table, &catalog->io(), o);
+    PrintJson({{"rows", r.rows}, {"columns", r.cols}, {"time_s", r.secs}, {"cpu_s", r.cpu},
+               {"plan_s", r.plan_secs}, {"stats", StatsJson(r.stats)}});
   }
-  int64_t warmup = a.Int("warmup", 1), reps = a.Int("reps", 1);
-  nlohmann::json times = nlohmann::json::array(), plan_times = nlohmann::json::array(),
-                 cpu_times = nlohmann::json::array();
-  ScanRun last;
-  for (int64_t i = 0; i < warmup + reps; ++i) {
-    last = ScanOnce(*table, &catalog->io(), o);
-    if (i >= warmup) {
-      times.push_back(last.secs);
-      cpu_times.push_back(last.cpu);
-      plan_times.push_back(last.plan_secs);
-    }
-  }
-  PrintJson({{"rows", last.rows},
-             {"columns", last.cols},
-             {"times_s", times},
-             {"cpu_s", cpu_times},
-             {"plan_s", plan_times},
-             {"stats", StatsJson(last.stats)}});
   return 0;
 }
 
@@ -152,6 +130,6 @@ int Scan(const Args& a, bool serve) {
 int main(int argc, char** argv) {
   Args a(argc, argv);
   if (a.mode == "setup") return Setup(a);
-  if (a.mode == "scan" || a.mode == "serve") return Scan(a, a.mode == "serve");
-  Die("usage: scan_bench setup|scan|serve --warehouse W --table ns.t ...");
+  if (a.mode == "scan") return Scan(a);
+  Die("usage: scan_bench setup|scan --warehouse W --table ns.t ...");
 }
