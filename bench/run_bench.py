@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""skade benchmarks: scan, export, append, upsert and CDC, skade vs PyIceberg (and pyarrow for scans).
+"""skade benchmarks: scan, export, append, upsert, small files and CDC, skade vs PyIceberg (and pyarrow for scans).
 
 skade's side runs in the C++ drivers (build/bin/scan_bench, append_bench, upsert_bench),
 which time the C++ API with a steady clock and print JSON; the peers run here, in
@@ -14,7 +14,8 @@ an engine is its median time, the reported ratio is the median of per-round
 ratios with the min-max spread.
 
 Usage: run_bench.py [--build-dir build] [--data-dir build/bench-data]
-                    [--only scan|export|append|upsert|cdc] [--rounds 5] [--commits 200] [--rows 1000000]
+                    [--only scan|export|append|upsert|small-files|cdc] [--rounds 5] [--commits 200] [--rows 1000000]
+                    [--small-files 300] [--small-file-rows 200]
                     [--scan-arms full,projection,...]
                     [--upsert-batches 10] [--upsert-batch-rows 10000]
                     [--upsert-update-fraction 0.1] [--pyiceberg-upsert-batches N]
@@ -315,6 +316,61 @@ def fmt_rate(r: float) -> str:
 
 # ---------------------------------------------------------------- scan
 
+def scan_driver(build_dir: Path, wh: Path, table_name: str, cols=None, flt=None) -> subprocess.Popen:
+    """A `scan_bench scan` process that scans once per skade_scan call. One driver per arm,
+    up for all its rounds, as the peers' Python process is: a scan in a fresh process pays
+    for faulting in its heap and starting its threads, which PyIceberg's scans in this
+    process paid once, before the first round."""
+    cmd = [str(build_dir / "bin" / "scan_bench"), "scan", "--warehouse", str(wh), "--table", table_name]
+    if cols:
+        cmd += ["--columns", ",".join(cols)]
+    if flt:
+        cmd += ["--filter", flt]
+    return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def skade_scan(server: subprocess.Popen) -> dict:
+    server.stdin.write("\n")
+    server.stdin.flush()
+    line = server.stdout.readline()
+    if not line:
+        sys.exit(f"scan_bench scan ended early ({server.wait()})")
+    return json.loads(line)
+
+
+def end_driver(server: subprocess.Popen) -> None:
+    server.stdin.close()
+    if server.wait() != 0:
+        sys.exit(f"scan_bench scan failed ({server.returncode})")
+
+
+def skade_scan_cmd(build_dir: Path, wh: Path, table_name: str, cols=None, flt=None, *extra: str) -> list[str]:
+    cmd = [str(build_dir / "bin" / "skade"), "--warehouse", str(wh), "scan", table_name, "--format", "none", *extra]
+    if cols:
+        cmd += ["--columns", ",".join(cols)]
+    if flt:
+        cmd += ["--where", flt]
+    return cmd
+
+
+def cli_scan_timed(cmd: list[str]) -> tuple[float, int, float]:
+    """The whole `skade scan --format none` process (start, catalog, plan, decode, count):
+    wall seconds, rows counted, CPU seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, out = run_timed(cmd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, int(out.split()[0]), cpu
+
+
+def cpu_timed(fn):
+    """(wall s, fn's result, CPU seconds of every thread of this process): CPU is
+    steadier than wall time under load."""
+    c0 = time.process_time()
+    t, out = timed(fn)
+    return t, out, time.process_time() - c0
+
+
 def scan_table(build_dir: Path, data_dir: Path, src: Path) -> tuple[Path, str, dict]:
     """The scan (and export) benchmarks' table, written afresh by skade: its warehouse,
     name and the scan_bench setup's report."""
@@ -357,45 +413,13 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         return pq.read_table(files, **kw)
 
     def skade_server(cols, flt):
-        # One driver process per arm, up for all its rounds, as the peers' Python process is:
-        # a scan in a fresh process pays for faulting in its heap and starting its threads,
-        # which PyIceberg's scans in this process paid once, before the first round.
-        cmd = [str(build_dir / "bin" / "scan_bench"), "scan", "--warehouse", str(wh), "--table", table_name]
-        if cols:
-            cmd += ["--columns", ",".join(cols)]
-        if flt:
-            cmd += ["--filter", flt]
-        return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def skade_scan(server):
-        server.stdin.write("\n")
-        server.stdin.flush()
-        line = server.stdout.readline()
-        if not line:
-            sys.exit(f"scan_bench scan ended early ({server.wait()})")
-        return json.loads(line)
+        return scan_driver(build_dir, wh, table_name, cols, flt)
 
     def cli_cmd(cols, flt):
-        cmd = [str(build_dir / "bin" / "skade"), "--warehouse", str(wh), "scan", table_name, "--format", "none"]
-        if cols:
-            cmd += ["--columns", ",".join(cols)]
-        if flt:
-            cmd += ["--where", flt]
-        return cmd
+        return skade_scan_cmd(build_dir, wh, table_name, cols, flt)
 
     def cli_scan(cols, flt):
-        # The whole `skade scan` process: start, catalog, plan, decode, count.
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        wall, out = run_timed(cli_cmd(cols, flt))
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-        return wall, int(out.split()[0]), cpu
-
-    def cpu_timed(fn):
-        # CPU seconds of every thread of this process (steadier than wall time under load).
-        c0 = time.process_time()
-        t, out = timed(fn)
-        return t, out, time.process_time() - c0
+        return cli_scan_timed(cli_cmd(cols, flt))
 
     def peer_rss(engine, cols, flt, pa_filters):
         return peak_rss_mib([sys.executable, "-c", PEER_SCAN, str(wh), table_name, engine,
@@ -438,9 +462,7 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
             times["skade"].append(s["time_s"])
             cpu["skade"].append(s["cpu_s"])
             check(s["rows"], s["columns"], *peers(""))
-        server.stdin.close()
-        if server.wait() != 0:
-            sys.exit(f"scan_bench scan failed ({server.returncode})")
+        end_driver(server)
         cli_scan(cols, flt)
         for _ in range(a.rounds):
             t, cli_rows, c = cli_scan(cols, flt)
@@ -1067,6 +1089,110 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
     }
 
 
+def bench_small_files(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
+    """A table grown by many small commits, as a stream's appends grow one: each commit one
+    data file and one manifest. Planning reads every manifest; a scan opens every file."""
+    load_start = list(os.getloadavg())
+    n, per = a.small_files, a.small_file_rows
+    data = pq.read_table(src).slice(0, n * per)
+    wh = data_dir / "small-files-warehouse"
+    shutil.rmtree(wh, ignore_errors=True)
+    table_name = "bench.small"
+    skade = [str(build_dir / "bin" / "skade"), "--warehouse", str(wh)]
+    for cmd in (["init"], ["create-namespace", "bench"],
+                ["create", table_name, "--schema", SKADE_SCHEMA, *prop_args()]):
+        run_timed(skade + cmd)
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(n):
+            f = Path(tmp) / f"{i:05d}.parquet"
+            pq.write_table(data.slice(i * per, per), f)
+            run_timed(skade + ["append", table_name, str(f)])
+    print(f"small files: {n} commits of {per} rows by `skade append` ({time.perf_counter() - t0:.1f} s)",
+          file=sys.stderr)
+
+    catalog = sql_catalog(wh)
+    tbl = catalog.load_table(table_name)
+    plan_cmd = skade_scan_cmd(build_dir, wh, table_name, None, None, "--limit", "0")
+    scan_cmd = skade_scan_cmd(build_dir, wh, table_name)
+
+    def py_plan():
+        return len(list(tbl.scan().plan_files()))
+
+    def py_load_plan():
+        return len(list(catalog.load_table(table_name).scan().plan_files()))
+
+    def py_scan():
+        return tbl.scan().to_arrow().num_rows
+
+    server = scan_driver(build_dir, wh, table_name)
+    cold = skade_scan(server)  # warm-ups: page cache, imports, thread pools
+    for fn in (py_plan, py_load_plan, py_scan):
+        fn()
+    cli_scan_timed(plan_cmd)
+    cli_scan_timed(scan_cmd)
+    series = {k: [] for k in ("skade_plan", "skade_scan", "skade_cli_plan", "skade_cli_scan",
+                              "pyiceberg_plan", "pyiceberg_load_plan", "pyiceberg_scan")}
+    for _ in range(a.rounds):
+        s = skade_scan(server)
+        if s["rows"] != n * per:
+            sys.exit(f"small files: skade scanned {s['rows']} rows, expected {n * per}")
+        series["skade_plan"].append(s["plan_s"])
+        series["skade_scan"].append(s["time_s"])
+        t, planned = timed(py_plan)
+        if planned != n:
+            sys.exit(f"small files: PyIceberg planned {planned} files, expected {n}")
+        series["pyiceberg_plan"].append(t)
+        series["pyiceberg_load_plan"].append(timed(py_load_plan)[0])
+        t, rows = timed(py_scan)
+        if rows != n * per:
+            sys.exit(f"small files: PyIceberg scanned {rows} rows, expected {n * per}")
+        series["pyiceberg_scan"].append(t)
+    end_driver(server)
+    for _ in range(a.rounds):  # the processes once the driver's memory is gone (see bench_scan)
+        wall, rows, _cpu = cli_scan_timed(plan_cmd)
+        series["skade_cli_plan"].append(wall)
+        wall, rows, _cpu = cli_scan_timed(scan_cmd)
+        if rows != n * per:
+            sys.exit(f"small files: skade scan counted {rows} rows, expected {n * per}")
+        series["skade_cli_scan"].append(wall)
+
+    def ratio(peer: str, ours: str) -> dict:
+        return spread([p / o for p, o in zip(series[peer], series[ours])])
+
+    ratios = {
+        "plan_api_vs_pyiceberg_plan_files": ratio("pyiceberg_plan", "skade_plan"),
+        "plan_process_vs_pyiceberg_load_and_plan_files": ratio("pyiceberg_load_plan", "skade_cli_plan"),
+        "scan_api_vs_pyiceberg": ratio("pyiceberg_scan", "skade_scan"),
+        "scan_process_vs_pyiceberg": ratio("pyiceberg_scan", "skade_cli_scan"),
+    }
+    for name, r in ratios.items():
+        print(f"small files {name}: {r['median']:.1f}x [{r['min']:.1f}-{r['max']:.1f}]")
+    return {
+        "machine": machine_info(build_dir),
+        "load_average": {"start": load_start, "end": list(os.getloadavg())},
+        "data": {"commits": n, "rows_per_commit": per, "rows": n * per, "schema": SKADE_SCHEMA,
+                 "properties": PROPERTIES, "manifests": n, "data_files": n},
+        "skade_first_scan_in_process": {"time_s": cold["time_s"], "plan_s": cold["plan_s"]},
+        "seconds": {k: {"times_s": v, "median_s": statistics.median(v)} for k, v in series.items()},
+        "ratios": ratios,
+        "method": {
+            "table": f"{n} `skade append` commits of {per} rows each (the scan source's first rows), "
+                     "unpartitioned: one data file and one manifest per commit",
+            "skade_plan": "TableScan::Plan() of the loaded table in a scan_bench process kept up (plan_s)",
+            "skade_scan": "the whole scan to an Arrow table in that process (time_s)",
+            "skade_cli_plan": "the whole `skade scan TABLE --format none --limit 0` process "
+                              "(start, catalog, metadata, every manifest)",
+            "skade_cli_scan": "the whole `skade scan TABLE --format none` process",
+            "pyiceberg_plan": "list(table.scan().plan_files()) on a loaded table, in this process",
+            "pyiceberg_load_plan": "catalog.load_table() then plan_files(): what the skade process does",
+            "pyiceberg_scan": "table.scan().to_arrow() on a loaded table",
+            "rounds": f"one warm-up each, then {a.rounds} interleaved rounds (API arms beside the driver, "
+                      "process arms after it ended); ratio = peer time / skade time per round",
+        },
+    }
+
+
 def bench_cdc(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
     """Commit-to-subscriber latency (in-process push, cross-process push, 100 ms poller) and
     changelog throughput against the difference of two full scans (PyIceberg + pyarrow joins)."""
@@ -1153,7 +1279,7 @@ def main() -> None:
     ap.add_argument("--build-dir", default=str(REPO / "build"))
     ap.add_argument("--data-dir", default=None, help="generated data (default <build-dir>/bench-data)")
     ap.add_argument("--results-dir", default=str(REPO / "bench" / "results"))
-    ap.add_argument("--only", choices=["scan", "export", "append", "upsert", "cdc"])
+    ap.add_argument("--only", choices=["scan", "export", "append", "upsert", "small-files", "cdc"])
     ap.add_argument("--cdc-commits", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--scan-arms", default=None,
@@ -1161,6 +1287,8 @@ def main() -> None:
                          ", ".join(a[0] for a in SCAN_ARMS) + ")")
     ap.add_argument("--commits", type=int, default=200)
     ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--small-files", type=int, default=300, help="commits of the small-files table")
+    ap.add_argument("--small-file-rows", type=int, default=200)
     ap.add_argument("--upsert-batches", type=int, default=10)
     ap.add_argument("--upsert-batch-rows", type=int, default=10_000)
     ap.add_argument("--upsert-update-fraction", type=float, default=0.1)
@@ -1171,7 +1299,7 @@ def main() -> None:
     data_dir = Path(a.data_dir).resolve() if a.data_dir else build_dir / "bench-data"
     results_dir = Path(a.results_dir).resolve()
     for exe in {"scan": ["scan_bench"], "export": ["scan_bench", "skade"], "append": ["append_bench"],
-                "upsert": ["upsert_bench"],
+                "upsert": ["upsert_bench"], "small-files": ["scan_bench", "skade"],
                 "cdc": ["cdc_bench"]}.get(a.only, ["scan_bench", "append_bench", "upsert_bench", "cdc_bench"]):
         if not (build_dir / "bin" / exe).exists():
             sys.exit(f"{build_dir}/bin/{exe} is missing: build first (make build; needs libbenchmark-dev)")
@@ -1193,6 +1321,9 @@ def main() -> None:
     if a.only in (None, "upsert"):
         doc = bench_upsert(a, build_dir, data_dir, src)
         print(f"wrote {write_result(results_dir, 'upsert', doc)}")
+    if a.only in (None, "small-files"):
+        doc = bench_small_files(a, build_dir, data_dir, src)
+        print(f"wrote {write_result(results_dir, 'small-files', doc)}")
     if a.only in (None, "cdc"):
         doc = bench_cdc(a, build_dir, data_dir, src)
         print(f"wrote {write_result(results_dir, 'cdc', doc)}")

@@ -357,6 +357,29 @@ TEST(AvroSchemaTest, MalformedSchemasAreCorrupt) {
   EXPECT_THAT(ParseSchema(deep_union), IsError(ErrorKind::kCorrupt));
 }
 
+// Manifests of a table repeat one writer schema: its text is parsed once and the node
+// shared. A malformed text is refused every time, and past the cache's size every
+// schema still parses to itself.
+TEST(AvroSchemaTest, RepeatedSchemaTextIsParsedOnce) {
+  const std::string text = R"({"type":"record","name":"cached","fields":[{"name":"a","type":"long","field-id":7}]})";
+  auto first = MustParse(text);
+  auto second = MustParse(std::string(text));  // same text, another buffer
+  EXPECT_EQ(first, second);
+  EXPECT_NE(MustParse(R"({"type":"record","name":"other","fields":[]})"), first);
+  for (int round = 0; round < 2; ++round)
+    EXPECT_THAT(ParseSchema(R"({"type":"record","name":"bad","fields":[{"name":"a"}]})"), IsError(ErrorKind::kCorrupt));
+  for (int i = 0; i < 200; ++i) {
+    std::string name = "r" + std::to_string(i);
+    auto node = MustParse(R"({"type":"record","name":")" + name + R"(","fields":[{"name":"x","type":"int","field-id":)" +
+                          std::to_string(i) + "}]}");
+    ASSERT_EQ(node->name, name);
+    ASSERT_EQ(node->fields[0].field_id, i);
+  }
+  auto again = MustParse(text);
+  EXPECT_EQ(again->name, "cached");
+  EXPECT_EQ(again->fields[0].field_id, 7);
+}
+
 constexpr const char* kIcebergSchema = R"({
   "type": "record", "name": "manifest_entry", "fields": [
     {"name": "status", "type": "int", "field-id": 0},
