@@ -83,7 +83,8 @@ ScanRun ScanOnce(Table& table, FileIO* io, const ScanOptions& o) {
   ScanPlan plan = Check(scan.Plan(), "plan");
   if (o.budget_mib > 0) plan.memory_budget_bytes = o.budget_mib << 20;
   auto t_plan = std::chrono::steady_clock::now();
-  auto reader = Check(TableScan::Read(plan, io), "read");
+  std::shared_ptr<ScanStats> stats = plan.stats;
+  auto reader = Check(TableScan::Read(std::move(plan), io), "read");
   if (o.count_only) {
     for (;;) {
       std::shared_ptr<arrow::RecordBatch> batch;
@@ -102,7 +103,7 @@ ScanRun ScanOnce(Table& table, FileIO* io, const ScanOptions& o) {
   run.secs = Seconds(std::chrono::steady_clock::now() - t0);
   run.cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   run.plan_secs = Seconds(t_plan - t0);
-  run.stats = *plan.stats;
+  run.stats = *stats;
   return run;
 }
 

@@ -55,13 +55,15 @@ Status CmdScan(Context& ctx, const std::string& name, const ScanArgs& a, bool sn
   if (a.limit >= 0) scan.Limit(a.limit);
   SKADE_ASSIGN_OR_RETURN(ScanPlan plan, scan.Plan());
   if (format == Format::kParquet) plan.pool = DataWriter::pool();
-  SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(plan, &ctx.catalog->io()));
+  SchemaPtr schema = plan.schema;
+  std::shared_ptr<ScanStats> stats = plan.stats;
+  SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(std::move(plan), &ctx.catalog->io()));
   // Progress only where it cannot mix with rows printed on the same terminal.
   bool progress = ctx.progress && (!a.output.empty() || format == Format::kNone || format == Format::kParquet);
-  SKADE_ASSIGN_OR_RETURN(int64_t rows, WriteRows(ctx, *reader, *plan.schema, format, a.output, progress));
+  SKADE_ASSIGN_OR_RETURN(int64_t rows, WriteRows(ctx, *reader, *schema, format, a.output, progress));
   if (format == Format::kNone) std::printf("%lld rows\n", static_cast<long long>(rows));
   if (a.stats) {
-    const ScanStats& s = *plan.stats;
+    const ScanStats& s = *stats;
     std::fprintf(format == Format::kTable || format == Format::kNone ? stdout : stderr,
                  "plan: manifests %lld (skipped %lld), files %lld -> %lld (partition pruned %lld, metrics pruned %lld), "
                  "rows %lld -> %lld planned, row groups %lld (skipped %lld), rows read %lld, returned %lld\n",

@@ -103,7 +103,7 @@ Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadFile(const ScanPlan
   one.tasks = {task};
   one.stats = std::make_shared<ScanStats>();
   one.emit_positions = true;
-  SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(one, io));
+  SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(std::move(one), io));
   std::vector<std::shared_ptr<arrow::RecordBatch>> out;
   while (true) {
     std::shared_ptr<arrow::RecordBatch> b;

@@ -72,7 +72,7 @@ Result<std::shared_ptr<arrow::Table>> ReadDelta(const Table& table, std::optiona
     for (const auto& f : plan.added_files) wanted.insert(f.file_path);
     std::erase_if(scan.tasks,
                   [&](const FileScanTask& t) { return !wanted.contains(t.file.file_path); });
-    SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(scan, &table.catalog().io()));
+    SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(std::move(scan), &table.catalog().io()));
     auto t = reader->ToTable();
     if (!t.ok()) return std::unexpected(ErrorFromReader(t.status()));
     result = *t;

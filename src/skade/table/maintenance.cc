@@ -271,7 +271,7 @@ Result<CommitResult> Table::CompactOnce(std::optional<int64_t> target_file_size)
   for (const auto& f : plan.schema->fields()) plan.projected_ids.push_back(f.id);
   plan.stats = std::make_shared<ScanStats>();
   plan.pool = DataWriter::pool();
-  SKADE_ASSIGN_OR_RETURN(auto scan, TableScan::Read(plan, &catalog_->io()));
+  SKADE_ASSIGN_OR_RETURN(auto scan, TableScan::Read(std::move(plan), &catalog_->io()));
   ReadAhead reader(std::move(scan));
   int64_t rows = 0;
   while (true) {

@@ -110,7 +110,7 @@ Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& can
     one.stats = std::make_shared<ScanStats>();
     one.emit_positions = true;
     if (copy_on_write) one.pool = DataWriter::pool();
-    SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(one, &io));
+    SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(std::move(one), &io));
     std::vector<int64_t> hit;
     std::vector<std::shared_ptr<arrow::RecordBatch>> survivors;
     int64_t live = 0;

@@ -224,13 +224,13 @@ Result<ScanPlan> TableScan::Plan() const {
   return plan;
 }
 
-Result<std::shared_ptr<arrow::RecordBatchReader>> TableScan::Read(const ScanPlan& plan, FileIO* io) {
-  return MakeScanReader(plan, io);
+Result<std::shared_ptr<arrow::RecordBatchReader>> TableScan::Read(ScanPlan plan, FileIO* io) {
+  return MakeScanReader(std::move(plan), io);
 }
 
 Result<std::shared_ptr<arrow::RecordBatchReader>> TableScan::ToReader() const {
   SKADE_ASSIGN_OR_RETURN(ScanPlan plan, Plan());
-  return Read(plan, io_);
+  return Read(std::move(plan), io_);
 }
 
 Result<std::shared_ptr<arrow::Table>> TableScan::ToTable() const {

@@ -106,8 +106,10 @@ class TableScan {
   /// kCorrupt naming the manifest or manifest list.
   Result<ScanPlan> Plan() const;
   /// Streams the rows of a plan: row groups of all planned files decode concurrently
-  /// (plan.parallelism, plan.memory_budget_bytes), batches come out in plan order.
-  static Result<std::shared_ptr<arrow::RecordBatchReader>> Read(const ScanPlan& plan, FileIO* io);
+  /// (plan.parallelism, plan.memory_budget_bytes), batches come out in plan order. The
+  /// reader keeps the plan: a caller done with it moves it in (a copy of many files'
+  /// statistics costs as much as planning them).
+  static Result<std::shared_ptr<arrow::RecordBatchReader>> Read(ScanPlan plan, FileIO* io);
   Result<std::shared_ptr<arrow::RecordBatchReader>> ToReader() const;
   Result<std::shared_ptr<arrow::Table>> ToTable() const;
 

@@ -1334,8 +1334,8 @@ class ScanReader final : public arrow::RecordBatchReader {
 
 }  // namespace
 
-std::shared_ptr<arrow::RecordBatchReader> MakeScanReader(const ScanPlan& plan, FileIO* io) {
-  return std::make_shared<ScanReader>(plan, io);
+std::shared_ptr<arrow::RecordBatchReader> MakeScanReader(ScanPlan plan, FileIO* io) {
+  return std::make_shared<ScanReader>(std::move(plan), io);
 }
 
 }  // namespace skade

@@ -7,6 +7,6 @@
 
 namespace skade {
 
-std::shared_ptr<arrow::RecordBatchReader> MakeScanReader(const ScanPlan& plan, FileIO* io);
+std::shared_ptr<arrow::RecordBatchReader> MakeScanReader(ScanPlan plan, FileIO* io);
 
 }  // namespace skade
