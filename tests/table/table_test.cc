@@ -8,11 +8,13 @@
 #include <parquet/metadata.h>
 
 #include <algorithm>
+#include <fstream>
 #include <limits>
 #include <set>
 
 #include "skade/io/file_io.h"
 #include "skade/table/data_writer.h"
+#include "skade/table/manifest_io.h"
 #include "skade/table/scan.h"
 #include "testing/matchers.h"
 #include "testing/random_data.h"
@@ -280,6 +282,62 @@ TEST_F(TableTest, ProjectionAndLimit) {
   EXPECT_THAT(bad.error().message, ::testing::HasSubstr("zzz"));
   EXPECT_THAT(bad.error().message, ::testing::HasSubstr("nope"));
   EXPECT_THAT(bad.error().message, ::testing::HasSubstr("a, b, c"));
+}
+
+// A table of many commits is planned from manifests read concurrently, a window at a
+// time: the plan's files still come in manifest-list order on every run, deletes still
+// apply, and of two corrupt manifests the error names the first in list order.
+TEST_F(TableTest, ManyManifestsPlanInListOrder) {
+  Schema schema = *ParseSchemaSpec("id:long!, tag:string");
+  auto t = Create("many", schema);
+  constexpr int kCommits = 150;  // more than one window of manifests
+  for (int i = 0; i < kCommits; ++i) {
+    auto row = [](int64_t id, const char* tag) {
+      return Row{testing::Cell{false, Value{id}, {}}, testing::Cell{false, Value{std::string(tag)}, {}}};
+    };
+    std::vector<Row> rows = {row(2 * i, "a"), row(2 * i + 1, "b")};
+    ASSERT_THAT(t->Append(testing::ToArrow(schema, rows)), IsOk());
+  }
+  ASSERT_THAT(t->Delete("id = 7 or id = 250"), IsOk());
+  const TableMetadata& m = *t->metadata();
+  auto list = LoadManifestList(*m.CurrentSnapshot(), cat_->io());
+  ASSERT_THAT(list, IsOk());
+  std::vector<std::string> expected;  // read one manifest after another
+  std::vector<std::string> data_manifests;
+  for (const auto& mf : *list) {
+    if (mf.content != 0) continue;
+    data_manifests.push_back(LocalPath(mf.manifest_path));
+    auto entries = LoadManifest(mf, m, *m.schema(), cat_->io());
+    ASSERT_THAT(entries, IsOk());
+    for (const auto& e : *entries)
+      if (e.status != EntryStatus::kDeleted) expected.push_back(e.data_file.file_path);
+  }
+  ASSERT_GE(data_manifests.size(), static_cast<size_t>(kCommits));
+  for (int run = 0; run < 3; ++run) {
+    auto plan = t->NewScan().Plan();
+    ASSERT_THAT(plan, IsOk());
+    std::vector<std::string> got;
+    size_t with_deletes = 0;
+    for (const auto& task : plan->tasks) {
+      got.push_back(task.file.file_path);
+      with_deletes += !task.deletes.empty();
+    }
+    EXPECT_EQ(got, expected) << "run " << run;
+    EXPECT_GE(with_deletes, 1u);
+  }
+  auto table = t->NewScan().ToTable();
+  ASSERT_THAT(table, IsOk());
+  EXPECT_EQ((*table)->num_rows(), 2 * kCommits - 2);
+  auto filtered = t->NewScan().Filter("id >= 290").ToTable();
+  ASSERT_THAT(filtered, IsOk());
+  EXPECT_EQ((*filtered)->num_rows(), 10);
+
+  for (size_t k : {size_t{100}, size_t{70}}) std::ofstream(data_manifests[k], std::ios::trunc) << "not an avro file";
+  for (int run = 0; run < 3; ++run) {
+    auto bad = t->NewScan().Plan();
+    ASSERT_THAT(bad, IsError(ErrorKind::kCorrupt));
+    EXPECT_THAT(bad.error().message, ::testing::HasSubstr(data_manifests[70]));
+  }
 }
 
 TEST_F(TableTest, ConformNamesColumnAndRow) {

@@ -1,10 +1,38 @@
 #include "skade/common/task_pool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
 namespace skade {
+
+Status RunConcurrently(size_t n, const std::function<Status(size_t)>& fn) {
+  size_t threads = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 1) {
+    for (size_t i = 0; i < n; ++i) SKADE_RETURN_IF_ERROR(fn(i));
+    return {};
+  }
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  Status first;
+  size_t first_index = n;
+  auto work = [&] {
+    for (size_t i; (i = next++) < n;) {
+      Status st = fn(i);
+      std::lock_guard lock(mu);
+      if (!st && i < first_index) {
+        first = st;
+        first_index = i;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  return first;
+}
 
 TaskPool::TaskPool(size_t threads) {
   threads = std::max<size_t>(1, threads);

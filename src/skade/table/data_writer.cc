@@ -8,7 +8,6 @@
 #include <parquet/properties.h>
 
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -16,10 +15,10 @@
 #include <map>
 #include <mutex>
 #include <set>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 
+#include "skade/common/task_pool.h"
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
@@ -359,32 +358,6 @@ Result<std::shared_ptr<arrow::RecordBatch>> FirstRows(const std::shared_ptr<arro
   SKADE_ARROW_ASSIGN(auto rows, arrow::Table::FromRecordBatches(schema, batches), path);
   SKADE_ARROW_ASSIGN(auto sample, rows->Slice(0, kPlainSample)->CombineChunksToBatch(), path);
   return sample;
-}
-
-// Runs fn(0..n-1) on up to one thread per core, each index once; the first error wins.
-// Own threads, not a shared pool: the tasks wait on Arrow's CPU pool (column encoding),
-// and a caller may itself be a task of skade's pool.
-Status RunConcurrently(size_t n, const std::function<Status(size_t)>& fn) {
-  size_t threads = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
-  if (threads <= 1) {
-    for (size_t i = 0; i < n; ++i) SKADE_RETURN_IF_ERROR(fn(i));
-    return {};
-  }
-  std::atomic<size_t> next{0};
-  std::mutex mu;
-  Status first;
-  auto work = [&] {
-    for (size_t i; (i = next++) < n;) {
-      Status st = fn(i);
-      std::lock_guard lock(mu);
-      if (!st && first) first = st;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  return first;
 }
 
 }  // namespace

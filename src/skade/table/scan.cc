@@ -6,11 +6,41 @@
 #include <cstring>
 #include <map>
 
+#include "skade/common/task_pool.h"
 #include "skade/io/file_io.h"
 #include "skade/table/manifest_io.h"
 #include "skade/table/scan_reader_internal.h"
 
 namespace skade {
+namespace {
+
+// Manifests are read a window at a time, the window's files concurrently (each a file
+// read and an Avro decode: most of a plan's work on a table of many commits); `take`
+// then sees every manifest's entries in list order, so plans do not depend on timing, and
+// only a window's entries are held before pruning.
+Status ForEachManifest(const std::vector<const ManifestFile*>& manifests, const TableMetadata& m,
+                       const Schema& schema, FileIO& io,
+                       const std::function<Status(const ManifestFile&, std::vector<ManifestEntry>)>& take) {
+  constexpr size_t kWindow = 64;
+  constexpr size_t kConcurrentFrom = 8;  // fewer are read in the calling thread (a thread costs more)
+  for (size_t start = 0; start < manifests.size(); start += kWindow) {
+    size_t n = std::min(kWindow, manifests.size() - start);
+    std::vector<std::vector<ManifestEntry>> loaded(n);
+    auto load = [&](size_t i) -> Status {
+      SKADE_ASSIGN_OR_RETURN(loaded[i], LoadManifest(*manifests[start + i], m, schema, io));
+      return {};
+    };
+    if (n < kConcurrentFrom) {
+      for (size_t i = 0; i < n; ++i) SKADE_RETURN_IF_ERROR(load(i));
+    } else {
+      SKADE_RETURN_IF_ERROR(RunConcurrently(n, load));
+    }
+    for (size_t i = 0; i < n; ++i) SKADE_RETURN_IF_ERROR(take(*manifests[start + i], std::move(loaded[i])));
+  }
+  return {};
+}
+
+}  // namespace
 
 TableScan& TableScan::Select(std::vector<std::string> columns) {
   columns_ = std::move(columns);
@@ -165,15 +195,18 @@ Result<ScanPlan> TableScan::Plan() const {
   std::map<int, expr::ExprPtr> projected;  // per spec
   std::map<int, std::vector<TypePtr>> ptypes;
   DeleteIndex deletes;
-  for (const auto& mf : list) {
-    if (mf.content == 0) continue;
-    SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, m, schema, *io_));
+  std::vector<const ManifestFile*> delete_manifests, data_manifests;
+  for (const auto& mf : list)
+    if (mf.content != 0) delete_manifests.push_back(&mf);
+  SKADE_RETURN_IF_ERROR(ForEachManifest(delete_manifests, m, schema, *io_,
+                                        [&](const ManifestFile&, std::vector<ManifestEntry> entries) -> Status {
     for (auto& e : entries)
       if (e.status != EntryStatus::kDeleted) {
         plan.delete_files.push_back(e.data_file);
         deletes.Add(DeleteFileEntry{std::make_shared<const DataFile>(std::move(e.data_file)), e.sequence_number.value_or(0)});
       }
-  }
+    return {};
+  }));
   for (const auto& mf : list) {
     if (mf.content != 0) continue;
     ++plan.stats->manifests_total;
@@ -192,7 +225,11 @@ Result<ScanPlan> TableScan::Plan() const {
       plan.stats->rows_total += mf.added_rows_count + mf.existing_rows_count;
       continue;
     }
-    SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, m, schema, *io_));
+    data_manifests.push_back(&mf);
+  }
+  SKADE_RETURN_IF_ERROR(ForEachManifest(data_manifests, m, schema, *io_,
+                                        [&](const ManifestFile& mf, std::vector<ManifestEntry> entries) -> Status {
+    const PartitionSpec* spec = m.SpecById(mf.partition_spec_id);
     for (auto& e : entries) {
       if (e.status == EntryStatus::kDeleted) continue;
       ++plan.stats->files_total;
@@ -220,7 +257,8 @@ Result<ScanPlan> TableScan::Plan() const {
       plan.stats->rows_planned += e.data_file.record_count;
       plan.tasks.push_back(FileScanTask{std::move(e.data_file), seq, std::move(applicable), std::move(residual)});
     }
-  }
+    return {};
+  }));
   return plan;
 }
 
