@@ -378,6 +378,11 @@ TEST(AvroSchemaTest, RepeatedSchemaTextIsParsedOnce) {
   auto again = MustParse(text);
   EXPECT_EQ(again->name, "cached");
   EXPECT_EQ(again->fields[0].field_id, 7);
+  // A text larger than any manifest's schema is parsed each time, never held.
+  std::string huge = R"({"type":"record","name":"huge","doc":")" + std::string(300 << 10, 'x') + R"(","fields":[]})";
+  auto big = MustParse(huge);
+  EXPECT_EQ(big->name, "huge");
+  EXPECT_NE(MustParse(huge), big);
 }
 
 constexpr const char* kIcebergSchema = R"({

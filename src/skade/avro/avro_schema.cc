@@ -254,16 +254,19 @@ namespace {
 // Parsed schemas by their JSON text. Every manifest of a table carries the same writer
 // schema in its header, and parsing it was most of a plan's work on tables of many
 // manifests (300 one-file manifests: 45% of `skade scan --limit 0`). Nodes are
-// immutable, so one parse serves every reader; the cache is cleared when full so a
-// long-running server holds at most kCachedSchemas.
+// immutable, so one parse serves every reader. The cache is cleared when full, and a
+// text larger than a manifest's schema ever is passes by it, so a long-running server
+// (or a warehouse with hostile headers) holds a few MiB at most.
 class SchemaCache {
  public:
   NodePtr Find(std::string_view text) {
+    if (text.size() > kLargestCached) return nullptr;
     std::lock_guard lock(mu_);
     auto it = parsed_.find(text);
     return it == parsed_.end() ? nullptr : it->second;
   }
   void Add(std::string_view text, NodePtr node) {
+    if (text.size() > kLargestCached) return;
     std::lock_guard lock(mu_);
     if (parsed_.size() >= kCachedSchemas) parsed_.clear();
     parsed_.emplace(std::string(text), std::move(node));
@@ -271,6 +274,7 @@ class SchemaCache {
 
  private:
   static constexpr size_t kCachedSchemas = 64;
+  static constexpr size_t kLargestCached = 256 << 10;  // a wide table's manifest schema is tens of KiB
   std::mutex mu_;
   std::map<std::string, NodePtr, std::less<>> parsed_;
 };
