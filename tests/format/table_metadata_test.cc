@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "testing/matchers.h"
 
 namespace skade {
@@ -55,6 +57,52 @@ TEST(TableMetadataTest, RoundTripsThroughJson) {
   EXPECT_EQ(*back->current_snapshot_id, 3051729675574597004);
   // Java's field order: format-version first, then table-uuid.
   EXPECT_EQ(json.find("{\"format-version\":2,\"table-uuid\""), 0u);
+}
+
+// The snapshots and the snapshot log are written as text, not through nlohmann's DOM: the
+// bytes are what nlohmann writes for the same objects, escapes included, and read back.
+TEST(TableMetadataTest, SnapshotsAreWrittenAsNlohmannWouldWriteThem) {
+  TableMetadata m = Sample();
+  Snapshot odd = m.snapshots[0];
+  odd.snapshot_id = 77;
+  odd.parent_snapshot_id = m.snapshots[0].snapshot_id;
+  odd.sequence_number = 2;
+  odd.schema_id.reset();
+  odd.manifest_list = "file:///tmp/w h/\"q\"/snap-2.avro";
+  odd.summary = {{"operation", "overwrite"}, {"spark.app.id", "local-1"},
+                 {"a\\b", std::string("tab\tnl\ncr\rbs\bff\fctl\x01\x1f del\x7f")},
+                 {"engine", "skåde \xF0\x9F\x8C\x8A"}, {"empty", ""}};
+  m.snapshots.push_back(odd);
+  m.snapshot_log.push_back({odd.timestamp_ms + 1, odd.snapshot_id});
+  std::string text = TableMetadataToJson(m);
+
+  nlohmann::ordered_json snapshots = nlohmann::ordered_json::array(), log = nlohmann::ordered_json::array();
+  for (const auto& s : m.snapshots) {
+    nlohmann::ordered_json o, summary;
+    o["sequence-number"] = s.sequence_number;
+    o["snapshot-id"] = s.snapshot_id;
+    if (s.parent_snapshot_id) o["parent-snapshot-id"] = *s.parent_snapshot_id;
+    o["timestamp-ms"] = s.timestamp_ms;
+    summary["operation"] = s.summary.at("operation");
+    for (const auto& [k, v] : s.summary)
+      if (k != "operation") summary[k] = v;
+    o["summary"] = summary;
+    o["manifest-list"] = s.manifest_list;
+    if (s.schema_id) o["schema-id"] = *s.schema_id;
+    snapshots.push_back(o);
+  }
+  for (const auto& e : m.snapshot_log) log.push_back({{"timestamp-ms", e.timestamp_ms}, {"snapshot-id", e.snapshot_id}});
+  EXPECT_NE(text.find("\"snapshots\":" + snapshots.dump() + ",\"statistics\":"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"snapshot-log\":" + log.dump() + ",\"metadata-log\":"), std::string::npos) << text;
+
+  auto back = ParseTableMetadata(text);
+  ASSERT_THAT(back, IsOk());
+  ASSERT_EQ(back->snapshots.size(), 2u);
+  EXPECT_EQ(back->snapshots[1].summary, odd.summary);
+  EXPECT_EQ(back->snapshots[1].manifest_list, odd.manifest_list);
+  EXPECT_EQ(back->snapshots[1].parent_snapshot_id, odd.parent_snapshot_id);
+  EXPECT_FALSE(back->snapshots[1].schema_id.has_value());
+  EXPECT_EQ(TableMetadataToJson(*back), text);
 }
 
 TEST(TableMetadataTest, ReadsVersionOne) {
