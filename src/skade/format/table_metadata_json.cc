@@ -341,14 +341,24 @@ void AppendMember(std::string& out, std::string_view key, int64_t value) {
   out += std::to_string(value);
 }
 
+// A JSON array of one object per item, `members` writing each object's members.
+template <typename T, typename Members>
+std::string ObjectArray(const std::vector<T>& items, Members&& members) {
+  std::string out = "[";
+  for (const auto& item : items) {
+    if (out.size() > 1) out += ',';
+    out += '{';
+    members(out, item);
+    out += '}';
+  }
+  return out + ']';
+}
+
 // The snapshots and the snapshot log grow with every commit, and the rest of the
 // metadata does not: they are written straight into the text. Built as nlohmann objects
 // and dumped, they were a quarter of an append to a table of 2000 snapshots.
 std::string SnapshotsJson(const TableMetadata& m) {
-  std::string out = "[";
-  for (const auto& s : m.snapshots) {
-    if (out.size() > 1) out += ',';
-    out += '{';
+  return ObjectArray(m.snapshots, [](std::string& out, const Snapshot& s) {
     AppendMember(out, "sequence-number", s.sequence_number);
     out += ',';
     AppendMember(out, "snapshot-id", s.snapshot_id);
@@ -376,22 +386,15 @@ std::string SnapshotsJson(const TableMetadata& m) {
       out += ',';
       AppendMember(out, "schema-id", *s.schema_id);
     }
-    out += '}';
-  }
-  return out + ']';
+  });
 }
 
 std::string SnapshotLogJson(const TableMetadata& m) {
-  std::string out = "[";
-  for (const auto& e : m.snapshot_log) {
-    if (out.size() > 1) out += ',';
-    out += '{';
+  return ObjectArray(m.snapshot_log, [](std::string& out, const SnapshotLogEntry& e) {
     AppendMember(out, "timestamp-ms", e.timestamp_ms);
     out += ',';
     AppendMember(out, "snapshot-id", e.snapshot_id);
-    out += '}';
-  }
-  return out + ']';
+  });
 }
 
 }  // namespace
