@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "skade/common/csv.h"
+#include "skade/common/json_text.h"
 #include "skade/common/task_pool.h"
 #include "skade/format/value.h"
 #include "skade/table/arrow_internal.h"
@@ -28,31 +29,6 @@ namespace {
 
 // A row group is closed every this many bytes of input: its encoded pages are held until then.
 constexpr int64_t kOutputRowGroupBytes = 64LL << 20;
-
-void JsonString(std::string_view s, std::string* out) {
-  *out += '"';
-  size_t plain = 0;  // start of the run of characters that need no escape
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out->append(s.data() + plain, i - plain);
-    plain = i + 1;
-    switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
-      default: {
-        char buf[8];
-        snprintf(buf, sizeof buf, "\\u%04x", c);
-        *out += buf;
-      }
-    }
-  }
-  out->append(s.data() + plain, s.size() - plain);
-  *out += '"';
-}
 
 template <typename T>
 void AppendNumber(T v, std::string* out) {
@@ -87,7 +63,7 @@ bool AppendPlainJson(const arrow::Array& a, int64_t i, const Type& type, std::st
     }
     case arrow::Type::STRING:
       if (type.id != TypeId::kString) return false;
-      JsonString(static_cast<const arrow::StringArray&>(a).GetView(i), out);
+      AppendJsonString(static_cast<const arrow::StringArray&>(a).GetView(i), out);
       return true;
     case arrow::Type::BOOL:
       if (type.id != TypeId::kBoolean) return false;
@@ -113,7 +89,7 @@ void AppendJson(const arrow::Array& a, int64_t i, const Type& type, std::string*
       *out += '{';
       for (int k = 0; k < sa.num_fields() && k < static_cast<int>(type.fields.size()); ++k) {
         if (k) *out += ',';
-        JsonString(type.fields[k].name, out);
+        AppendJsonString(type.fields[k].name, out);
         *out += ':';
         AppendJson(*sa.field(k), i, *type.fields[k].type, out);
       }
@@ -137,7 +113,7 @@ void AppendJson(const arrow::Array& a, int64_t i, const Type& type, std::string*
         if (k != ma.value_offset(i)) *out += ',';
         std::string key;
         AppendJson(*ma.keys(), k, *type.key().type, &key);
-        if (key.empty() || key[0] != '"') JsonString(key, out);
+        if (key.empty() || key[0] != '"') AppendJsonString(key, out);
         else *out += key;
         *out += ':';
         AppendJson(*ma.items(), k, *type.value().type, out);
@@ -155,10 +131,10 @@ void AppendJson(const arrow::Array& a, int64_t i, const Type& type, std::string*
       if (type.id == TypeId::kBoolean) *out += std::get<bool>(*v) ? "true" : "false";
       else if (IsNumeric(type.id)) {
         std::string t = FormatValue(type, *v);
-        if (t == "nan" || t == "NaN" || t.find("inf") != std::string::npos) JsonString(t, out);
+        if (t == "nan" || t == "NaN" || t.find("inf") != std::string::npos) AppendJsonString(t, out);
         else *out += t;
       } else {
-        JsonString(FormatValue(type, *v), out);
+        AppendJsonString(FormatValue(type, *v), out);
       }
     }
   }
@@ -226,12 +202,12 @@ void PrintListing(const Listing& l, Format format, std::FILE* out) {
       std::string s = "{";
       for (size_t c = 0; c < row.size(); ++c) {
         if (c) s += ',';
-        JsonString(l.headers[c], &s);
+        AppendJsonString(l.headers[c], &s);
         s += ':';
         bool num = c < l.numeric.size() && l.numeric[c];
         if (num && !row[c].empty()) s += row[c];
         else if (num) s += "null";
-        else JsonString(row[c], &s);
+        else AppendJsonString(row[c], &s);
       }
       std::fprintf(out, "%s}\n", s.c_str());
     }
@@ -278,7 +254,7 @@ RowFormat FormatFor(const arrow::RecordBatch& batch, const Schema& schema) {
     f.columns.push_back(batch.column(c).get());
     f.fields.push_back(FieldFor(*batch.schema()->field(c), schema));
     std::string key;
-    JsonString(batch.schema()->field(c)->name(), &key);
+    AppendJsonString(batch.schema()->field(c)->name(), &key);
     f.keys.push_back(key + ':');
   }
   return f;

@@ -2,8 +2,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstdio>
 
+#include "skade/common/json_text.h"
 #include "skade/common/nesting.h"
 #include "skade/format/table_metadata.h"
 
@@ -305,38 +305,17 @@ Result<TableMetadata> ParseTableMetadata(std::string_view text) {
 
 namespace {
 
-// `s` as a JSON string. ASCII is escaped here as nlohmann's dump() escapes it; any other
-// text goes through nlohmann, which also refuses what is not UTF-8.
-void AppendJsonString(std::string& out, std::string_view s) {
-  if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; })) {
+// `s` as a JSON string, escaped as nlohmann's dump() escapes it; text that is not ASCII
+// goes through nlohmann, which also refuses what is not UTF-8.
+void AppendText(std::string& out, std::string_view s) {
+  if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
     out += ordered(std::string(s)).dump();
-    return;
-  }
-  out += '"';
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
+  else
+    AppendJsonString(s, &out);
 }
 
 void AppendMember(std::string& out, std::string_view key, int64_t value) {
-  AppendJsonString(out, key);
+  AppendText(out, key);
   out += ':';
   out += std::to_string(value);
 }
@@ -373,15 +352,15 @@ std::string SnapshotsJson(const TableMetadata& m) {
     auto member = [&](const std::string& k, const std::string& v) {
       if (!first) out += ',';
       first = false;
-      AppendJsonString(out, k);
+      AppendText(out, k);
       out += ':';
-      AppendJsonString(out, v);
+      AppendText(out, v);
     };
     if (auto it = s.summary.find("operation"); it != s.summary.end()) member(it->first, it->second);
     for (const auto& [k, v] : s.summary)
       if (k != "operation") member(k, v);
     out += "},\"manifest-list\":";
-    AppendJsonString(out, s.manifest_list);
+    AppendText(out, s.manifest_list);
     if (s.schema_id) {
       out += ',';
       AppendMember(out, "schema-id", *s.schema_id);
@@ -434,22 +413,24 @@ std::string TableMetadataToJson(const TableMetadata& m) {
     if (r.max_ref_age_ms) ref["max-ref-age-ms"] = *r.max_ref_age_ms;
     o["refs"][name] = ref;
   }
-  o["snapshots"] = nullptr;  // written by SnapshotsJson, in this place
-  o["statistics"] = ordered::parse(m.statistics_json);
-  o["partition-statistics"] = ordered::parse(m.partition_statistics_json);
-  o["snapshot-log"] = nullptr;  // SnapshotLogJson
-  o["metadata-log"] = ordered::array();
-  for (const auto& e : m.metadata_log)
-    o["metadata-log"].push_back({{"timestamp-ms", e.timestamp_ms}, {"metadata-file", e.metadata_file}});
+  // The members from here on are written in order into the text, the two that grow with
+  // every commit straight from the metadata.
   std::string out = "{";
-  for (const auto& [key, value] : o.items()) {
+  auto member = [&](std::string_view key, const std::string& value) {
     if (out.size() > 1) out += ',';
-    AppendJsonString(out, key);
+    AppendText(out, key);
     out += ':';
-    if (key == "snapshots") out += SnapshotsJson(m);
-    else if (key == "snapshot-log") out += SnapshotLogJson(m);
-    else out += value.dump();
-  }
+    out += value;
+  };
+  for (const auto& [key, value] : o.items()) member(key, value.dump());
+  member("snapshots", SnapshotsJson(m));
+  member("statistics", ordered::parse(m.statistics_json).dump());
+  member("partition-statistics", ordered::parse(m.partition_statistics_json).dump());
+  member("snapshot-log", SnapshotLogJson(m));
+  ordered metadata_log = ordered::array();
+  for (const auto& e : m.metadata_log)
+    metadata_log.push_back({{"timestamp-ms", e.timestamp_ms}, {"metadata-file", e.metadata_file}});
+  member("metadata-log", metadata_log.dump());
   return out + '}';
 }
 
