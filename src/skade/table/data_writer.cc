@@ -25,6 +25,7 @@
 #include "skade/table/arrow_values.h"
 #include "skade/table/data_file_sink.h"
 #include "skade/table/delete_index.h"
+#include "skade/table/parquet_file_writer.h"
 #include "skade/table/parquet_stats.h"
 
 namespace skade {
@@ -346,7 +347,8 @@ std::shared_ptr<parquet::WriterProperties> FileProps(const TableMetadata& metada
   return b.build();
 }
 
-// Columns of a buffered row group are encoded in parallel on the Arrow CPU pool.
+// Columns are encoded in parallel on the Arrow CPU pool (ParquetFileWriter: flat schemas
+// as independent column streams, nested ones by Arrow's FileWriter, which needs this).
 std::shared_ptr<parquet::ArrowWriterProperties> ParallelColumns() {
   return parquet::ArrowWriterProperties::Builder().set_use_threads(true)->build();
 }
@@ -417,7 +419,7 @@ struct DataWriter::Impl {
     std::vector<Value> partition;
     std::string path;
     std::shared_ptr<DataFileSink> sink;
-    std::unique_ptr<parquet::arrow::FileWriter> writer;
+    std::unique_ptr<ParquetFileWriter> writer;
     int64_t rows = 0;  // written to the file
     // Rows of the current row group not yet handed to Parquet: the first rows of a
     // file (its encodings are picked from them) and row groups that may reach the target
@@ -471,9 +473,9 @@ struct DataWriter::Impl {
     // which may be a few rows of a small file being compacted).
     SKADE_ASSIGN_OR_RETURN(auto sample, FirstRows(f.pending[0]->schema(), f.pending, f.path));
     SKADE_ARROW_ASSIGN(f.writer,
-                       parquet::arrow::FileWriter::Open(*arrow_schema, pool, f.sink,
-                                                        FileProps(*metadata, props->max_row_group_length(), *sample),
-                                                        arrow_props),
+                       ParquetFileWriter::Open(*arrow_schema, pool, f.sink,
+                                               FileProps(*metadata, props->max_row_group_length(), *sample),
+                                               arrow_props),
                        f.path);
     return {};
   }
@@ -490,7 +492,7 @@ struct DataWriter::Impl {
 
   // Hands the pending rows to the buffered row group (Parquet encodes them now).
   Status WritePending(OpenFile& f) {
-    for (const auto& b : f.pending) SKADE_ARROW_RETURN(f.writer->WriteRecordBatch(*b), f.path);
+    for (const auto& b : f.pending) SKADE_ARROW_RETURN(f.writer->WriteRecordBatch(b), f.path);
     f.buffered_bytes += f.pending_bytes;
     Handed(f);
     return {};
@@ -624,7 +626,7 @@ struct ParquetExport::Impl {
   std::shared_ptr<arrow::Schema> schema;
   int64_t row_group_bytes = 0;
   std::shared_ptr<DataFileSink> sink;
-  std::unique_ptr<parquet::arrow::FileWriter> writer;
+  std::unique_ptr<ParquetFileWriter> writer;
   std::vector<std::shared_ptr<arrow::RecordBatch>> first;  // held until the encodings are picked
   int64_t first_rows = 0;
   int64_t group_bytes = 0;  // input bytes in the open row group
@@ -634,15 +636,15 @@ struct ParquetExport::Impl {
     SKADE_ASSIGN_OR_RETURN(auto sample, FirstRows(schema, first, path));
     TableMetadata defaults;  // no table: the table properties' defaults (zstd, level 1)
     SKADE_ARROW_ASSIGN(writer,
-                       parquet::arrow::FileWriter::Open(*schema, DataWriter::pool(), sink,
-                                                        FileProps(defaults, 1 << 20, *sample), ParallelColumns()),
+                       ParquetFileWriter::Open(*schema, DataWriter::pool(), sink, FileProps(defaults, 1 << 20, *sample),
+                                               ParallelColumns()),
                        path);
-    for (auto& b : std::exchange(first, {})) SKADE_RETURN_IF_ERROR(Put(*b));
+    for (auto& b : std::exchange(first, {})) SKADE_RETURN_IF_ERROR(Put(b));
     return {};
   }
 
-  Status Put(const arrow::RecordBatch& batch) {
-    SKADE_ARROW_ASSIGN(int64_t bytes, arrow::util::ReferencedBufferSize(batch), path);
+  Status Put(const std::shared_ptr<arrow::RecordBatch>& batch) {
+    SKADE_ARROW_ASSIGN(int64_t bytes, arrow::util::ReferencedBufferSize(*batch), path);
     if (group_bytes > 0 && group_bytes + bytes > row_group_bytes) {
       SKADE_ARROW_RETURN(writer->NewBufferedRowGroup(), path);
       group_bytes = 0;
@@ -669,7 +671,7 @@ Result<std::unique_ptr<ParquetExport>> ParquetExport::Open(const std::string& pa
 
 Status ParquetExport::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
   Impl& d = *impl_;
-  if (d.writer) return d.Put(*batch);
+  if (d.writer) return d.Put(batch);
   d.first.push_back(batch);
   d.first_rows += batch->num_rows();
   return d.first_rows >= kPlainSample ? d.Start() : Status{};
