@@ -105,6 +105,32 @@ TEST(TableMetadataTest, SnapshotsAreWrittenAsNlohmannWouldWriteThem) {
   EXPECT_EQ(TableMetadataToJson(*back), text);
 }
 
+// Statistics files the table's metadata lists (Puffin, written by other engines) are
+// carried from the file read to the file written, as they were.
+TEST(TableMetadataTest, StatisticsFilesAreKeptAsRead) {
+  std::string stats =
+      R"([{"snapshot-id":3051729675574597004,"statistics-path":"s3://b/t/metadata/s.puffin",)"
+      R"("file-size-in-bytes":413,"file-footer-size-in-bytes":42,"blob-metadata":[{"type":)"
+      R"("apache-datasketches-theta-v1","snapshot-id":3051729675574597004,"sequence-number":1,"fields":[1]}]}])";
+  std::string partition_stats =
+      R"([{"snapshot-id":3051729675574597004,"statistics-path":"s3://b/t/metadata/p.parquet","file-size-in-bytes":9}])";
+  std::string json = TableMetadataToJson(Sample());
+  const std::string empty = "\"statistics\":[],\"partition-statistics\":[]";
+  ASSERT_NE(json.find(empty), std::string::npos) << json;
+  json.replace(json.find(empty), empty.size(),
+               "\"statistics\": " + stats + " ,\n \"partition-statistics\":" + partition_stats);
+  auto read = ParseTableMetadata(json);
+  ASSERT_THAT(read, IsOk());
+  auto parsed = nlohmann::ordered_json::parse(stats), parsed_partition = nlohmann::ordered_json::parse(partition_stats);
+  std::string written = TableMetadataToJson(*read);
+  EXPECT_NE(written.find("\"statistics\":" + parsed.dump() + ",\"partition-statistics\":" + parsed_partition.dump()),
+            std::string::npos)
+      << written;
+  auto again = ParseTableMetadata(written);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(TableMetadataToJson(*again), written);
+}
+
 TEST(TableMetadataTest, ReadsVersionOne) {
   const char* v1 = R"({"format-version":1,"table-uuid":"d20125c8-7284-442c-9aea-15fee620737c",
     "location":"s3://b/t","last-updated-ms":1602638573874,"last-column-id":3,

@@ -81,8 +81,8 @@ std::shared_ptr<parquet::WriterProperties> Props(int64_t max_group_rows) {
       ->build();
 }
 
-std::shared_ptr<parquet::ArrowWriterProperties> Threads() {
-  return parquet::ArrowWriterProperties::Builder().set_use_threads(true)->build();
+std::shared_ptr<parquet::ArrowWriterProperties> Threads(bool use_threads = true) {
+  return parquet::ArrowWriterProperties::Builder().set_use_threads(use_threads)->build();
 }
 
 struct ReadBack {
@@ -95,7 +95,9 @@ ReadBack Read(const std::string& path) {
   auto reader = parquet::arrow::OpenFile(file, arrow::default_memory_pool()).ValueOrDie();
   ReadBack r;
   r.md = reader->parquet_reader()->metadata();
-  EXPECT_TRUE(reader->ReadTable(&r.table).ok());
+  auto table = reader->ReadTable();
+  EXPECT_TRUE(table.ok()) << table.status().ToString();
+  if (table.ok()) r.table = *table;
   return r;
 }
 
@@ -118,52 +120,59 @@ void WriteAll(Writer& w, const std::vector<std::shared_ptr<arrow::RecordBatch>>&
 }
 
 // The column streams write the file Arrow's FileWriter writes from the same calls: the
-// same rows, Parquet schema (field ids too), row groups and statistics of every chunk.
+// same rows, Parquet schema (field ids too), row groups and statistics of every chunk,
+// on the CPU pool and, without use_threads, on the caller's thread.
 TEST(ParquetFileWriterTest, FlatColumnsWriteWhatArrowsWriterWrites) {
-  testing::TempDir dir;
-  std::vector<std::shared_ptr<arrow::RecordBatch>> streamed;
-  int64_t first = 0;
-  for (int64_t n : {1, 999, 30000, 4, 25000, 0, 7}) {
-    streamed.push_back(Rows(first, n));
-    first += n;
-  }
-  auto table = arrow::Table::FromRecordBatches(FlatSchema(), {Rows(first, 9000), Rows(first + 9000, 8000)}).ValueOrDie();
+  for (bool use_threads : {true, false}) {
+    SCOPED_TRACE(use_threads ? "use_threads" : "caller's thread");
+    testing::TempDir dir;
+    std::vector<std::shared_ptr<arrow::RecordBatch>> streamed;
+    int64_t first = 0;
+    for (int64_t n : {1, 999, 30000, 4, 25000, 0, 7}) {
+      streamed.push_back(Rows(first, n));
+      first += n;
+    }
+    auto table =
+        arrow::Table::FromRecordBatches(FlatSchema(), {Rows(first, 9000), Rows(first + 9000, 8000)}).ValueOrDie();
 
-  std::string ours = dir.path() + "/ours.parquet", arrows = dir.path() + "/arrow.parquet";
-  {
-    auto sink = arrow::io::FileOutputStream::Open(ours).ValueOrDie();
-    auto w = ParquetFileWriter::Open(*FlatSchema(), arrow::default_memory_pool(), sink, Props(20000), Threads());
-    ASSERT_THAT(w, ArrowOk());
-    WriteAll(**w, streamed, table);
-    ASSERT_THAT(sink->Close(), ArrowOk());
-  }
-  {
-    auto sink = arrow::io::FileOutputStream::Open(arrows).ValueOrDie();
-    auto w = parquet::arrow::FileWriter::Open(*FlatSchema(), arrow::default_memory_pool(), sink, Props(20000), Threads())
-                 .ValueOrDie();
-    WriteAll(*w, streamed, table);
-    ASSERT_THAT(sink->Close(), ArrowOk());
-  }
-  ReadBack a = Read(ours), b = Read(arrows);
-  ASSERT_EQ(a.table->num_rows(), first + 17000);
-  auto all = streamed;
-  for (const auto& batch : arrow::TableBatchReader(*table).ToRecordBatches().ValueOrDie()) all.push_back(batch);
-  auto input = arrow::Table::FromRecordBatches(FlatSchema(), all).ValueOrDie();
-  EXPECT_TRUE(a.table->Equals(*input, /*check_metadata=*/false));
-  EXPECT_TRUE(a.table->Equals(*b.table)) << a.table->ToString();
-  EXPECT_TRUE(a.md->schema()->Equals(*b.md->schema()));
-  for (int c = 0; c < a.md->num_columns(); ++c)
-    EXPECT_EQ(a.md->schema()->Column(c)->schema_node()->field_id(), c + 1);
-  ASSERT_EQ(a.md->num_row_groups(), b.md->num_row_groups());
-  ASSERT_GE(a.md->num_row_groups(), 5);  // two streamed groups, the row limit's split, the table's three
-  for (int g = 0; g < a.md->num_row_groups(); ++g) {
-    auto ga = a.md->RowGroup(g), gb = b.md->RowGroup(g);
-    ASSERT_EQ(ga->num_rows(), gb->num_rows()) << "row group " << g;
-    EXPECT_LE(ga->num_rows(), 20000);
-    for (int c = 0; c < ga->num_columns(); ++c) {
-      auto sa = ga->ColumnChunk(c)->statistics(), sb = gb->ColumnChunk(c)->statistics();
-      ASSERT_TRUE(sa && sb) << "row group " << g << " column " << c;
-      EXPECT_TRUE(sa->Equals(*sb)) << "row group " << g << " column " << c;
+    std::string ours = dir.path() + "/ours.parquet", arrows = dir.path() + "/arrow.parquet";
+    {
+      auto sink = arrow::io::FileOutputStream::Open(ours).ValueOrDie();
+      auto w = ParquetFileWriter::Open(*FlatSchema(), arrow::default_memory_pool(), sink, Props(20000),
+                                       Threads(use_threads));
+      ASSERT_THAT(w, ArrowOk());
+      WriteAll(**w, streamed, table);
+      ASSERT_THAT(sink->Close(), ArrowOk());
+    }
+    {
+      auto sink = arrow::io::FileOutputStream::Open(arrows).ValueOrDie();
+      auto w = parquet::arrow::FileWriter::Open(*FlatSchema(), arrow::default_memory_pool(), sink, Props(20000),
+                                                Threads(use_threads))
+                   .ValueOrDie();
+      WriteAll(*w, streamed, table);
+      ASSERT_THAT(sink->Close(), ArrowOk());
+    }
+    ReadBack a = Read(ours), b = Read(arrows);
+    ASSERT_EQ(a.table->num_rows(), first + 17000);
+    auto all = streamed;
+    for (const auto& batch : arrow::TableBatchReader(*table).ToRecordBatches().ValueOrDie()) all.push_back(batch);
+    auto input = arrow::Table::FromRecordBatches(FlatSchema(), all).ValueOrDie();
+    EXPECT_TRUE(a.table->Equals(*input, /*check_metadata=*/false));
+    EXPECT_TRUE(a.table->Equals(*b.table)) << a.table->ToString();
+    EXPECT_TRUE(a.md->schema()->Equals(*b.md->schema()));
+    for (int c = 0; c < a.md->num_columns(); ++c)
+      EXPECT_EQ(a.md->schema()->Column(c)->schema_node()->field_id(), c + 1);
+    ASSERT_EQ(a.md->num_row_groups(), b.md->num_row_groups());
+    ASSERT_GE(a.md->num_row_groups(), 5);  // two streamed groups, the row limit's split, the table's three
+    for (int g = 0; g < a.md->num_row_groups(); ++g) {
+      auto ga = a.md->RowGroup(g), gb = b.md->RowGroup(g);
+      ASSERT_EQ(ga->num_rows(), gb->num_rows()) << "row group " << g;
+      EXPECT_LE(ga->num_rows(), 20000);
+      for (int c = 0; c < ga->num_columns(); ++c) {
+        auto sa = ga->ColumnChunk(c)->statistics(), sb = gb->ColumnChunk(c)->statistics();
+        ASSERT_TRUE(sa && sb) << "row group " << g << " column " << c;
+        EXPECT_TRUE(sa->Equals(*sb)) << "row group " << g << " column " << c;
+      }
     }
   }
 }

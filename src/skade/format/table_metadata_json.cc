@@ -424,8 +424,8 @@ std::string TableMetadataToJson(const TableMetadata& m) {
   };
   for (const auto& [key, value] : o.items()) member(key, value.dump());
   member("snapshots", SnapshotsJson(m));
-  member("statistics", ordered::parse(m.statistics_json).dump());
-  member("partition-statistics", ordered::parse(m.partition_statistics_json).dump());
+  member("statistics", m.statistics_json);  // compact JSON as parsed: kept verbatim, not parsed again
+  member("partition-statistics", m.partition_statistics_json);
   member("snapshot-log", SnapshotLogJson(m));
   ordered metadata_log = ordered::array();
   for (const auto& e : m.metadata_log)

@@ -3,7 +3,6 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 #include <arrow/util/byte_size.h>
-#include <parquet/arrow/writer.h>
 #include <parquet/metadata.h>
 #include <parquet/properties.h>
 
@@ -348,7 +347,7 @@ std::shared_ptr<parquet::WriterProperties> FileProps(const TableMetadata& metada
 }
 
 // Columns are encoded in parallel on the Arrow CPU pool (ParquetFileWriter: flat schemas
-// as independent column streams, nested ones by Arrow's FileWriter, which needs this).
+// as independent column streams, nested ones by Arrow's FileWriter).
 std::shared_ptr<parquet::ArrowWriterProperties> ParallelColumns() {
   return parquet::ArrowWriterProperties::Builder().set_use_threads(true)->build();
 }
@@ -372,10 +371,10 @@ Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::stri
   SKADE_ARROW_ASSIGN(auto sink, DataFileSink::Open(path), path);
   auto props = WriterProps(metadata, metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20));
   SKADE_ARROW_ASSIGN(auto writer,
-                     parquet::arrow::FileWriter::Open(*batch->schema(), DataWriter::pool(), sink, props,
-                                                      parquet::ArrowWriterProperties::Builder().build()),
+                     ParquetFileWriter::Open(*batch->schema(), DataWriter::pool(), sink, props,
+                                             parquet::ArrowWriterProperties::Builder().build()),
                      path);
-  SKADE_ARROW_RETURN(writer->WriteRecordBatch(*batch), path);
+  SKADE_ARROW_RETURN(writer->WriteRecordBatch(batch), path);
   SKADE_ARROW_RETURN(writer->Close(), path);
   SKADE_ARROW_RETURN(sink->Finish(), path);
   SKADE_ARROW_ASSIGN(int64_t size, sink->Tell(), path);

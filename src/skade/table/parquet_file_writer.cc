@@ -68,8 +68,9 @@ class ColumnStreamWriter final : public ParquetFileWriter {
       return arrow::Status::Invalid("batch has ", batch->num_columns(), " columns, the file ", columns_.size());
     for (int i = 0; i < batch->num_columns(); ++i)
       if (!batch->column(i)->type()->Equals(*schema_->field(i)->type()))
-        return arrow::Status::TypeError("column ", schema_->field(i)->name(), " is ", batch->column(i)->type()->ToString(),
-                                        ", the file's ", schema_->field(i)->type()->ToString());
+        return arrow::Status::TypeError("column ", schema_->field(i)->name(), " is ",
+                                        batch->column(i)->type()->ToString(), ", the file's ",
+                                        schema_->field(i)->type()->ToString());
     for (int64_t offset = 0; offset < batch->num_rows();) {
       if (!group_ || group_rows_ >= max_group_rows_) ARROW_RETURN_NOT_OK(NewBufferedRowGroup());
       int64_t n = std::min(batch->num_rows() - offset, max_group_rows_ - group_rows_);
@@ -141,12 +142,11 @@ class ColumnStreamWriter final : public ParquetFileWriter {
       ++queued_;
       if (c.running) continue;
       c.running = true;
-      auto spawned = arrow::internal::GetCpuThreadPool()->Spawn([this, i] { Run(i); });
-      if (!spawned.ok()) {  // no pool thread: encode here
-        lock.unlock();
-        Run(i);
-        lock.lock();
-      }
+      if (arrow_props_->use_threads() && arrow::internal::GetCpuThreadPool()->Spawn([this, i] { Run(i); }).ok())
+        continue;
+      lock.unlock();  // on this thread: no threads asked for, or no pool thread to take it
+      Run(i);
+      lock.lock();
     }
     return arrow::Status::OK();
   }
