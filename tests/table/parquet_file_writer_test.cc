@@ -177,6 +177,60 @@ TEST(ParquetFileWriterTest, FlatColumnsWriteWhatArrowsWriterWrites) {
   }
 }
 
+// Batches longer than the slices columns are encoded in, in row groups of several
+// slices each, give the rows in order and each column chunk the values and statistics
+// Arrow's writer gives, with the chunks in column order. (Not the same bytes: a column
+// whose dictionary outgrows its limit falls back to plain after the slice that crossed
+// it, where Arrow's writer, given the whole batch, falls back after the batch.)
+TEST(ParquetFileWriterTest, LongBatchesWriteWhatArrowsWriterWrites) {
+  for (bool use_threads : {true, false}) {
+    SCOPED_TRACE(use_threads ? "use_threads" : "caller's thread");
+    testing::TempDir dir;
+    const std::vector<std::shared_ptr<arrow::RecordBatch>> batches = {Rows(0, 150000), Rows(150000, 70001),
+                                                                      Rows(220001, 200000)};
+    auto write = [&](const std::string& path, bool ours) {
+      auto sink = arrow::io::FileOutputStream::Open(path).ValueOrDie();
+      if (ours) {
+        auto w = ParquetFileWriter::Open(*FlatSchema(), arrow::default_memory_pool(), sink, Props(300000),
+                                         Threads(use_threads));
+        ASSERT_THAT(w, ArrowOk());
+        for (const auto& b : batches) ASSERT_THAT((*w)->WriteRecordBatch(b), ArrowOk());
+        ASSERT_THAT((*w)->Close(), ArrowOk());
+      } else {
+        auto w = parquet::arrow::FileWriter::Open(*FlatSchema(), arrow::default_memory_pool(), sink, Props(300000),
+                                                  Threads(use_threads))
+                     .ValueOrDie();
+        ASSERT_TRUE(w->NewBufferedRowGroup().ok());
+        ASSERT_TRUE(w->WriteRecordBatch(*batches[0]).ok());
+        ASSERT_TRUE(w->WriteRecordBatch(*batches[1]).ok());
+        ASSERT_TRUE(w->WriteRecordBatch(*batches[2]->Slice(0, 79999)).ok());  // the row limit's split
+        ASSERT_TRUE(w->NewBufferedRowGroup().ok());
+        ASSERT_TRUE(w->WriteRecordBatch(*batches[2]->Slice(79999)).ok());
+        ASSERT_TRUE(w->Close().ok());
+      }
+      ASSERT_THAT(sink->Close(), ArrowOk());
+    };
+    std::string ours = dir.path() + "/ours.parquet", arrows = dir.path() + "/arrow.parquet";
+    write(ours, true);
+    write(arrows, false);
+    ReadBack a = Read(ours), b = Read(arrows);
+    auto input = arrow::Table::FromRecordBatches(FlatSchema(), batches).ValueOrDie();
+    EXPECT_TRUE(a.table->Equals(*input, /*check_metadata=*/false));
+    ASSERT_EQ(a.md->num_row_groups(), 2);
+    ASSERT_EQ(b.md->num_row_groups(), 2);
+    for (int g = 0; g < 2; ++g) {
+      auto ga = a.md->RowGroup(g), gb = b.md->RowGroup(g);
+      EXPECT_EQ(ga->num_rows(), gb->num_rows());
+      for (int c = 0; c < ga->num_columns(); ++c) {
+        auto ca = ga->ColumnChunk(c), cb = gb->ColumnChunk(c);
+        EXPECT_EQ(ca->num_values(), cb->num_values()) << "row group " << g << " column " << c;
+        EXPECT_TRUE(ca->statistics()->Equals(*cb->statistics())) << "row group " << g << " column " << c;
+        if (c > 0) EXPECT_LT(ga->ColumnChunk(c - 1)->data_page_offset(), ca->data_page_offset());
+      }
+    }
+  }
+}
+
 // A batch that does not fit the file is refused at once, naming the column; a required
 // column with nulls is refused by its encoder, and the error reaches the caller.
 TEST(ParquetFileWriterTest, BatchesThatDoNotFitAreRefused) {

@@ -5,8 +5,9 @@
 // is done, so each batch ends with one core waiting on one column (a string column costs
 // several times an integer one): alone, a writer kept 1.55 of 2 cores busy. Here each
 // column takes its batches in order on the CPU pool while other columns run ahead, and
-// the caller waits only for a row group's end (or when a few batches are queued).
-// Without use_threads in the Arrow writer properties, the caller encodes each batch.
+// the caller waits only for a row group's end (or when a few batches are queued). At a
+// row group's end, each column chunk goes to the file as soon as it and those before it
+// are encoded. Without use_threads in the Arrow writer properties, the caller encodes.
 // Schemas with nested columns (their levels need Arrow's internal path builder) go
 // through Arrow's FileWriter unchanged.
 #pragma once
