@@ -807,7 +807,8 @@ Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
       }
     }
     // Each group's rows are gathered (input order kept) on the thread that encodes its
-    // partition, so the copies run in parallel too.
+    // partition, so the copies run in parallel too, a slice at a time: the writer encodes
+    // one while the next is gathered, and the copy of the whole input is never held.
     std::vector<int64_t> starts(tuples.size() + 1, 0);
     for (int32_t g : group_of_row) ++starts[static_cast<size_t>(g) + 1];
     for (size_t g = 1; g < starts.size(); ++g) starts[g] += starts[g - 1];
@@ -820,13 +821,14 @@ Status DataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
     InitArrowCompute();
     // Partitions are encoded concurrently (each thread its own partition's file).
     st = RunConcurrently(tuples.size(), [&](size_t g) -> Status {
-      std::shared_ptr<arrow::RecordBatch> rows_of_group = batch;
-      if (tuples.size() > 1) {
-        auto indices = order_array->Slice(starts[g], starts[g + 1] - starts[g]);
+      if (tuples.size() == 1) return d.WriteTo(keys[g], tuples[g], batch, group_rows, bytes_per_row);
+      constexpr int64_t kTakeRows = 64 * 1024;
+      for (int64_t at = starts[g]; at < starts[g + 1]; at += kTakeRows) {
+        auto indices = order_array->Slice(at, std::min(kTakeRows, starts[g + 1] - at));
         SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(batch, indices), "partitioning");
-        rows_of_group = taken.record_batch();
+        SKADE_RETURN_IF_ERROR(d.WriteTo(keys[g], tuples[g], taken.record_batch(), group_rows, bytes_per_row));
       }
-      return d.WriteTo(keys[g], tuples[g], rows_of_group, group_rows, bytes_per_row);
+      return {};
     });
   }
   if (st) st = d.Bound();
