@@ -220,10 +220,12 @@ class ColumnStreamWriter final : public ParquetFileWriter {
     if (!c.optional && array.null_count() > 0)
       return arrow::Status::Invalid("column ", schema_->field(static_cast<int>(i))->name(), " is required but has ",
                                     array.null_count(), " nulls");
-    if (c.optional) {  // a flat optional column: defined (1) or null (0)
-      c.levels.assign(static_cast<size_t>(n), 1);
-      if (array.null_count() > 0)
-        for (int64_t r = 0; r < n; ++r) c.levels[static_cast<size_t>(r)] = array.IsValid(r) ? 1 : 0;
+    if (c.optional && array.null_count() == 0) {  // a flat optional column: defined (1) or null (0)
+      static const std::vector<int16_t> all_defined(kSliceRows, 1);  // slices are never longer
+      levels = all_defined.data();
+    } else if (c.optional) {
+      c.levels.resize(static_cast<size_t>(n));
+      for (int64_t r = 0; r < n; ++r) c.levels[static_cast<size_t>(r)] = array.IsValid(r) ? 1 : 0;
       levels = c.levels.data();
     }
     BEGIN_PARQUET_CATCH_EXCEPTIONS
