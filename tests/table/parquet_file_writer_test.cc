@@ -231,6 +231,51 @@ TEST(ParquetFileWriterTest, LongBatchesWriteWhatArrowsWriterWrites) {
   }
 }
 
+// Random batch lengths (some empty, some longer than a slice), row-group limits and
+// explicit row-group starts, on the pool and on the caller's thread: every row comes back
+// once, in order, no row group passes the limit, and each group's chunks are in column order
+// (an explicit start right after another leaves an empty group, as Arrow's writer does).
+TEST(ParquetFileWriterTest, RandomBatchesComeBackInOrder) {
+  std::mt19937_64 rng(20261206);
+  for (int round = 0; round < 12; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    testing::TempDir dir;
+    const bool use_threads = round % 3 != 2;
+    const int64_t limit = std::uniform_int_distribution<int64_t>(1000, 250000)(rng);
+    std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+    int64_t rows = 0;
+    const int n = std::uniform_int_distribution<int>(1, 7)(rng);
+    for (int b = 0; b < n; ++b) {
+      const int64_t len = b % 3 == 1 ? 0 : std::uniform_int_distribution<int64_t>(1, 150000)(rng);
+      batches.push_back(Rows(rows, len));
+      rows += len;
+    }
+    std::string path = dir.path() + "/random.parquet";
+    {
+      auto sink = arrow::io::FileOutputStream::Open(path).ValueOrDie();
+      auto w = ParquetFileWriter::Open(*FlatSchema(), arrow::default_memory_pool(), sink, Props(limit),
+                                       Threads(use_threads));
+      ASSERT_THAT(w, ArrowOk());
+      for (size_t b = 0; b < batches.size(); ++b) {
+        if (rng() % 4 == 0) ASSERT_THAT((*w)->NewBufferedRowGroup(), ArrowOk());
+        ASSERT_THAT((*w)->WriteRecordBatch(batches[b]), ArrowOk());
+      }
+      ASSERT_THAT((*w)->Close(), ArrowOk());
+      ASSERT_THAT(sink->Close(), ArrowOk());
+    }
+    ReadBack r = Read(path);
+    auto input = arrow::Table::FromRecordBatches(FlatSchema(), batches).ValueOrDie();
+    ASSERT_EQ(r.table->num_rows(), rows);
+    EXPECT_TRUE(r.table->Equals(*input, /*check_metadata=*/false));
+    for (int g = 0; g < r.md->num_row_groups(); ++g) {
+      auto group = r.md->RowGroup(g);
+      EXPECT_LE(group->num_rows(), limit) << "row group " << g;
+      for (int c = 1; c < group->num_columns() && group->num_rows() > 0; ++c)  // empty groups: no pages
+        EXPECT_LT(group->ColumnChunk(c - 1)->data_page_offset(), group->ColumnChunk(c)->data_page_offset());
+    }
+  }
+}
+
 // A batch that does not fit the file is refused at once, naming the column; a required
 // column with nulls is refused by its encoder, and the error reaches the caller.
 TEST(ParquetFileWriterTest, BatchesThatDoNotFitAreRefused) {
