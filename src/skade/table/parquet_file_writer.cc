@@ -127,14 +127,15 @@ class ColumnStreamWriter final : public ParquetFileWriter {
   std::shared_ptr<parquet::FileMetaData> metadata() const override { return file_->metadata(); }
 
  private:
+  // The most rows a column encodes in one task.
+  static constexpr int64_t kSliceRows = 64 * 1024;
   // Rows queued per column, on average, before the caller waits: enough to cover a slow
   // column's lag, few enough to hold little memory.
-  static constexpr int64_t kSliceRows = 64 * 1024;
   static constexpr int64_t kQueuedRowsPerColumn = 4 * kSliceRows;
 
   struct Column {
     std::deque<std::shared_ptr<arrow::Array>> queue;  // its next slices, in order
-    int64_t queued_rows = 0;
+    int64_t queued_rows = 0;                          // in the queue or being encoded
     bool running = false;                             // a worker is encoding its slice
     double ns_per_row = 0;                            // measured; 0 before its first slice
     std::unique_ptr<parquet::ArrowWriteContext> ctx;  // scratch buffers: the column's alone
@@ -145,7 +146,7 @@ class ColumnStreamWriter final : public ParquetFileWriter {
   arrow::Status Enqueue(const std::shared_ptr<arrow::RecordBatch>& batch) {
     std::unique_lock lock(mu_);
     const auto limit = kQueuedRowsPerColumn * static_cast<int64_t>(columns_.size());
-    cv_.wait(lock, [&] { return !error_.ok() || queued_rows_ < limit; });
+    cv_.wait(lock, [&] { return !error_.ok() || QueuedRows() < limit; });
     if (!error_.ok()) return error_;
     for (int64_t offset = 0; offset < batch->num_rows(); offset += kSliceRows) {
       const int64_t n = std::min(kSliceRows, batch->num_rows() - offset);
@@ -153,7 +154,6 @@ class ColumnStreamWriter final : public ParquetFileWriter {
         const auto& array = batch->column(static_cast<int>(i));
         columns_[i].queue.push_back(n == batch->num_rows() ? array : array->Slice(offset, n));
         columns_[i].queued_rows += n;
-        queued_rows_ += n;
       }
     }
     auto* pool = arrow::internal::GetCpuThreadPool();
@@ -166,6 +166,13 @@ class ColumnStreamWriter final : public ParquetFileWriter {
     lock.unlock();  // no threads asked for, or no pool thread to take them: this one works
     Work(false);
     return arrow::Status::OK();
+  }
+
+  // Rows queued or being encoded, all columns (under mu_).
+  int64_t QueuedRows() const {
+    int64_t rows = 0;
+    for (const Column& c : columns_) rows += c.queued_rows;
+    return rows;
   }
 
   // The column a free worker takes next; columns_.size() if none. First each column's
@@ -204,9 +211,8 @@ class ColumnStreamWriter final : public ParquetFileWriter {
       array.reset();  // the batch's memory goes before the lock is taken again
       lock.lock();
       if (!st.ok() && error_.ok()) error_ = st;
-      if (rows > 0) c.ns_per_row = took.count() / static_cast<double>(rows);
+      c.ns_per_row = took.count() / static_cast<double>(rows);  // slices are never empty
       c.queued_rows -= rows;
-      queued_rows_ -= rows;
       c.running = false;
       cv_.notify_all();
     }
@@ -236,7 +242,7 @@ class ColumnStreamWriter final : public ParquetFileWriter {
   // Waits until every queued array is encoded; the first encoding error, if any.
   arrow::Status Drain() {
     std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return queued_rows_ == 0 && workers_ == 0; });
+    cv_.wait(lock, [&] { return QueuedRows() == 0 && workers_ == 0; });
     return error_;
   }
 
@@ -274,8 +280,7 @@ class ColumnStreamWriter final : public ParquetFileWriter {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Column> columns_;
-  int64_t queued_rows_ = 0;  // rows queued or being encoded, all columns
-  size_t workers_ = 0;       // Work calls spawned on the pool and not yet returned
+  size_t workers_ = 0;  // Work calls spawned on the pool and not yet returned
   arrow::Status error_;
 };
 
