@@ -47,6 +47,7 @@
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
+#include "skade/table/flat_columns_internal.h"
 #include "skade/table/needed_pages_internal.h"
 #include "skade/table/parquet_read.h"
 #include "skade/table/parquet_stats.h"
@@ -413,6 +414,16 @@ int RawIndex(const ScanShape& shape, size_t i, const arrow::Schema& raw) {
   return -1;
 }
 
+// The leaf holding read position i when FlatColumnReader decodes it in `row_group`
+// (-1: Arrow's reader does). Under a filter, string columns keep Arrow's reader: it
+// gives dictionaries, which the filter step looks at an entry at a time.
+int FlatLeaf(const ScanShape& shape, const OpenedFile& f, int row_group, size_t i) {
+  if (f.leaves[i].size() != 1) return -1;
+  const arrow::DataType& type = *shape.fields[i]->type();
+  if (f.filter && (type.id() == arrow::Type::STRING || type.id() == arrow::Type::BINARY)) return -1;
+  return ReadsFlatColumn(*f.metadata, row_group, f.leaves[i][0], type) ? f.leaves[i][0] : -1;
+}
+
 // SKADE_SCAN_TRACE=FILE appends a JSON line per decode task, per streamed batch read, and per
 // wait, file opened and stream opened on the reading thread (thread, steady-clock start and
 // end, thread CPU, in microseconds):
@@ -728,21 +739,50 @@ class ScanReader final : public arrow::RecordBatchReader {
     positions.insert(positions.end(), f.rest.begin(), f.rest.end());
     if (!sequential_) s->pool = &TaskPool::Shared();
     if (plan_.limit >= 0 && KeepsAll(f) && plan_.limit - plan_.stats->rows_returned <= unit.batch_rows) s->ahead = 0;
-    std::vector<std::vector<int>> group_leaves;
-    for (const auto& group : TaskGroups(f, unit.row_group, positions, s->pool ? 2 * s->pool->size() : 1))
-      if (auto leaves = GroupLeaves(f, group); !leaves.empty()) group_leaves.push_back(std::move(leaves));
-    if (group_leaves.empty()) group_leaves.emplace_back();  // no column in the file: rows only
-    s->groups = std::vector<StreamGroup>(group_leaves.size());
-    for (size_t g = 0; g < group_leaves.size(); ++g) {
-      parquet::ArrowReaderProperties props = TaskReadProperties(f, unit.row_group, group_leaves[g]);
-      props.set_batch_size(unit.batch_rows);
-      s->groups[g].leaves = group_leaves[g].size();
+    // Groups of positions, each read by its own reader: FlatColumnReaders when every
+    // column of the group is flat (FlatLeaf), else Arrow's reader of the group's leaves.
+    struct Group {
+      std::vector<int> leaves;
+      arrow::FieldVector flat_fields;  // set: the leaves are flat, read as these fields
+    };
+    std::vector<Group> groups;
+    for (const auto& positions_of_group : TaskGroups(f, unit.row_group, positions, s->pool ? 2 * s->pool->size() : 1)) {
+      Group group;
+      bool flat = true;
+      for (size_t i : positions_of_group) {
+        if (f.leaves[i].empty()) continue;  // the file predates the column
+        int leaf = FlatLeaf(*shape_, f, unit.row_group, i);
+        flat &= leaf >= 0;
+        group.flat_fields.push_back(shape_->fields[i]);
+      }
+      if (!flat) group.flat_fields.clear();
+      if (flat) {
+        for (size_t i : positions_of_group)
+          if (!f.leaves[i].empty()) group.leaves.push_back(f.leaves[i][0]);
+      } else {
+        group.leaves = GroupLeaves(f, positions_of_group);
+      }
+      if (!group.leaves.empty()) groups.push_back(std::move(group));
+    }
+    if (groups.empty()) groups.emplace_back();  // no column in the file: rows only
+    s->groups = std::vector<StreamGroup>(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const std::vector<int>& leaves = groups[g].leaves;
+      s->groups[g].leaves = leaves.size();
       try {
-        auto pq = parquet::ParquetFileReader::Open(f.source, rp, f.metadata);
+        std::unique_ptr<parquet::ParquetFileReader> pq = parquet::ParquetFileReader::Open(f.source, rp, f.metadata);
+        if (!groups[g].flat_fields.empty()) {
+          s->groups[g].batches = MakeFlatBatchReader(std::shared_ptr(std::move(pq)), unit.row_group, leaves, groups[g].flat_fields,
+                                                     unit.batch_rows, shape_->pool,
+                                                     "row group " + std::to_string(unit.row_group));
+          continue;
+        }
+        parquet::ArrowReaderProperties props = TaskReadProperties(f, unit.row_group, leaves);
+        props.set_batch_size(unit.batch_rows);
         SKADE_ARROW_ASSIGN(s->groups[g].reader,
                            parquet::arrow::FileReader::Make(shape_->pool, std::move(pq), props), f.path);
         SKADE_ARROW_ASSIGN(s->groups[g].batches,
-                           s->groups[g].reader->GetRecordBatchReader({unit.row_group}, group_leaves[g]), f.path);
+                           s->groups[g].reader->GetRecordBatchReader({unit.row_group}, leaves), f.path);
       } catch (const std::exception& e) {
         return Corrupt(f.path + ": " + e.what());
       }
@@ -1138,9 +1178,22 @@ class ScanReader final : public arrow::RecordBatchReader {
     const ScanShape& shape = *job.shape;
     const Unit& u = job.unit;
     const OpenedFile& f = *u.file;
-    std::vector<int> leaves = GroupLeaves(f, group);
+    std::vector<size_t> by_arrow;  // positions Arrow's reader decodes (the others: FlatColumnReader)
+    std::vector<std::pair<size_t, int>> flat;
+    for (size_t i : group) {
+      int leaf = FlatLeaf(shape, f, u.row_group, i);
+      // Rows some pages hold none of are read page by page (ReadNeededPages) instead.
+      if (leaf >= 0 && !job.needed.empty() && f.metadata->schema()->Column(leaf)->physical_type() != parquet::Type::BYTE_ARRAY)
+        leaf = -1;
+      if (leaf >= 0) {
+        flat.emplace_back(i, leaf);
+      } else {
+        by_arrow.push_back(i);
+      }
+    }
+    std::vector<int> leaves = GroupLeaves(f, by_arrow);
     std::shared_ptr<arrow::Table> raw;
-    if (!leaves.empty()) {
+    if (!leaves.empty() || !flat.empty()) {
       parquet::ArrowReaderProperties props = TaskReadProperties(f, u.row_group, leaves);
       try {
         // Decompressed pages come from the reader properties' pool.
@@ -1167,6 +1220,13 @@ class ScanReader final : public arrow::RecordBatchReader {
           job.pages_skipped += skipped;
           paged.emplace_back(top->field, std::move(arr));
         }
+        // Flat leaves decode into arrays of the table's types (their fields carry the ids).
+        for (const auto& [i, leaf] : flat) {
+          FlatColumnReader column(*reader->parquet_reader(), u.row_group, leaf, shape.fields[i]->type(), shape.pool,
+                                  f.path + ": row group " + std::to_string(u.row_group));
+          SKADE_ASSIGN_OR_RETURN(auto arr, column.Next(u.rows));
+          paged.emplace_back(shape.fields[i], std::move(arr));
+        }
         // A whole column chunk at a time decodes into one pre-sized array (as
         // pq.read_table does); batches are zero-copy slices of it.
         auto table = whole.empty() ? arrow::Result<std::shared_ptr<arrow::Table>>(arrow::Table::Make(
@@ -1175,6 +1235,8 @@ class ScanReader final : public arrow::RecordBatchReader {
         if (!table.ok()) return Corrupt(f.path + ": " + table.status().message());
         raw = *std::move(table);
         for (auto& [field, arr] : paged) {
+          if (arr->length() != u.rows)
+            return Corrupt(f.path + ": row group " + std::to_string(u.row_group) + " decoded unevenly");
           auto added = raw->AddColumn(raw->num_columns(), field, std::make_shared<arrow::ChunkedArray>(arr));
           if (!added.ok()) return Corrupt(f.path + ": " + added.status().message());
           raw = *std::move(added);

@@ -1,0 +1,595 @@
+// Flat column chunks decoded page by page: see flat_columns_internal.h.
+#include "skade/table/flat_columns_internal.h"
+
+#include <arrow/api.h>
+#include <arrow/util/bit_util.h>
+#include <arrow/util/bitmap_ops.h>
+#include <parquet/column_page.h>
+#include <parquet/column_reader.h>
+#include <parquet/exception.h>
+#include <parquet/file_reader.h>
+#include <parquet/metadata.h>
+#include <parquet/schema.h>
+#include <parquet/size_statistics.h>
+#include <parquet/statistics.h>
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <utility>
+
+#include "skade/table/arrow_internal.h"
+
+namespace skade {
+namespace {
+
+constexpr int64_t kMaxDecodedBytes = 1LL << 30;
+// Short strings are copied as one 32-byte move: dictionaries and outputs keep this
+// much room past their last byte.
+constexpr int64_t kSlack = 32;
+
+template <typename T>
+T LoadLE(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+// The runs of Parquet's RLE / bit-packed hybrid encoding (definition levels and
+// dictionary indices), one at a time.
+class HybridRuns {
+ public:
+  void Reset(const uint8_t* data, int64_t size, int bit_width) {
+    p_ = data;
+    end_ = data + size;
+    width_ = bit_width;
+    mask_ = bit_width == 32 ? 0xFFFFFFFFu : (1u << bit_width) - 1;
+    left_ = 0;
+  }
+
+  // Up to n values into out; fewer only where the data ends.
+  int64_t Get(uint32_t* out, int64_t n) {
+    int64_t got = 0;
+    while (got < n && Ready()) {
+      int64_t k = std::min(left_, n - got);
+      if (rle_) {
+        std::fill(out + got, out + got + k, value_);
+      } else {
+        for (int64_t j = 0; j < k; ++j) out[got + j] = PackedAt(bit_ + j * width_);
+      }
+      Skip(k);
+      got += k;
+    }
+    return got;
+  }
+
+  // n definition levels (bit width 1) as validity bits of `valid` from bit `pos`: the
+  // number set, or -1 where the levels end first or hold a level above 1.
+  int64_t GetValidity(uint8_t* valid, int64_t pos, int64_t n) {
+    int64_t done = 0, ones = 0;
+    while (done < n) {
+      if (!Ready()) return -1;
+      int64_t k = std::min(left_, n - done);
+      if (rle_) {
+        if (value_ > 1) return -1;
+        arrow::bit_util::SetBitsTo(valid, pos + done, k, value_ == 1);
+        ones += value_ == 1 ? k : 0;
+      } else {
+        arrow::internal::CopyBitmap(packed_, bit_, k, valid, pos + done);
+        ones += arrow::internal::CountSetBits(packed_, bit_, k);
+      }
+      Skip(k);
+      done += k;
+    }
+    return ones;
+  }
+
+ private:
+  bool Ready() { return left_ > 0 || NextRun(); }
+
+  void Skip(int64_t n) {
+    left_ -= n;
+    if (!rle_) bit_ += n * width_;
+  }
+
+  uint32_t PackedAt(int64_t bit) const {
+    const int64_t byte = bit >> 3;
+    uint64_t word = 0;
+    if (byte + 8 <= packed_bytes_) {
+      std::memcpy(&word, packed_ + byte, 8);
+    } else {  // the run's last bytes
+      std::memcpy(&word, packed_ + byte, static_cast<size_t>(packed_bytes_ - byte));
+    }
+    return static_cast<uint32_t>(word >> (bit & 7)) & mask_;
+  }
+
+  // Makes the next run current: false at the end of the data, or where it is cut short.
+  bool NextRun() {
+    while (p_ < end_) {
+      uint64_t header = 0;
+      for (int shift = 0;; shift += 7) {
+        if (p_ >= end_ || shift > 56) return false;
+        uint8_t b = *p_++;
+        header |= static_cast<uint64_t>(b & 0x7F) << shift;
+        if (!(b & 0x80)) break;
+      }
+      const int64_t avail = end_ - p_;
+      if (header & 1) {  // bit-packed: groups of 8 values
+        const uint64_t groups = header >> 1;
+        // Cut to the bytes there are (a run cannot be longer than its page).
+        const int64_t bytes = groups >= static_cast<uint64_t>(avail)
+                                  ? (width_ == 0 ? 0 : avail)
+                                  : std::min<int64_t>(static_cast<int64_t>(groups) * width_, avail);
+        rle_ = false;
+        packed_ = p_;
+        packed_bytes_ = bytes;
+        bit_ = 0;
+        left_ = width_ == 0 ? static_cast<int64_t>(std::min<uint64_t>(groups, 1ULL << 37) * 8) : bytes * 8 / width_;
+        p_ += bytes;
+      } else {  // one value repeated
+        const int nbytes = (width_ + 7) / 8;
+        if (avail < nbytes) return false;
+        uint32_t v = 0;
+        std::memcpy(&v, p_, static_cast<size_t>(nbytes));
+        p_ += nbytes;
+        rle_ = true;
+        value_ = v & mask_;
+        left_ = static_cast<int64_t>(std::min<uint64_t>(header >> 1, 1ULL << 40));
+      }
+      if (left_ > 0) return true;
+    }
+    return false;
+  }
+
+  const uint8_t* p_ = nullptr;
+  const uint8_t* end_ = nullptr;
+  int width_ = 0;
+  uint32_t mask_ = 0;
+  bool rle_ = false;
+  int64_t left_ = 0;     // values left in the current run
+  uint32_t value_ = 0;   // an RLE run's value
+  const uint8_t* packed_ = nullptr;  // a bit-packed run's bytes
+  int64_t packed_bytes_ = 0;
+  int64_t bit_ = 0;  // next value's bit in packed_
+};
+
+bool SignedIntOrNone(const parquet::LogicalType& t, int max_width) {
+  if (t.is_none()) return true;
+  if (!t.is_int()) return false;
+  const auto& i = static_cast<const parquet::IntLogicalType&>(t);
+  return i.is_signed() && i.bit_width() <= max_width;
+}
+
+bool TypeMatches(const parquet::ColumnDescriptor& d, const arrow::DataType& type) {
+  const parquet::LogicalType& lt = *d.logical_type();
+  switch (d.physical_type()) {
+    case parquet::Type::INT32:
+      if (type.id() == arrow::Type::INT32) return SignedIntOrNone(lt, 32);
+      return type.id() == arrow::Type::DATE32 && lt.is_date();
+    case parquet::Type::INT64: {
+      if (type.id() == arrow::Type::INT64) return SignedIntOrNone(lt, 64);
+      auto unit_of = [](parquet::LogicalType::TimeUnit::unit u) {
+        switch (u) {
+          case parquet::LogicalType::TimeUnit::MILLIS: return arrow::TimeUnit::MILLI;
+          case parquet::LogicalType::TimeUnit::MICROS: return arrow::TimeUnit::MICRO;
+          default: return arrow::TimeUnit::NANO;
+        }
+      };
+      if (type.id() == arrow::Type::TIMESTAMP && lt.is_timestamp())
+        return unit_of(static_cast<const parquet::TimestampLogicalType&>(lt).time_unit()) ==
+               static_cast<const arrow::TimestampType&>(type).unit();
+      if (type.id() == arrow::Type::TIME64 && lt.is_time())
+        return unit_of(static_cast<const parquet::TimeLogicalType&>(lt).time_unit()) ==
+               static_cast<const arrow::Time64Type&>(type).unit();
+      return false;
+    }
+    case parquet::Type::FLOAT: return type.id() == arrow::Type::FLOAT && lt.is_none();
+    case parquet::Type::DOUBLE: return type.id() == arrow::Type::DOUBLE && lt.is_none();
+    case parquet::Type::BYTE_ARRAY:
+      if (type.id() == arrow::Type::STRING) return lt.is_string();
+      return type.id() == arrow::Type::BINARY && (lt.is_none() || lt.is_string());
+    default: return false;
+  }
+}
+
+bool ValueEncoding(parquet::Encoding::type e) {
+  return e == parquet::Encoding::PLAIN || e == parquet::Encoding::RLE_DICTIONARY ||
+         e == parquet::Encoding::PLAIN_DICTIONARY;
+}
+
+// Whether the chunk's data pages are all PLAIN or dictionary encoded, by its page
+// encoding statistics when the writer kept them, else by its list of encodings (which
+// also names the level encodings).
+bool EncodingsRead(const parquet::ColumnChunkMetaData& c) {
+  const auto& stats = c.encoding_stats();
+  if (!stats.empty())
+    return std::all_of(stats.begin(), stats.end(), [](const parquet::PageEncodingStats& s) {
+      return s.page_type == parquet::PageType::DICTIONARY_PAGE
+                 ? s.encoding == parquet::Encoding::PLAIN || s.encoding == parquet::Encoding::PLAIN_DICTIONARY
+                 : ValueEncoding(s.encoding);
+    });
+  const auto& encodings = c.encodings();
+  return std::all_of(encodings.begin(), encodings.end(), [](parquet::Encoding::type e) {
+    return ValueEncoding(e) || e == parquet::Encoding::RLE || e == parquet::Encoding::BIT_PACKED;
+  });
+}
+
+// A bound on the chunk's decoded string bytes, or -1 when its metadata gives none (a
+// dictionary-encoded chunk from a writer without size statistics).
+int64_t StringBytesBound(const parquet::ColumnChunkMetaData& c) {
+  if (auto size = c.size_statistics(); size && size->unencoded_byte_array_data_bytes)
+    return *size->unencoded_byte_array_data_bytes;
+  return c.has_dictionary_page() ? -1 : c.total_uncompressed_size();
+}
+
+}  // namespace
+
+bool ReadsFlatColumn(const parquet::FileMetaData& metadata, int row_group, int leaf, const arrow::DataType& type) {
+  const parquet::ColumnDescriptor* d = metadata.schema()->Column(leaf);
+  if (d->max_repetition_level() != 0 || d->max_definition_level() > 1 || d->path()->ToDotVector().size() != 1)
+    return false;
+  if (!TypeMatches(*d, type)) return false;
+  auto chunk = metadata.RowGroup(row_group)->ColumnChunk(leaf);
+  if (!EncodingsRead(*chunk)) return false;
+  if (d->physical_type() == parquet::Type::BYTE_ARRAY) {
+    int64_t bound = StringBytesBound(*chunk);
+    if (bound < 0 || bound > kMaxDecodedBytes) return false;
+  }
+  return true;
+}
+
+struct FlatColumnReader::State {
+  std::unique_ptr<parquet::PageReader> pages;
+  std::shared_ptr<arrow::DataType> type;
+  arrow::MemoryPool* pool = nullptr;
+  std::string where;  // "<where>: column <name>", for errors
+  bool optional = false;
+  bool strings = false;
+  int width = 0;  // bytes of a fixed-width value
+  int64_t string_bytes_per_row = 0;  // the chunk's average, to size a batch's bytes at once
+
+  // The chunk's dictionary, as read from its dictionary page.
+  bool have_dictionary = false;
+  int64_t dictionary_size = 0;
+  std::vector<uint8_t> dictionary;        // values (fixed width), or string bytes plus kSlack
+  std::vector<int32_t> dictionary_offsets;  // strings: dictionary_size + 1 offsets
+
+  // The page being read.
+  std::shared_ptr<parquet::Page> page;
+  int64_t page_left = 0;  // its rows not yet read
+  bool dictionary_encoded = false;
+  HybridRuns levels, indices;
+  const uint8_t* values = nullptr;  // PLAIN: the next value
+  const uint8_t* values_end = nullptr;
+  bool done = false;
+  std::vector<uint32_t> index_scratch;
+
+  std::unexpected<Error> Corrupt(const std::string& what) const { return skade::Corrupt(where + ": " + what); }
+
+  Status ReadDictionary(const parquet::DictionaryPage& d) {
+    if (have_dictionary) return Corrupt("a second dictionary page");
+    if (d.encoding() != parquet::Encoding::PLAIN && d.encoding() != parquet::Encoding::PLAIN_DICTIONARY)
+      return Corrupt("dictionary page encoded as " + parquet::EncodingToString(d.encoding()));
+    if (d.num_values() < 0) return Corrupt("dictionary page of " + std::to_string(d.num_values()) + " values");
+    const uint8_t* p = d.data();
+    const int64_t size = d.size();
+    dictionary_size = d.num_values();
+    if (!strings) {
+      if (dictionary_size * width > size) return Corrupt("dictionary page shorter than its values");
+      dictionary.assign(p, p + dictionary_size * width);
+    } else {
+      if (dictionary_size > size / 4) return Corrupt("dictionary page shorter than its values");
+      dictionary_offsets.assign(static_cast<size_t>(dictionary_size) + 1, 0);
+      dictionary.clear();
+      dictionary.reserve(static_cast<size_t>(size + kSlack));
+      int64_t at = 0;
+      for (int64_t i = 0; i < dictionary_size; ++i) {
+        if (size - at < 4) return Corrupt("dictionary page shorter than its values");
+        const uint32_t len = LoadLE<uint32_t>(p + at);
+        at += 4;
+        if (len > static_cast<uint64_t>(size - at)) return Corrupt("dictionary page shorter than its values");
+        dictionary.insert(dictionary.end(), p + at, p + at + len);
+        at += len;
+        dictionary_offsets[static_cast<size_t>(i) + 1] = static_cast<int32_t>(dictionary.size());
+      }
+      dictionary.resize(dictionary.size() + kSlack);
+    }
+    have_dictionary = true;
+    return {};
+  }
+
+  // Makes the chunk's next data page current (done at the chunk's end).
+  Status NextPage() {
+    for (;;) {
+      std::shared_ptr<parquet::Page> p;
+      try {
+        p = pages->NextPage();
+      } catch (const std::exception& e) {
+        return Corrupt(e.what());
+      }
+      if (!p) {
+        done = true;
+        return {};
+      }
+      const uint8_t* data = p->data();
+      int64_t size = p->size();
+      switch (p->type()) {
+        case parquet::PageType::DICTIONARY_PAGE:
+          SKADE_RETURN_IF_ERROR(ReadDictionary(static_cast<const parquet::DictionaryPage&>(*p)));
+          continue;
+        case parquet::PageType::DATA_PAGE:
+          if (optional) {
+            const auto& v1 = static_cast<const parquet::DataPageV1&>(*p);
+            if (v1.definition_level_encoding() != parquet::Encoding::RLE)
+              return Corrupt("definition levels encoded as " +
+                             parquet::EncodingToString(v1.definition_level_encoding()));
+            if (size < 4) return Corrupt("data page too short for its definition levels");
+            const uint32_t len = LoadLE<uint32_t>(data);
+            if (len > static_cast<uint64_t>(size - 4)) return Corrupt("definition levels longer than their page");
+            levels.Reset(data + 4, len, 1);
+            data += 4 + len;
+            size -= 4 + static_cast<int64_t>(len);
+          }
+          break;
+        case parquet::PageType::DATA_PAGE_V2: {
+          const auto& v2 = static_cast<const parquet::DataPageV2&>(*p);
+          const int64_t rep = v2.repetition_levels_byte_length(), def = v2.definition_levels_byte_length();
+          if (rep < 0 || def < 0 || rep + def > size) return Corrupt("levels longer than their page");
+          if (optional) levels.Reset(data + rep, def, 1);
+          data += rep + def;
+          size -= rep + def;
+          break;
+        }
+        default: continue;  // index pages
+      }
+      const auto& dp = static_cast<const parquet::DataPage&>(*p);
+      if (dp.num_values() < 0) return Corrupt("data page of " + std::to_string(dp.num_values()) + " values");
+      if (dp.encoding() == parquet::Encoding::PLAIN) {
+        dictionary_encoded = false;
+        values = data;
+        values_end = data + size;
+      } else if (dp.encoding() == parquet::Encoding::RLE_DICTIONARY ||
+                 dp.encoding() == parquet::Encoding::PLAIN_DICTIONARY) {
+        if (!have_dictionary) return Corrupt("dictionary-encoded data page without a dictionary page");
+        if (size < 1 || data[0] > 32) return Corrupt("dictionary indices without a valid bit width");
+        indices.Reset(data + 1, size - 1, data[0]);
+        dictionary_encoded = true;
+      } else {
+        return Corrupt("data page encoded as " + parquet::EncodingToString(dp.encoding()));
+      }
+      page = std::move(p);
+      page_left = dp.num_values();
+      if (page_left > 0) return {};
+    }
+  }
+
+  // m dictionary indices of the current page into index_scratch, each checked.
+  Status Indices(int64_t m) {
+    index_scratch.resize(static_cast<size_t>(m));
+    if (indices.Get(index_scratch.data(), m) != m) return Corrupt("dictionary indices end before the page's values");
+    uint32_t top = 0;
+    for (uint32_t i : index_scratch) top = std::max(top, i);
+    if (m > 0 && top >= dictionary_size)
+      return Corrupt("dictionary index " + std::to_string(top) + " past the dictionary's " +
+                     std::to_string(dictionary_size) + " values");
+    return {};
+  }
+
+  // k rows from `at` of fixed-width values `out`, m of them valid (per `valid`, or all).
+  template <typename T>
+  Status FixedValues(T* out, const uint8_t* valid, int64_t at, int64_t k, int64_t m) {
+    if (!dictionary_encoded) {
+      const int64_t bytes = m * static_cast<int64_t>(sizeof(T));
+      if (values_end - values < bytes) return Corrupt("data page shorter than its values");
+      if (m == k) {
+        std::memcpy(out + at, values, static_cast<size_t>(bytes));
+      } else {
+        const uint8_t* v = values;
+        for (int64_t r = 0; r < k; ++r) {
+          if (arrow::bit_util::GetBit(valid, at + r)) {
+            std::memcpy(out + at + r, v, sizeof(T));
+            v += sizeof(T);
+          } else {
+            out[at + r] = T{};
+          }
+        }
+      }
+      values += bytes;
+      return {};
+    }
+    SKADE_RETURN_IF_ERROR(Indices(m));
+    const T* dict = reinterpret_cast<const T*>(dictionary.data());
+    const uint32_t* idx = index_scratch.data();
+    if (m == k) {
+      for (int64_t r = 0; r < k; ++r) out[at + r] = dict[idx[r]];
+    } else {
+      for (int64_t r = 0; r < k; ++r) out[at + r] = arrow::bit_util::GetBit(valid, at + r) ? dict[*idx++] : T{};
+    }
+    return {};
+  }
+
+  // Room for `bytes` more string bytes (plus the slack) in `data` after `used`.
+  Status Reserve(arrow::ResizableBuffer& data, int64_t used, int64_t bytes) {
+    const int64_t need = used + bytes + kSlack;
+    if (need - kSlack > std::numeric_limits<int32_t>::max()) return Corrupt("more than 2 GiB of strings in a batch");
+    if (need <= data.capacity()) return {};
+    SKADE_ARROW_RETURN(data.Reserve(std::max(need, 2 * data.capacity())), where);
+    return {};
+  }
+
+  // k rows from `at` of strings: offsets[at + 1 ..] and their bytes appended to `data`.
+  Status StringValues(int32_t* offsets, arrow::ResizableBuffer& data, const uint8_t* valid, int64_t at, int64_t k,
+                      int64_t m) {
+    int64_t cur = offsets[at];
+    if (!dictionary_encoded) {
+      SKADE_RETURN_IF_ERROR(Reserve(data, cur, values_end - values));  // a page's strings fit in its bytes
+      uint8_t* out = data.mutable_data();
+      for (int64_t r = 0; r < k; ++r) {
+        if (m == k || arrow::bit_util::GetBit(valid, at + r)) {
+          if (values_end - values < 4) return Corrupt("data page shorter than its values");
+          const uint32_t len = LoadLE<uint32_t>(values);
+          values += 4;
+          if (len > static_cast<uint64_t>(values_end - values)) return Corrupt("data page shorter than its values");
+          std::memcpy(out + cur, values, len);
+          values += len;
+          cur += len;
+        }
+        offsets[at + r + 1] = static_cast<int32_t>(cur);
+      }
+      return {};
+    }
+    SKADE_RETURN_IF_ERROR(Indices(m));
+    const int32_t* dict_offsets = dictionary_offsets.data();
+    int64_t bytes = 0;
+    for (uint32_t i : index_scratch) bytes += dict_offsets[i + 1] - dict_offsets[i];
+    SKADE_RETURN_IF_ERROR(Reserve(data, cur, bytes));
+    uint8_t* out = data.mutable_data();
+    const uint8_t* dict = dictionary.data();
+    const uint32_t* idx = index_scratch.data();
+    for (int64_t r = 0; r < k; ++r) {
+      if (m == k || arrow::bit_util::GetBit(valid, at + r)) {
+        const int32_t begin = dict_offsets[*idx], len = dict_offsets[*idx + 1] - begin;
+        ++idx;
+        if (len <= kSlack) {
+          std::memcpy(out + cur, dict + begin, kSlack);  // both sides have the slack
+        } else {
+          std::memcpy(out + cur, dict + begin, static_cast<size_t>(len));
+        }
+        cur += len;
+      }
+      offsets[at + r + 1] = static_cast<int32_t>(cur);
+    }
+    return {};
+  }
+
+  Result<std::shared_ptr<arrow::Array>> Next(int64_t rows) {
+    rows = std::max<int64_t>(rows, 0);
+    std::shared_ptr<arrow::Buffer> validity, values_buf;
+    std::shared_ptr<arrow::ResizableBuffer> data;
+    uint8_t* valid = nullptr;
+    if (optional) {
+      SKADE_ARROW_ASSIGN(validity, arrow::AllocateBitmap(rows, pool), where);
+      valid = validity->mutable_data();
+    }
+    if (strings) {
+      SKADE_ARROW_ASSIGN(values_buf, arrow::AllocateBuffer((rows + 1) * 4, pool), where);
+      reinterpret_cast<int32_t*>(values_buf->mutable_data())[0] = 0;
+      SKADE_ARROW_ASSIGN(data, arrow::AllocateResizableBuffer(0, pool), where);
+      SKADE_RETURN_IF_ERROR(Reserve(*data, 0, std::min(rows * string_bytes_per_row, kMaxDecodedBytes)));
+    } else {
+      SKADE_ARROW_ASSIGN(values_buf, arrow::AllocateBuffer(rows * width, pool), where);
+    }
+    int64_t got = 0, nulls = 0;
+    while (got < rows) {
+      if (page_left == 0) {
+        if (done) break;
+        SKADE_RETURN_IF_ERROR(NextPage());
+        continue;
+      }
+      const int64_t k = std::min(rows - got, page_left);
+      int64_t m = k;
+      if (optional) {
+        m = levels.GetValidity(valid, got, k);
+        if (m < 0) return Corrupt("definition levels end before the page's values");
+      }
+      uint8_t* out = values_buf->mutable_data();
+      if (strings) {
+        SKADE_RETURN_IF_ERROR(StringValues(reinterpret_cast<int32_t*>(out), *data, valid, got, k, m));
+      } else if (width == 4) {
+        SKADE_RETURN_IF_ERROR(FixedValues(reinterpret_cast<uint32_t*>(out), valid, got, k, m));
+      } else {
+        SKADE_RETURN_IF_ERROR(FixedValues(reinterpret_cast<uint64_t*>(out), valid, got, k, m));
+      }
+      nulls += k - m;
+      page_left -= k;
+      got += k;
+    }
+    if (nulls == 0) validity = nullptr;
+    if (!strings)
+      return arrow::MakeArray(arrow::ArrayData::Make(type, got, {std::move(validity), std::move(values_buf)}, nulls));
+    const int32_t used = reinterpret_cast<const int32_t*>(values_buf->data())[got];
+    SKADE_ARROW_RETURN(data->Resize(used, /*shrink_to_fit=*/false), where);
+    return arrow::MakeArray(
+        arrow::ArrayData::Make(type, got, {std::move(validity), std::move(values_buf), std::move(data)}, nulls));
+  }
+};
+
+FlatColumnReader::FlatColumnReader(parquet::ParquetFileReader& file, int row_group, int leaf,
+                                   std::shared_ptr<arrow::DataType> type, arrow::MemoryPool* pool, std::string where)
+    : s_(std::make_unique<State>()) {
+  const parquet::ColumnDescriptor* d = file.metadata()->schema()->Column(leaf);
+  s_->type = std::move(type);
+  s_->pool = pool;
+  s_->where = std::move(where) + ": column " + d->path()->ToDotString();
+  s_->optional = d->max_definition_level() > 0;
+  s_->strings = d->physical_type() == parquet::Type::BYTE_ARRAY;
+  s_->width = d->physical_type() == parquet::Type::INT32 || d->physical_type() == parquet::Type::FLOAT ? 4 : 8;
+  try {
+    auto rg = file.RowGroup(row_group);
+    if (s_->strings) {
+      auto chunk = rg->metadata()->ColumnChunk(leaf);
+      s_->string_bytes_per_row = chunk->num_values() > 0 ? StringBytesBound(*chunk) / chunk->num_values() + 1 : 0;
+    }
+    s_->pages = rg->GetColumnPageReader(leaf);
+  } catch (const std::exception& e) {
+    s_->done = true;  // Next reports it
+    s_->where += ": " + std::string(e.what());
+  }
+}
+
+FlatColumnReader::~FlatColumnReader() = default;
+
+Result<std::shared_ptr<arrow::Array>> FlatColumnReader::Next(int64_t rows) {
+  if (!s_->pages) return Corrupt(s_->where);
+  return s_->Next(rows);
+}
+
+namespace {
+
+class FlatBatchReader final : public arrow::RecordBatchReader {
+ public:
+  FlatBatchReader(std::shared_ptr<parquet::ParquetFileReader> file, int row_group, const std::vector<int>& leaves,
+                  arrow::FieldVector fields, int64_t batch_rows, arrow::MemoryPool* pool, const std::string& where)
+      : file_(std::move(file)), schema_(arrow::schema(std::move(fields))), batch_rows_(batch_rows) {
+    for (size_t k = 0; k < leaves.size(); ++k)
+      columns_.push_back(std::make_unique<FlatColumnReader>(*file_, row_group, leaves[k],
+                                                            schema_->field(static_cast<int>(k))->type(), pool, where));
+  }
+
+  std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
+
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    *out = nullptr;
+    arrow::ArrayVector arrays;
+    for (auto& c : columns_) {
+      auto next = c->Next(batch_rows_);
+      if (!next) return arrow::Status::IOError(next.error().message);
+      if (!arrays.empty() && (*next)->length() != arrays[0]->length())
+        return arrow::Status::IOError("columns decoded unevenly");
+      arrays.push_back(*std::move(next));
+    }
+    if (arrays.empty() || arrays[0]->length() == 0) return arrow::Status::OK();
+    int64_t rows = arrays[0]->length();
+    *out = arrow::RecordBatch::Make(schema_, rows, std::move(arrays));
+    return arrow::Status::OK();
+  }
+
+ private:
+  std::shared_ptr<parquet::ParquetFileReader> file_;
+  std::shared_ptr<arrow::Schema> schema_;
+  int64_t batch_rows_;
+  std::vector<std::unique_ptr<FlatColumnReader>> columns_;
+};
+
+}  // namespace
+
+std::unique_ptr<arrow::RecordBatchReader> MakeFlatBatchReader(std::shared_ptr<parquet::ParquetFileReader> file,
+                                                              int row_group, const std::vector<int>& leaves,
+                                                              arrow::FieldVector fields, int64_t batch_rows,
+                                                              arrow::MemoryPool* pool, const std::string& where) {
+  return std::make_unique<FlatBatchReader>(std::move(file), row_group, leaves, std::move(fields), batch_rows, pool,
+                                           where);
+}
+
+}  // namespace skade

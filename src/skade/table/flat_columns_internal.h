@@ -1,0 +1,71 @@
+// Decoding flat Parquet column chunks page by page, straight into arrays of the table's
+// types (the scan's common case). Not API.
+//
+// Arrow's record reader decodes through general machinery (levels into an int16 array,
+// then into a bitmap; values into builders that grow and copy; dictionary strings into
+// a dictionary builder, made dense afterwards). For a top-level, non-repeated column of
+// numbers or strings, PLAIN or dictionary encoded, none of that is needed: validity bits
+// come straight from the definition levels' runs, fixed-width values are one copy out
+// of the decompressed page, and dictionary strings are written dense at once, into
+// buffers sized before they are filled. Everything else keeps Arrow's reader.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "skade/common/result.h"
+
+namespace arrow {
+class Array;
+class DataType;
+class Field;
+class MemoryPool;
+class RecordBatchReader;
+}  // namespace arrow
+
+namespace parquet {
+class FileMetaData;
+class ParquetFileReader;
+}  // namespace parquet
+
+namespace skade {
+
+/// Whether FlatColumnReader reads leaf column `leaf` of row group `row_group` as `type`:
+/// a top-level, non-repeated column (required or optional) whose data pages are PLAIN or
+/// dictionary encoded, of INT32 as int32 or date32, INT64 as int64, timestamp or time64,
+/// FLOAT, DOUBLE, or BYTE_ARRAY as string or binary (below 1 GiB decoded).
+bool ReadsFlatColumn(const parquet::FileMetaData& metadata, int row_group, int leaf, const arrow::DataType& type);
+
+/// One column chunk, read a number of rows at a time.
+class FlatColumnReader {
+ public:
+  /// `file` must outlive the reader; ReadsFlatColumn(..., type) must hold. Memory comes
+  /// from `pool`; errors name `where`.
+  FlatColumnReader(parquet::ParquetFileReader& file, int row_group, int leaf, std::shared_ptr<arrow::DataType> type,
+                   arrow::MemoryPool* pool, std::string where);
+  ~FlatColumnReader();
+  FlatColumnReader(const FlatColumnReader&) = delete;
+  FlatColumnReader& operator=(const FlatColumnReader&) = delete;
+
+  /// The chunk's next `rows` rows as one array: fewer at the chunk's end, none past it.
+  /// Errors: kCorrupt naming the file and column when a page cannot be decoded.
+  Result<std::shared_ptr<arrow::Array>> Next(int64_t rows);
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+/// Leaves `leaves` of row group `row_group` as batches of `batch_rows` rows (the last
+/// shorter), column k a `fields[k]`: what parquet::arrow::FileReader::GetRecordBatchReader
+/// gives for them, with each column already of its field's type. ReadsFlatColumn must
+/// hold for each leaf and its field's type.
+std::unique_ptr<arrow::RecordBatchReader> MakeFlatBatchReader(std::shared_ptr<parquet::ParquetFileReader> file,
+                                                              int row_group, const std::vector<int>& leaves,
+                                                              std::vector<std::shared_ptr<arrow::Field>> fields,
+                                                              int64_t batch_rows, arrow::MemoryPool* pool,
+                                                              const std::string& where);
+
+}  // namespace skade
