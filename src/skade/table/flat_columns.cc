@@ -14,9 +14,11 @@
 #include <parquet/statistics.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <utility>
 #include <utility>
 
 #include "skade/table/arrow_internal.h"
@@ -25,9 +27,9 @@ namespace skade {
 namespace {
 
 constexpr int64_t kMaxDecodedBytes = 1LL << 30;
-// Short strings are copied as one 32-byte move: dictionaries and outputs keep this
-// much room past their last byte.
-constexpr int64_t kSlack = 32;
+// Strings up to this long are copied as one or two 32-byte moves: dictionaries and
+// outputs keep this much room past their last byte.
+constexpr int64_t kSlack = 64;
 
 template <typename T>
 T LoadLE(const uint8_t* p) {
@@ -35,6 +37,24 @@ T LoadLE(const uint8_t* p) {
   std::memcpy(&v, p, sizeof(T));
   return v;
 }
+
+// Eight W-bit values packed from the lowest bit up (a group of a bit-packed run). Each
+// value is one 8-byte load, so up to 8 bytes past the last value's first byte are read.
+template <int W>
+void Unpack8(const uint8_t* in, uint32_t* out) {
+  constexpr uint32_t kMask = W == 32 ? 0xFFFFFFFFu : (1u << W) - 1;
+  for (int j = 0; j < 8; ++j) {
+    uint64_t word;
+    std::memcpy(&word, in + j * W / 8, 8);
+    out[j] = static_cast<uint32_t>(word >> (j * W % 8)) & kMask;
+  }
+}
+
+template <int... W>
+constexpr std::array<void (*)(const uint8_t*, uint32_t*), sizeof...(W)> Unpackers(std::integer_sequence<int, W...>) {
+  return {&Unpack8<W>...};
+}
+constexpr auto kUnpack8 = Unpackers(std::make_integer_sequence<int, 33>{});
 
 // The runs of Parquet's RLE / bit-packed hybrid encoding (definition levels and
 // dictionary indices), one at a time.
@@ -52,11 +72,19 @@ class HybridRuns {
   int64_t Get(uint32_t* out, int64_t n) {
     int64_t got = 0;
     while (got < n && Ready()) {
-      int64_t k = std::min(left_, n - got);
-      if (rle_) {
-        std::fill(out + got, out + got + k, value_);
+      const int64_t k = std::min(left_, n - got);
+      uint32_t* o = out + got;
+      if (rle_ || width_ == 0) {
+        std::fill(o, o + k, rle_ ? value_ : 0);
       } else {
-        for (int64_t j = 0; j < k; ++j) out[got + j] = PackedAt(bit_ + j * width_);
+        // One at a time up to a group of 8, then whole groups while a group's last
+        // 8-byte load stays within the run, then one at a time again.
+        int64_t i = next_, j = 0;
+        for (; j < k && (i & 7) != 0; ++j, ++i) o[j] = PackedAt(i);
+        const auto unpack = kUnpack8[static_cast<size_t>(width_)];
+        for (; k - j >= 8 && (i / 8 + 1) * width_ + 8 <= packed_bytes_; j += 8, i += 8)
+          unpack(packed_ + i / 8 * width_, o + j);
+        for (; j < k; ++j, ++i) o[j] = PackedAt(i);
       }
       Skip(k);
       got += k;
@@ -76,8 +104,8 @@ class HybridRuns {
         arrow::bit_util::SetBitsTo(valid, pos + done, k, value_ == 1);
         ones += value_ == 1 ? k : 0;
       } else {
-        arrow::internal::CopyBitmap(packed_, bit_, k, valid, pos + done);
-        ones += arrow::internal::CountSetBits(packed_, bit_, k);
+        arrow::internal::CopyBitmap(packed_, next_, k, valid, pos + done);
+        ones += arrow::internal::CountSetBits(packed_, next_, k);
       }
       Skip(k);
       done += k;
@@ -90,11 +118,12 @@ class HybridRuns {
 
   void Skip(int64_t n) {
     left_ -= n;
-    if (!rle_) bit_ += n * width_;
+    next_ += n;
   }
 
-  uint32_t PackedAt(int64_t bit) const {
-    const int64_t byte = bit >> 3;
+  // Value i of the current bit-packed run.
+  uint32_t PackedAt(int64_t i) const {
+    const int64_t bit = i * width_, byte = bit >> 3;
     uint64_t word = 0;
     if (byte + 8 <= packed_bytes_) {
       std::memcpy(&word, packed_ + byte, 8);
@@ -124,7 +153,7 @@ class HybridRuns {
         rle_ = false;
         packed_ = p_;
         packed_bytes_ = bytes;
-        bit_ = 0;
+        next_ = 0;
         left_ = width_ == 0 ? static_cast<int64_t>(std::min<uint64_t>(groups, 1ULL << 37) * 8) : bytes * 8 / width_;
         p_ += bytes;
       } else {  // one value repeated
@@ -151,7 +180,7 @@ class HybridRuns {
   uint32_t value_ = 0;   // an RLE run's value
   const uint8_t* packed_ = nullptr;  // a bit-packed run's bytes
   int64_t packed_bytes_ = 0;
-  int64_t bit_ = 0;  // next value's bit in packed_
+  int64_t next_ = 0;  // the next value's index in a bit-packed run
 };
 
 bool SignedIntOrNone(const parquet::LogicalType& t, int max_width) {
@@ -451,8 +480,9 @@ struct FlatColumnReader::State {
       if (m == k || arrow::bit_util::GetBit(valid, at + r)) {
         const int32_t begin = dict_offsets[*idx], len = dict_offsets[*idx + 1] - begin;
         ++idx;
-        if (len <= kSlack) {
-          std::memcpy(out + cur, dict + begin, kSlack);  // both sides have the slack
+        if (len <= kSlack) {  // both sides have the slack
+          std::memcpy(out + cur, dict + begin, 32);
+          if (len > 32) std::memcpy(out + cur + 32, dict + begin + 32, 32);
         } else {
           std::memcpy(out + cur, dict + begin, static_cast<size_t>(len));
         }
