@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <random>
 #include <set>
 
 #include "skade/io/file_io.h"
@@ -216,6 +217,39 @@ TEST_F(TableTest, TargetFileSizeRollsFiles) {
   }
   EXPECT_EQ(total, 20000);
   EXPECT_EQ(ScanAll(*t, t->NewScan()).size(), 20000u);
+}
+
+// A column whose values are close to random bits is stored uncompressed (zstd would save
+// a few percent and cost every reader its decompression); ids and steady values stay
+// zstd. The table property sets the saving a column must reach: 0 compresses every one.
+TEST_F(TableTest, NearlyRandomColumnsAreStoredUncompressed) {
+  Schema schema = *ParseSchemaSpec("id:long!, noise:double, steady:double");
+  std::vector<Row> rows;
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> noise(0, 1);
+  for (int i = 0; i < 20000; ++i) {
+    Row r(3);
+    r[0].value = Value{static_cast<int64_t>(i)};
+    r[1].value = Value{noise(rng)};
+    r[2].value = Value{static_cast<double>(i / 10) * 0.5};
+    rows.push_back(r);
+  }
+  auto data = testing::ToArrow(schema, rows);
+  for (const char* min_saving : {"", "0"}) {
+    SCOPED_TRACE(std::string("min saving '") + min_saving + "'");
+    std::map<std::string, std::string> props;
+    if (*min_saving) props["skade.write.parquet.compression-min-saving-percent"] = min_saving;
+    auto t = Create(std::string("codecs") + min_saving, schema, "", props);
+    auto res = t->Append(data);
+    ASSERT_THAT(res, IsOk());
+    ASSERT_EQ(res->added_files.size(), 1u);
+    auto md = parquet::ParquetFileReader::OpenFile(LocalPath(res->added_files[0].file_path))->metadata();
+    auto chunk = [&](int c) { return md->RowGroup(0)->ColumnChunk(c)->compression(); };
+    EXPECT_EQ(chunk(0), parquet::Compression::ZSTD);
+    EXPECT_EQ(chunk(1), *min_saving ? parquet::Compression::ZSTD : parquet::Compression::UNCOMPRESSED);
+    EXPECT_EQ(chunk(2), parquet::Compression::ZSTD);
+    EXPECT_EQ(Sorted(ScanAll(*t, t->NewScan()), schema.fields()), Sorted(rows, schema.fields()));
+  }
 }
 
 TEST_F(TableTest, RowGroupStatisticsPrune) {

@@ -3,6 +3,7 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 #include <arrow/util/byte_size.h>
+#include <arrow/util/compression.h>
 #include <parquet/metadata.h>
 #include <parquet/properties.h>
 
@@ -337,12 +338,60 @@ std::shared_ptr<parquet::WriterProperties> WriterProps(const TableMetadata& meta
   return WriterPropsBuilder(metadata, row_group_rows).build();
 }
 
+// Of the columns written PLAIN (`plain`), those the file's codec shrinks by less than
+// `min_saving_percent` (values whose bits are close to random: measured prices, scores,
+// hashes). Every reader of such a column would pay for its decompression to save a few
+// percent of its bytes, so it is stored uncompressed. Decided from the plain bytes of
+// the file's first rows, compressed as the file's pages would be.
+std::vector<std::string> IncompressibleColumns(const arrow::RecordBatch& sample, const std::vector<std::string>& plain,
+                                               parquet::Compression::type codec, int level,
+                                               int64_t min_saving_percent) {
+  std::vector<std::string> out;
+  if (codec == parquet::Compression::UNCOMPRESSED || min_saving_percent <= 0) return out;
+  auto made = arrow::util::Codec::Create(codec, codec == parquet::Compression::ZSTD ? level : arrow::util::kUseDefaultCompressionLevel);
+  if (!made.ok()) return out;
+  auto& compressor = **made;
+  std::vector<uint8_t> scratch;
+  for (const auto& name : plain) {
+    const auto& column = sample.GetColumnByName(name);
+    if (!column) continue;
+    const auto& data = *column->data();
+    const uint8_t* bytes = nullptr;
+    int64_t size = 0;
+    if (arrow::is_fixed_width(column->type_id()) && column->type_id() != arrow::Type::BOOL) {
+      const int64_t width = column->type()->byte_width();
+      if (width <= 0 || !data.buffers[1]) continue;
+      bytes = data.buffers[1]->data() + data.offset * width;
+      size = data.length * width;
+    } else if (column->type_id() == arrow::Type::STRING || column->type_id() == arrow::Type::BINARY) {
+      const auto& strings = static_cast<const arrow::BinaryArray&>(*column);
+      bytes = strings.raw_data() + strings.value_offset(0);
+      size = strings.value_offset(strings.length()) - strings.value_offset(0);
+    } else {
+      continue;
+    }
+    if (size < 1024) continue;
+    scratch.resize(static_cast<size_t>(compressor.MaxCompressedLen(size, bytes)));
+    auto compressed = compressor.Compress(size, bytes, static_cast<int64_t>(scratch.size()), scratch.data());
+    if (compressed.ok() && *compressed * 100 > (100 - min_saving_percent) * size) out.push_back(name);
+  }
+  return out;
+}
+
 // The properties of a file whose first rows are `sample`: no dictionaries for the
-// columns PlainColumns names.
+// columns PlainColumns names, and no compression for those of them it would not shrink.
 std::shared_ptr<parquet::WriterProperties> FileProps(const TableMetadata& metadata, int64_t row_group_rows,
                                                      const arrow::RecordBatch& sample) {
   auto b = WriterPropsBuilder(metadata, row_group_rows);
-  for (const auto& name : PlainColumns(sample)) b.disable_dictionary(name);
+  const auto plain = PlainColumns(sample);
+  for (const auto& name : plain) b.disable_dictionary(name);
+  const auto codec = CodecFromProperty(metadata.Property("write.parquet.compression-codec", "zstd"));
+  const int level = static_cast<int>(metadata.PropertyInt("write.parquet.compression-level", 1));
+  const int64_t min_saving = metadata.PropertyInt("skade.write.parquet.compression-min-saving-percent", 10);
+  for (const auto& name : IncompressibleColumns(sample, plain, codec, level, min_saving)) {
+    b.compression(name, parquet::Compression::UNCOMPRESSED);
+    b.compression_level(name, arrow::util::kUseDefaultCompressionLevel);  // the table's is zstd's
+  }
   return b.build();
 }
 
