@@ -12,6 +12,7 @@ import uuid
 import zlib
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from pyiceberg.expressions import (
     And,
@@ -67,12 +68,21 @@ def _append(skade, tmp_path, arrow_table, name, table=TABLE):
 
 def test_all_types_same_rows(skade, catalog, tmp_path):
     _create(skade)
-    batches = [all_types_table(150, seed=1), all_types_table(120, seed=2, id_start=1000, null_frac=0.4)]
+    # The third batch is long enough for the writer to judge its columns' codecs: random
+    # doubles are stored uncompressed (write.parquet.compression-min-saving-percent).
+    batches = [all_types_table(150, seed=1), all_types_table(120, seed=2, id_start=1000, null_frac=0.4),
+               all_types_table(5000, seed=3, id_start=2000, null_frac=0.05)]
     for k, b in enumerate(batches):
         _append(skade, tmp_path, b, f"in{k}")
     expected = pa.concat_tables(batches)
 
     tbl = catalog().load_table(TABLE)
+    codecs = set()
+    for task in tbl.scan().plan_files():
+        md = pq.ParquetFile(local_path(task.file.file_path)).metadata
+        codecs |= {md.row_group(g).column(c).compression for g in range(md.num_row_groups)
+                   for c in range(md.num_columns)}
+    assert codecs == {"ZSTD", "UNCOMPRESSED"}, codecs
     # schema as PyIceberg sees it: names, types, required flags
     fields = {f.name: f for f in tbl.schema().fields}
     assert list(fields) == [f.name for f in expected.schema]
