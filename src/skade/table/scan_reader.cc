@@ -600,11 +600,11 @@ class ScanReader final : public arrow::RecordBatchReader {
     cancelled_->store(true);
     for (auto& p : pending_)
       if (p.second) (void)p.second->Take();
-    if (stream_) {  // its tasks read the files: let the running ones finish
-      std::unique_lock lock(stream_->mu);
-      stream_->cv.wait(lock, [&] {
-        return std::none_of(stream_->groups.begin(), stream_->groups.end(), [](const auto& g) { return g.running; });
-      });
+    // Streams' tasks read the files: let the running ones finish.
+    for (const auto& s : {stream_, opened_}) {
+      if (!s) continue;
+      std::unique_lock lock(s->mu);
+      s->cv.wait(lock, [&] { return std::none_of(s->groups.begin(), s->groups.end(), [](const auto& g) { return g.running; }); });
     }
   }
 
@@ -640,8 +640,14 @@ class ScanReader final : public arrow::RecordBatchReader {
       pending_.pop_front();
       held_bytes_ = unit.charge();
       if (unit.streamed) {
+        if (opened_ && opened_->unit.file == unit.file && opened_->unit.row_group == unit.row_group) {
+          stream_ = std::move(opened_);
+          continue;
+        }
         TraceSpan span("openstream", 0, 0);
-        if (auto st = OpenStream(std::move(unit)); !st) return ToArrowStatus(st.error());
+        auto opened = OpenStream(std::move(unit));
+        if (!opened) return ToArrowStatus(opened.error());
+        stream_ = *std::move(opened);
         continue;
       }
       UnitResult r;
@@ -706,6 +712,21 @@ class ScanReader final : public arrow::RecordBatchReader {
       pending_.emplace_back(std::move(unit), std::move(slot));
       if (sequential_) return {};  // one at a time, in the reading thread
     }
+    return OpenNextStream();
+  }
+
+  // Starts reading ahead the first streamed unit waiting behind others (one at a time),
+  // so that its batches decode while the consumer is still taking the units before it
+  // (small files ahead of a large one had the workers idle, waiting for the consumer).
+  // Not under a limit, where a stream reads only what the limit still wants.
+  Status OpenNextStream() {
+    if (sequential_ || opened_ || plan_.limit >= 0) return {};
+    for (const auto& [u, slot] : pending_) {
+      if (!u.streamed) continue;
+      TraceSpan span("openstream", 0, 0);
+      SKADE_ASSIGN_OR_RETURN(opened_, OpenStream(u));
+      break;
+    }
     return {};
   }
 
@@ -725,7 +746,7 @@ class ScanReader final : public arrow::RecordBatchReader {
   // The limit is met by rows already on their way: nothing more is opened or scheduled.
   bool LimitOnItsWay() const { return plan_.limit >= 0 && RowsOnTheirWay() >= plan_.limit; }
 
-  Status OpenStream(Unit unit) {
+  Result<std::shared_ptr<Stream>> OpenStream(Unit unit) {
     const OpenedFile& f = *unit.file;
     auto s = std::make_shared<Stream>();
     // Pages are read as they are decoded, not the whole row group up front. The buffer
@@ -794,8 +815,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       std::lock_guard lock(s->mu);
       for (size_t g = 0; g < s->groups.size(); ++g) ReadAheadLocked(s, g, s->ahead);
     }
-    stream_ = std::move(s);
-    return {};
+    return s;
   }
 
   // Submits a task reading group g's next batch, unless one runs or the group holds
@@ -1391,6 +1411,7 @@ class ScanReader final : public arrow::RecordBatchReader {
   int64_t pending_bytes_ = 0;  // decoded bytes in flight or not yet handed out
   int64_t held_bytes_ = 0;     // of those, the ones in ready_
   std::shared_ptr<Stream> stream_;
+  std::shared_ptr<Stream> opened_;  // the next streamed unit's, read ahead (OpenNextStream)
   std::deque<std::shared_ptr<arrow::RecordBatch>> ready_;
 };
 
