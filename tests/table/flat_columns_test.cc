@@ -34,7 +34,9 @@ struct Column {
 // small domain when `distinct` > 0 (so dictionaries form), strings of 0-80 bytes.
 std::shared_ptr<arrow::Array> RandomArray(const Column& c, int64_t n, std::mt19937_64& rng) {
   std::bernoulli_distribution is_null(c.nullable ? c.null_chance : 0);
-  auto draw = [&] { return c.distinct > 0 ? static_cast<int64_t>(rng() % c.distinct) : static_cast<int64_t>(rng()); };
+  auto draw = [&] {
+    return c.distinct > 0 ? static_cast<int64_t>(rng() % c.distinct) : static_cast<int64_t>(rng());
+  };
   std::unique_ptr<arrow::ArrayBuilder> builder;
   EXPECT_TRUE(arrow::MakeBuilder(arrow::default_memory_pool(), c.type, &builder).ok());
   for (int64_t i = 0; i < n; ++i) {
@@ -45,15 +47,23 @@ std::shared_ptr<arrow::Array> RandomArray(const Column& c, int64_t n, std::mt199
     int64_t v = draw();
     arrow::Status st;
     switch (c.type->id()) {
-      case arrow::Type::INT32: st = static_cast<arrow::Int32Builder&>(*builder).Append(static_cast<int32_t>(v)); break;
-      case arrow::Type::DATE32: st = static_cast<arrow::Date32Builder&>(*builder).Append(static_cast<int32_t>(v % 100000)); break;
+      case arrow::Type::INT32:
+        st = static_cast<arrow::Int32Builder&>(*builder).Append(static_cast<int32_t>(v));
+        break;
+      case arrow::Type::DATE32:
+        st = static_cast<arrow::Date32Builder&>(*builder).Append(static_cast<int32_t>(v % 100000));
+        break;
       case arrow::Type::INT64: st = static_cast<arrow::Int64Builder&>(*builder).Append(v); break;
       case arrow::Type::TIMESTAMP: st = static_cast<arrow::TimestampBuilder&>(*builder).Append(v >> 8); break;
       case arrow::Type::TIME64:
         st = static_cast<arrow::Time64Builder&>(*builder).Append((v & 0x7FFFFFFFFFFF) % 86400000000LL);
         break;
-      case arrow::Type::FLOAT: st = static_cast<arrow::FloatBuilder&>(*builder).Append(static_cast<float>(v % 1000003) / 7); break;
-      case arrow::Type::DOUBLE: st = static_cast<arrow::DoubleBuilder&>(*builder).Append(static_cast<double>(v) / 3); break;
+      case arrow::Type::FLOAT:
+        st = static_cast<arrow::FloatBuilder&>(*builder).Append(static_cast<float>(v % 1000003) / 7);
+        break;
+      case arrow::Type::DOUBLE:
+        st = static_cast<arrow::DoubleBuilder&>(*builder).Append(static_cast<double>(v) / 3);
+        break;
       case arrow::Type::STRING:
       case arrow::Type::BINARY: {
         std::mt19937_64 value_rng(static_cast<uint64_t>(v));  // the same value, the same bytes
@@ -87,7 +97,8 @@ std::unique_ptr<parquet::ParquetFileReader> Open(const std::shared_ptr<arrow::Bu
 // Whether an array's buffers hold together (offsets within their data, and so on);
 // strings are looked at as bytes (Arrow's reader does not check UTF-8 either).
 ::testing::AssertionResult Sound(const arrow::Array& a) {
-  auto st = a.type_id() == arrow::Type::STRING ? a.View(arrow::binary()).ValueOrDie()->ValidateFull() : a.ValidateFull();
+  auto st = a.type_id() == arrow::Type::STRING ? a.View(arrow::binary()).ValueOrDie()->ValidateFull()
+                                                : a.ValidateFull();
   if (st.ok()) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << st.ToString();
 }
@@ -253,8 +264,10 @@ TEST(FlatColumnReader, DamagedPagesFailCleanly) {
   auto table = arrow::Table::Make(
       arrow::schema({arrow::field("i", arrow::int64()), arrow::field("s", arrow::utf8()),
                      arrow::field("d", arrow::utf8()), arrow::field("f", arrow::float64())}),
-      {RandomArray({arrow::int64(), true, 0.2, 50}, rows, rng), RandomArray({arrow::utf8(), true, 0.2, 0}, rows, rng),
-       RandomArray({arrow::utf8(), true, 0.2, 40}, rows, rng), RandomArray({arrow::float64(), true, 0.2, 0}, rows, rng)},
+      {RandomArray({arrow::int64(), true, 0.2, 50}, rows, rng),
+       RandomArray({arrow::utf8(), true, 0.2, 0}, rows, rng),
+       RandomArray({arrow::utf8(), true, 0.2, 40}, rows, rng),
+       RandomArray({arrow::float64(), true, 0.2, 0}, rows, rng)},
       rows);
   auto props = parquet::WriterProperties::Builder()
                    .compression(parquet::Compression::UNCOMPRESSED)

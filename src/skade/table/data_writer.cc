@@ -348,7 +348,8 @@ std::vector<std::string> IncompressibleColumns(const arrow::RecordBatch& sample,
                                                int64_t min_saving_percent) {
   std::vector<std::string> out;
   if (codec == parquet::Compression::UNCOMPRESSED || min_saving_percent <= 0) return out;
-  auto made = arrow::util::Codec::Create(codec, codec == parquet::Compression::ZSTD ? level : arrow::util::kUseDefaultCompressionLevel);
+  const int codec_level = codec == parquet::Compression::ZSTD ? level : arrow::util::kUseDefaultCompressionLevel;
+  auto made = arrow::util::Codec::Create(codec, codec_level);
   if (!made.ok()) return out;
   auto& compressor = **made;
   std::vector<uint8_t> scratch;

@@ -604,7 +604,9 @@ class ScanReader final : public arrow::RecordBatchReader {
     for (const auto& s : {stream_, opened_}) {
       if (!s) continue;
       std::unique_lock lock(s->mu);
-      s->cv.wait(lock, [&] { return std::none_of(s->groups.begin(), s->groups.end(), [](const auto& g) { return g.running; }); });
+      s->cv.wait(lock, [&] {
+        return std::none_of(s->groups.begin(), s->groups.end(), [](const auto& g) { return g.running; });
+      });
     }
   }
 
@@ -767,21 +769,20 @@ class ScanReader final : public arrow::RecordBatchReader {
       arrow::FieldVector flat_fields;  // set: the leaves are flat, read as these fields
     };
     std::vector<Group> groups;
-    for (const auto& positions_of_group : TaskGroups(f, unit.row_group, positions, s->pool ? 2 * s->pool->size() : 1)) {
+    const size_t max_groups = s->pool ? 2 * s->pool->size() : 1;
+    for (const auto& in_group : TaskGroups(f, unit.row_group, positions, max_groups)) {
       Group group;
       bool flat = true;
-      for (size_t i : positions_of_group) {
-        if (f.leaves[i].empty()) continue;  // the file predates the column
-        int leaf = FlatLeaf(*shape_, f, unit.row_group, i);
-        flat &= leaf >= 0;
-        group.flat_fields.push_back(shape_->fields[i]);
-      }
-      if (!flat) group.flat_fields.clear();
+      for (size_t i : in_group)  // a column the file predates is left out either way
+        if (!f.leaves[i].empty()) flat &= FlatLeaf(*shape_, f, unit.row_group, i) >= 0;
       if (flat) {
-        for (size_t i : positions_of_group)
-          if (!f.leaves[i].empty()) group.leaves.push_back(f.leaves[i][0]);
+        for (size_t i : in_group)
+          if (!f.leaves[i].empty()) {
+            group.leaves.push_back(f.leaves[i][0]);
+            group.flat_fields.push_back(shape_->fields[i]);
+          }
       } else {
-        group.leaves = GroupLeaves(f, positions_of_group);
+        group.leaves = GroupLeaves(f, in_group);
       }
       if (!group.leaves.empty()) groups.push_back(std::move(group));
     }
@@ -793,9 +794,9 @@ class ScanReader final : public arrow::RecordBatchReader {
       try {
         std::unique_ptr<parquet::ParquetFileReader> pq = parquet::ParquetFileReader::Open(f.source, rp, f.metadata);
         if (!groups[g].flat_fields.empty()) {
-          s->groups[g].batches = MakeFlatBatchReader(std::shared_ptr(std::move(pq)), unit.row_group, leaves, groups[g].flat_fields,
-                                                     unit.batch_rows, shape_->pool,
-                                                     "row group " + std::to_string(unit.row_group));
+          s->groups[g].batches =
+              MakeFlatBatchReader(std::shared_ptr(std::move(pq)), unit.row_group, leaves, groups[g].flat_fields,
+                                  unit.batch_rows, shape_->pool, "row group " + std::to_string(unit.row_group));
           continue;
         }
         parquet::ArrowReaderProperties props = TaskReadProperties(f, unit.row_group, leaves);
@@ -1202,8 +1203,10 @@ class ScanReader final : public arrow::RecordBatchReader {
     std::vector<std::pair<size_t, int>> flat;
     for (size_t i : group) {
       int leaf = FlatLeaf(shape, f, u.row_group, i);
-      // Rows some pages hold none of are read page by page (ReadNeededPages) instead.
-      if (leaf >= 0 && !job.needed.empty() && f.metadata->schema()->Column(leaf)->physical_type() != parquet::Type::BYTE_ARRAY)
+      // Numbers some of whose pages hold no needed row are read page by page instead
+      // (ReadNeededPages), skipping those pages.
+      if (leaf >= 0 && !job.needed.empty() &&
+          f.metadata->schema()->Column(leaf)->physical_type() != parquet::Type::BYTE_ARRAY)
         leaf = -1;
       if (leaf >= 0) {
         flat.emplace_back(i, leaf);
