@@ -322,13 +322,26 @@ std::vector<std::string> PlainColumns(const arrow::RecordBatch& batch) {
   return plain;
 }
 
+// The table's codec for data pages, and its level (zstd's; other codecs take their default).
+struct PageCodec {
+  parquet::Compression::type codec;
+  int level;
+};
+
+PageCodec PageCodecOf(const TableMetadata& metadata) {
+  const auto codec = CodecFromProperty(metadata.Property("write.parquet.compression-codec", "zstd"));
+  const int level = codec == parquet::Compression::ZSTD
+                        ? static_cast<int>(metadata.PropertyInt("write.parquet.compression-level", 1))
+                        : arrow::util::kUseDefaultCompressionLevel;
+  return {codec, level};
+}
+
 parquet::WriterProperties::Builder WriterPropsBuilder(const TableMetadata& metadata, int64_t row_group_rows) {
   parquet::WriterProperties::Builder b;
   b.memory_pool(DataWriter::pool());
-  auto codec = CodecFromProperty(metadata.Property("write.parquet.compression-codec", "zstd"));
-  b.compression(codec);
-  if (codec == parquet::Compression::ZSTD)
-    b.compression_level(static_cast<int>(metadata.PropertyInt("write.parquet.compression-level", 1)));
+  const PageCodec page = PageCodecOf(metadata);
+  b.compression(page.codec);
+  b.compression_level(page.level);
   b.max_row_group_length(row_group_rows);
   b.enable_statistics();
   return b;
@@ -344,12 +357,10 @@ std::shared_ptr<parquet::WriterProperties> WriterProps(const TableMetadata& meta
 // percent of its bytes, so it is stored uncompressed. Decided from the plain bytes of
 // the file's first rows, compressed as the file's pages would be.
 std::vector<std::string> IncompressibleColumns(const arrow::RecordBatch& sample, const std::vector<std::string>& plain,
-                                               parquet::Compression::type codec, int level,
-                                               int64_t min_saving_percent) {
+                                               PageCodec page, int64_t min_saving_percent) {
   std::vector<std::string> out;
-  if (codec == parquet::Compression::UNCOMPRESSED || min_saving_percent <= 0) return out;
-  const int codec_level = codec == parquet::Compression::ZSTD ? level : arrow::util::kUseDefaultCompressionLevel;
-  auto made = arrow::util::Codec::Create(codec, codec_level);
+  if (page.codec == parquet::Compression::UNCOMPRESSED || min_saving_percent <= 0) return out;
+  auto made = arrow::util::Codec::Create(page.codec, page.level);
   if (!made.ok()) return out;
   auto& compressor = **made;
   std::vector<uint8_t> scratch;
@@ -386,10 +397,8 @@ std::shared_ptr<parquet::WriterProperties> FileProps(const TableMetadata& metada
   auto b = WriterPropsBuilder(metadata, row_group_rows);
   const auto plain = PlainColumns(sample);
   for (const auto& name : plain) b.disable_dictionary(name);
-  const auto codec = CodecFromProperty(metadata.Property("write.parquet.compression-codec", "zstd"));
-  const int level = static_cast<int>(metadata.PropertyInt("write.parquet.compression-level", 1));
   const int64_t min_saving = metadata.PropertyInt("skade.write.parquet.compression-min-saving-percent", 10);
-  for (const auto& name : IncompressibleColumns(sample, plain, codec, level, min_saving)) {
+  for (const auto& name : IncompressibleColumns(sample, plain, PageCodecOf(metadata), min_saving)) {
     b.compression(name, parquet::Compression::UNCOMPRESSED);
     b.compression_level(name, arrow::util::kUseDefaultCompressionLevel);  // the table's is zstd's
   }

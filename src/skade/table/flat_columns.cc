@@ -19,7 +19,6 @@
 #include <exception>
 #include <limits>
 #include <utility>
-#include <utility>
 
 #include "skade/table/arrow_internal.h"
 
@@ -27,9 +26,6 @@ namespace skade {
 namespace {
 
 constexpr int64_t kMaxDecodedBytes = 1LL << 30;
-// Strings up to this long are copied as one or two 32-byte moves: dictionaries and
-// outputs keep this much room past their last byte.
-constexpr int64_t kSlack = 64;
 
 template <typename T>
 T LoadLE(const uint8_t* p) {
@@ -269,7 +265,8 @@ bool ReadsFlatColumn(const parquet::FileMetaData& metadata, int row_group, int l
 }
 
 struct FlatColumnReader::State {
-  std::unique_ptr<parquet::PageReader> pages;
+  std::unique_ptr<parquet::PageReader> pages;  // null: opening the chunk failed, for open_error
+  std::string open_error;
   std::shared_ptr<arrow::DataType> type;
   arrow::MemoryPool* pool = nullptr;
   std::string where;  // "<where>: column <name>", for errors
@@ -281,7 +278,7 @@ struct FlatColumnReader::State {
   // The chunk's dictionary, as read from its dictionary page.
   bool have_dictionary = false;
   int64_t dictionary_size = 0;
-  std::vector<uint8_t> dictionary;        // values (fixed width), or string bytes plus kSlack
+  std::vector<uint8_t> dictionary;        // values (fixed width), or string bytes plus kStringSlack
   std::vector<int32_t> dictionary_offsets;  // strings: dictionary_size + 1 offsets
 
   // The page being read.
@@ -311,7 +308,7 @@ struct FlatColumnReader::State {
       if (dictionary_size > size / 4) return Corrupt("dictionary page shorter than its values");
       dictionary_offsets.assign(static_cast<size_t>(dictionary_size) + 1, 0);
       dictionary.clear();
-      dictionary.reserve(static_cast<size_t>(size + kSlack));
+      dictionary.reserve(static_cast<size_t>(size + kStringSlack));
       int64_t at = 0;
       for (int64_t i = 0; i < dictionary_size; ++i) {
         if (size - at < 4) return Corrupt("dictionary page shorter than its values");
@@ -322,7 +319,7 @@ struct FlatColumnReader::State {
         at += len;
         dictionary_offsets[static_cast<size_t>(i) + 1] = static_cast<int32_t>(dictionary.size());
       }
-      dictionary.resize(dictionary.size() + kSlack);
+      dictionary.resize(dictionary.size() + kStringSlack);
     }
     have_dictionary = true;
     return {};
@@ -440,8 +437,8 @@ struct FlatColumnReader::State {
 
   // Room for `bytes` more string bytes (plus the slack) in `data` after `used`.
   Status Reserve(arrow::ResizableBuffer& data, int64_t used, int64_t bytes) {
-    const int64_t need = used + bytes + kSlack;
-    if (need - kSlack > std::numeric_limits<int32_t>::max()) return Corrupt("more than 2 GiB of strings in a batch");
+    const int64_t need = used + bytes + kStringSlack;
+    if (used + bytes > std::numeric_limits<int32_t>::max()) return Corrupt("more than 2 GiB of strings in a batch");
     if (need <= data.capacity()) return {};
     SKADE_ARROW_RETURN(data.Reserve(std::max(need, 2 * data.capacity())), where);
     return {};
@@ -480,12 +477,7 @@ struct FlatColumnReader::State {
       if (m == k || arrow::bit_util::GetBit(valid, at + r)) {
         const int32_t begin = dict_offsets[*idx], len = dict_offsets[*idx + 1] - begin;
         ++idx;
-        if (len <= kSlack) {  // both sides have the slack
-          std::memcpy(out + cur, dict + begin, 32);
-          if (len > 32) std::memcpy(out + cur + 32, dict + begin + 32, 32);
-        } else {
-          std::memcpy(out + cur, dict + begin, static_cast<size_t>(len));
-        }
+        CopyString(out + cur, dict + begin, len, /*overreadable=*/true);  // the dictionary has the slack
         cur += len;
       }
       offsets[at + r + 1] = static_cast<int32_t>(cur);
@@ -563,15 +555,14 @@ FlatColumnReader::FlatColumnReader(parquet::ParquetFileReader& file, int row_gro
     }
     s_->pages = rg->GetColumnPageReader(leaf);
   } catch (const std::exception& e) {
-    s_->done = true;  // Next reports it
-    s_->where += ": " + std::string(e.what());
+    s_->open_error = e.what();  // Next reports it
   }
 }
 
 FlatColumnReader::~FlatColumnReader() = default;
 
 Result<std::shared_ptr<arrow::Array>> FlatColumnReader::Next(int64_t rows) {
-  if (!s_->pages) return Corrupt(s_->where);
+  if (!s_->pages) return s_->Corrupt(s_->open_error);
   return s_->Next(rows);
 }
 

@@ -88,28 +88,20 @@ Result<std::shared_ptr<arrow::Array>> DenseFromDictionary(arrow::MemoryPool* poo
     total += dict_offsets[idx[r] + 1] - dict_offsets[idx[r]];
   }
   if (total > std::numeric_limits<int32_t>::max()) return nullptr;
-  // Short values are copied in fixed 32-byte moves into a buffer with slack, each
-  // overrun overwritten by the next value: a memcpy call per value cost more than its
-  // bytes (the calls were ~5% of a full scan). Values too near the end of the
-  // dictionary's data to read past take the call.
-  constexpr int64_t kSlack = 64;
+  // The output has room for CopyString's fixed moves; values too near the end of the
+  // dictionary's data to read past are copied exactly.
   SKADE_ARROW_ASSIGN(auto offsets, arrow::AllocateBuffer((n + 1) * sizeof(int32_t), pool), where);
-  SKADE_ARROW_ASSIGN(auto data, arrow::AllocateResizableBuffer(total + kSlack, pool), where);
+  SKADE_ARROW_ASSIGN(auto data, arrow::AllocateResizableBuffer(total + kStringSlack, pool), where);
   auto* out_offsets = reinterpret_cast<int32_t*>(offsets->mutable_data());
   uint8_t* out = data->mutable_data();
-  const int64_t overreadable = dict.value_data()->size() - kSlack;  // values starting up to here
+  const int64_t overreadable = dict.value_data()->size() - kStringSlack;  // values starting up to here
   int32_t at = 0;
   for (int64_t r = 0; r < n; ++r) {
     out_offsets[r] = at;
     if (nulls && indices.IsNull(r)) continue;
     const int64_t begin = dict_offsets[idx[r]];
     const auto len = static_cast<int32_t>(dict_offsets[idx[r] + 1] - begin);
-    if (len <= kSlack && begin <= overreadable) {
-      std::memcpy(out + at, dict_data + begin, 32);
-      if (len > 32) std::memcpy(out + at + 32, dict_data + begin + 32, 32);
-    } else {
-      std::memcpy(out + at, dict_data + begin, static_cast<size_t>(len));
-    }
+    CopyString(out + at, dict_data + begin, len, begin <= overreadable);
     at += len;
   }
   out_offsets[n] = at;
