@@ -69,7 +69,7 @@ def _append(skade, tmp_path, arrow_table, name, table=TABLE):
 def test_all_types_same_rows(skade, catalog, tmp_path):
     _create(skade)
     # The third batch is long enough for the writer to judge its columns' codecs: random
-    # doubles are stored uncompressed (write.parquet.compression-min-saving-percent).
+    # doubles are stored uncompressed (skade.write.parquet.compression-min-saving-percent).
     batches = [all_types_table(150, seed=1), all_types_table(120, seed=2, id_start=1000, null_frac=0.4),
                all_types_table(5000, seed=3, id_start=2000, null_frac=0.05)]
     for k, b in enumerate(batches):
