@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/writer.h>
+#include <parquet/column_page.h>
+#include <parquet/column_reader.h>
 #include <parquet/file_reader.h>
 #include <parquet/metadata.h>
 #include <parquet/properties.h>
@@ -107,13 +109,22 @@ std::unique_ptr<parquet::ParquetFileReader> Open(const std::shared_ptr<arrow::Bu
 // when `rng` is given); checks the reader gives nothing past the chunk's end.
 Result<std::shared_ptr<arrow::Array>> ReadFlat(parquet::ParquetFileReader& file, int rg, int leaf,
                                                const std::shared_ptr<arrow::DataType>& type, int64_t batch,
-                                               std::mt19937_64* rng = nullptr) {
-  FlatColumnReader reader(file, rg, leaf, type, arrow::default_memory_pool(), "test");
+                                               std::mt19937_64* rng = nullptr,
+                                               std::shared_ptr<const std::vector<uint8_t>> wanted = nullptr) {
+  FlatColumnReader reader(file, rg, leaf, type, arrow::default_memory_pool(), "test", wanted);
   arrow::ArrayVector parts;
-  for (;;) {
+  // With `wanted`, batches stand for the rows asked for, however many of them are wanted.
+  for (int64_t left = wanted ? static_cast<int64_t>(wanted->size()) : -1; left != 0;) {
     int64_t n = rng ? 1 + static_cast<int64_t>((*rng)() % static_cast<uint64_t>(batch)) : batch;
     SKADE_ASSIGN_OR_RETURN(auto part, reader.Next(n));
-    if (part->length() == 0) break;
+    if (wanted) {
+      const int64_t from = static_cast<int64_t>(wanted->size()) - left, to = from + std::min(left, n);
+      if (part->length() != to - from - std::count(wanted->begin() + from, wanted->begin() + to, 0))
+        return Internal("a batch of other than the wanted rows asked for");
+      left -= to - from;
+    } else if (part->length() == 0) {
+      break;
+    }
     if (part->length() > n) return Internal("a batch longer than asked for");
     EXPECT_TRUE(Sound(*part));
     parts.push_back(part);
@@ -122,6 +133,39 @@ Result<std::shared_ptr<arrow::Array>> ReadFlat(parquet::ParquetFileReader& file,
   if (again->length() != 0) return Internal("rows past the chunk's end");
   if (parts.empty()) return arrow::MakeEmptyArray(type).ValueOrDie();
   return arrow::Concatenate(parts).ValueOrDie();
+}
+
+// Which of n rows a selective read wants: none, all, scattered at some density, or in
+// long runs (so whole pages hold none).
+std::vector<uint8_t> RandomWanted(int64_t n, std::mt19937_64& rng) {
+  std::vector<uint8_t> wanted(static_cast<size_t>(n));
+  const int shape = static_cast<int>(rng() % 5);
+  const double densities[] = {0.01, 0.5, 0.99};
+  const double density = densities[rng() % 3];
+  bool on = rng() % 2;
+  int64_t left = 0;
+  for (auto& w : wanted) {
+    switch (shape) {
+      case 0: w = 0; break;
+      case 1: w = 1; break;
+      case 2: w = std::bernoulli_distribution(density)(rng); break;
+      default:
+        if (left-- <= 0) {
+          on = !on;
+          left = static_cast<int64_t>(rng() % 6000);
+        }
+        w = on;
+    }
+  }
+  return wanted;
+}
+
+// Arrow's filter of `all` by `wanted`: what ReadSelected must give.
+std::shared_ptr<arrow::Array> Wanted(const std::shared_ptr<arrow::Array>& all, const std::vector<uint8_t>& wanted) {
+  arrow::BooleanBuilder b;
+  for (uint8_t w : wanted) EXPECT_TRUE(b.Append(w != 0).ok());
+  auto mask = b.Finish().ValueOrDie();
+  return arrow::compute::Filter(all, mask).ValueOrDie().make_array();
 }
 
 const std::vector<std::shared_ptr<arrow::DataType>>& FlatTypes() {
@@ -141,6 +185,7 @@ TEST(FlatColumnReader, DecodesWhatArrowsReaderDecodes) {
   const int distincts[] = {0, 1, 7, 300, 100000};
   const parquet::Compression::type codecs[] = {parquet::Compression::UNCOMPRESSED, parquet::Compression::ZSTD,
                                                parquet::Compression::SNAPPY};
+  int64_t pages_skipped = 0;
   for (int round = 0; round < 40; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     arrow::FieldVector fields;
@@ -178,8 +223,58 @@ TEST(FlatColumnReader, DecodesWhatArrowsReaderDecodes) {
         ASSERT_THAT(got, IsOk());
         ASSERT_EQ((*got)->length(), md.RowGroup(rg)->num_rows());
         EXPECT_TRUE((*got)->Equals(*want)) << (*got)->Diff(*want);
+        // The same chunk read for some of its rows only.
+        auto wanted = std::make_shared<std::vector<uint8_t>>(RandomWanted(md.RowGroup(rg)->num_rows(), rng));
+        auto some = ReadFlat(*pq, rg, leaf, type, 1 + static_cast<int64_t>(rng() % 5000), &rng, wanted);
+        ASSERT_THAT(some, IsOk());
+        auto want_some = Wanted(want, *wanted);
+        EXPECT_TRUE((*some)->Equals(*want_some)) << (*some)->Diff(*want_some);
+        FlatColumnReader whole(*pq, rg, leaf, type, arrow::default_memory_pool(), "test", wanted);
+        ASSERT_THAT(whole.Next(md.RowGroup(rg)->num_rows()), IsOk());
+        pages_skipped += whole.pages_skipped();
       }
     }
+  }
+  EXPECT_GT(pages_skipped, 100);  // pages holding no wanted row were passed over
+}
+
+// A selective read skips exactly the data pages that hold no wanted row, whatever their
+// encoding, and decodes the others.
+TEST(FlatColumnReader, SelectiveReadSkipsThePagesWithoutWantedRows) {
+  std::mt19937_64 rng(3);
+  const int64_t rows = 20000;
+  auto table = arrow::Table::Make(arrow::schema({arrow::field("i", arrow::int64()), arrow::field("s", arrow::utf8())}),
+                                  {RandomArray({arrow::int64(), true, 0.1, 0}, rows, rng),
+                                   RandomArray({arrow::utf8(), true, 0.1, 30}, rows, rng)},
+                                  rows);
+  auto props = parquet::WriterProperties::Builder().data_pagesize(1000)->write_batch_size(500)->build();
+  auto file = WriteParquet(*table, props);
+  auto pq = Open(file);
+  for (int leaf = 0; leaf < 2; ++leaf) {
+    SCOPED_TRACE(table->schema()->field(leaf)->name());
+    // The page boundaries, from a read of every page.
+    auto pages = pq->RowGroup(0)->GetColumnPageReader(leaf);
+    std::vector<int64_t> starts;
+    int64_t at = 0;
+    while (auto page = pages->NextPage()) {
+      if (page->type() == parquet::PageType::DICTIONARY_PAGE) continue;
+      starts.push_back(at);
+      at += static_cast<const parquet::DataPage&>(*page).num_values();
+    }
+    ASSERT_EQ(at, rows);
+    ASSERT_GT(starts.size(), 10u);
+    // One row wanted in every third page.
+    std::vector<uint8_t> wanted(rows, 0);
+    int64_t want_pages = 0;
+    for (size_t p = 0; p < starts.size(); p += 3, ++want_pages) wanted[static_cast<size_t>(starts[p])] = 1;
+    auto shared = std::make_shared<const std::vector<uint8_t>>(wanted);
+    FlatColumnReader reader(*pq, 0, leaf, table->schema()->field(leaf)->type(), arrow::default_memory_pool(), "test",
+                            shared);
+    auto got = reader.Next(rows);
+    ASSERT_THAT(got, IsOk());
+    EXPECT_EQ(reader.pages_skipped(), static_cast<int64_t>(starts.size()) - want_pages);
+    auto all = arrow::Concatenate(table->column(leaf)->chunks()).ValueOrDie();
+    EXPECT_TRUE((*got)->Equals(*Wanted(all, wanted)));
   }
 }
 
@@ -193,19 +288,39 @@ TEST(FlatColumnReader, BatchReaderCutsEveryColumnAtTheSameRows) {
       {RandomArray({arrow::int64(), true, 0.1, 0}, rows, rng), RandomArray({arrow::utf8(), true, 0.1, 20}, rows, rng)},
       rows);
   auto file = WriteParquet(*table, parquet::WriterProperties::Builder().data_pagesize(4000)->build());
-  auto batches = MakeFlatBatchReader(std::shared_ptr(Open(file)), 0, {0, 1}, table->schema()->fields(), 1000,
-                                     arrow::default_memory_pool(), "test");
-  arrow::RecordBatchVector got;
-  for (;;) {
-    std::shared_ptr<arrow::RecordBatch> batch;
-    ASSERT_TRUE(batches->ReadNext(&batch).ok());
-    if (!batch) break;
-    got.push_back(batch);
-  }
+  auto read = [&](std::shared_ptr<const std::vector<uint8_t>> wanted) {
+    auto batches = MakeFlatBatchReader(std::shared_ptr(Open(file)), 0, {0, 1}, table->schema()->fields(), 1000,
+                                       arrow::default_memory_pool(), "test", std::move(wanted));
+    arrow::RecordBatchVector got;
+    for (;;) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      EXPECT_TRUE(batches->ReadNext(&batch).ok());
+      if (!batch) break;
+      got.push_back(batch);
+    }
+    return got;
+  };
+  auto got = read(nullptr);
   ASSERT_EQ(got.size(), 11u);
   EXPECT_EQ(got.back()->num_rows(), 7);
   auto joined = arrow::Table::FromRecordBatches(got).ValueOrDie();
   EXPECT_TRUE(joined->Equals(*table));
+  // With rows wanted (none of batches 2 to 4): a batch per 1000 rows still, each of
+  // their wanted rows.
+  auto wanted = std::make_shared<std::vector<uint8_t>>(RandomWanted(rows, rng));
+  std::fill(wanted->begin() + 2000, wanted->begin() + 5000, 0);
+  got = read(wanted);
+  ASSERT_EQ(got.size(), 11u);
+  for (size_t b = 0; b < got.size(); ++b) {
+    const auto from = wanted->begin() + static_cast<int64_t>(b) * 1000;
+    const auto to = b + 1 == got.size() ? wanted->end() : from + 1000;
+    EXPECT_EQ(got[b]->num_rows(), to - from - std::count(from, to, 0)) << "batch " << b;
+  }
+  for (size_t c = 0; c < 2; ++c) {
+    auto column = arrow::Concatenate(arrow::Table::FromRecordBatches(got).ValueOrDie()->column(c)->chunks());
+    auto all = arrow::Concatenate(table->column(c)->chunks()).ValueOrDie();
+    EXPECT_TRUE(column.ValueOrDie()->Equals(*Wanted(all, *wanted)));
+  }
 }
 
 // What the reader leaves to Arrow's: nested, repeated, boolean, decimal and fixed-size
@@ -290,7 +405,14 @@ TEST(FlatColumnReader, DamagedPagesFailCleanly) {
     auto pq = parquet::ParquetFileReader::Open(std::make_shared<arrow::io::BufferReader>(damaged),
                                                parquet::default_reader_properties(), good_metadata);
     for (int leaf = 0; leaf < 4; ++leaf) {
-      auto got = ReadFlat(*pq, 0, leaf, table->schema()->field(leaf)->type(), 700);
+      const auto& type = table->schema()->field(leaf)->type();
+      Result<std::shared_ptr<arrow::Array>> got;
+      if (trial % 2 == 0) {
+        got = ReadFlat(*pq, 0, leaf, type, 700);
+      } else {  // for some rows only
+        auto wanted = std::make_shared<std::vector<uint8_t>>(RandomWanted(rows, rng));
+        got = ReadFlat(*pq, 0, leaf, type, 700, nullptr, std::move(wanted));
+      }
       if (!got) {
         ++errors;
         EXPECT_THAT(got, IsError(ErrorKind::kCorrupt));

@@ -243,7 +243,8 @@ bool EncodingsRead(const parquet::ColumnChunkMetaData& c) {
 // A bound on the chunk's decoded string bytes, or -1 when its metadata gives none (a
 // dictionary-encoded chunk from a writer without size statistics).
 int64_t StringBytesBound(const parquet::ColumnChunkMetaData& c) {
-  if (auto size = c.size_statistics(); size && size->unencoded_byte_array_data_bytes)
+  if (c.num_values() == 0) return 0;  // writers leave out an empty chunk's size statistics
+  if (auto size = c.size_statistics(); size && size->unencoded_byte_array_data_bytes.has_value())
     return *size->unencoded_byte_array_data_bytes;
   return c.has_dictionary_page() ? -1 : c.total_uncompressed_size();
 }
@@ -290,6 +291,20 @@ struct FlatColumnReader::State {
   const uint8_t* values_end = nullptr;
   bool done = false;
   std::vector<uint32_t> index_scratch;
+
+  // With `wanted` (one entry per row of the chunk): the next row Next has not given (or
+  // passed over), the current page's next row, the rows up to the next data page
+  // header (counted by the page filter) and the first row of the page it let through,
+  // the pages it passed over; the current page's validity bits and its wanted rows.
+  std::shared_ptr<const std::vector<uint8_t>> wanted;
+  int64_t row = 0, page_row = 0, filter_row = 0, next_page_row = 0, pages_skipped = 0;
+  std::vector<uint8_t> page_valid;
+  struct Run {
+    int64_t row, len;  // rows [row, row + len) of the page
+    int64_t value;     // the page's value (a valid row's) at or after `row`
+    int64_t valid;     // valid rows in the run
+  };
+  std::vector<Run> runs;
 
   std::unexpected<Error> Corrupt(const std::string& what) const { return skade::Corrupt(where + ": " + what); }
 
@@ -435,6 +450,17 @@ struct FlatColumnReader::State {
     return {};
   }
 
+  // The current PLAIN page's next string: false where the page ends first.
+  bool PlainString(const uint8_t** str, uint32_t* len) {
+    if (values_end - values < 4) return false;
+    *len = LoadLE<uint32_t>(values);
+    values += 4;
+    if (*len > static_cast<uint64_t>(values_end - values)) return false;
+    *str = values;
+    values += *len;
+    return true;
+  }
+
   // Room for `bytes` more string bytes (plus the slack) in `data` after `used`.
   Status Reserve(arrow::ResizableBuffer& data, int64_t used, int64_t bytes) {
     const int64_t need = used + bytes + kStringSlack;
@@ -453,12 +479,10 @@ struct FlatColumnReader::State {
       uint8_t* out = data.mutable_data();
       for (int64_t r = 0; r < k; ++r) {
         if (m == k || arrow::bit_util::GetBit(valid, at + r)) {
-          if (values_end - values < 4) return Corrupt("data page shorter than its values");
-          const uint32_t len = LoadLE<uint32_t>(values);
-          values += 4;
-          if (len > static_cast<uint64_t>(values_end - values)) return Corrupt("data page shorter than its values");
-          std::memcpy(out + cur, values, len);
-          values += len;
+          const uint8_t* str;
+          uint32_t len;
+          if (!PlainString(&str, &len)) return Corrupt("data page shorter than its values");
+          std::memcpy(out + cur, str, len);
           cur += len;
         }
         offsets[at + r + 1] = static_cast<int32_t>(cur);
@@ -485,23 +509,46 @@ struct FlatColumnReader::State {
     return {};
   }
 
-  Result<std::shared_ptr<arrow::Array>> Next(int64_t rows) {
-    rows = std::max<int64_t>(rows, 0);
-    std::shared_ptr<arrow::Buffer> validity, values_buf;
+  // An array's buffers as they are filled: validity (optional columns), fixed-width
+  // values or string offsets, string bytes.
+  struct Output {
+    std::shared_ptr<arrow::Buffer> validity, values;
     std::shared_ptr<arrow::ResizableBuffer> data;
     uint8_t* valid = nullptr;
+  };
+
+  Result<Output> Allocate(int64_t rows) {
+    Output out;
     if (optional) {
-      SKADE_ARROW_ASSIGN(validity, arrow::AllocateBitmap(rows, pool), where);
-      valid = validity->mutable_data();
+      SKADE_ARROW_ASSIGN(out.validity, arrow::AllocateBitmap(rows, pool), where);
+      out.valid = out.validity->mutable_data();
     }
     if (strings) {
-      SKADE_ARROW_ASSIGN(values_buf, arrow::AllocateBuffer((rows + 1) * 4, pool), where);
-      reinterpret_cast<int32_t*>(values_buf->mutable_data())[0] = 0;
-      SKADE_ARROW_ASSIGN(data, arrow::AllocateResizableBuffer(0, pool), where);
-      SKADE_RETURN_IF_ERROR(Reserve(*data, 0, std::min(rows * string_bytes_per_row, kMaxDecodedBytes)));
+      SKADE_ARROW_ASSIGN(out.values, arrow::AllocateBuffer((rows + 1) * 4, pool), where);
+      reinterpret_cast<int32_t*>(out.values->mutable_data())[0] = 0;
+      SKADE_ARROW_ASSIGN(out.data, arrow::AllocateResizableBuffer(0, pool), where);
+      SKADE_RETURN_IF_ERROR(Reserve(*out.data, 0, std::min(rows * string_bytes_per_row, kMaxDecodedBytes)));
     } else {
-      SKADE_ARROW_ASSIGN(values_buf, arrow::AllocateBuffer(rows * width, pool), where);
+      SKADE_ARROW_ASSIGN(out.values, arrow::AllocateBuffer(rows * width, pool), where);
     }
+    return out;
+  }
+
+  Result<std::shared_ptr<arrow::Array>> Finish(Output out, int64_t rows, int64_t nulls) {
+    if (nulls == 0) out.validity = nullptr;
+    if (!strings)
+      return arrow::MakeArray(
+          arrow::ArrayData::Make(type, rows, {std::move(out.validity), std::move(out.values)}, nulls));
+    const int32_t used = reinterpret_cast<const int32_t*>(out.values->data())[rows];
+    SKADE_ARROW_RETURN(out.data->Resize(used, /*shrink_to_fit=*/false), where);
+    return arrow::MakeArray(arrow::ArrayData::Make(
+        type, rows, {std::move(out.validity), std::move(out.values), std::move(out.data)}, nulls));
+  }
+
+  Result<std::shared_ptr<arrow::Array>> Next(int64_t rows) {
+    if (wanted) return NextWanted(rows);
+    rows = std::max<int64_t>(rows, 0);
+    SKADE_ASSIGN_OR_RETURN(Output o, Allocate(rows));
     int64_t got = 0, nulls = 0;
     while (got < rows) {
       if (page_left == 0) {
@@ -512,33 +559,215 @@ struct FlatColumnReader::State {
       const int64_t k = std::min(rows - got, page_left);
       int64_t m = k;
       if (optional) {
-        m = levels.GetValidity(valid, got, k);
+        m = levels.GetValidity(o.valid, got, k);
         if (m < 0) return Corrupt("definition levels end before the page's values");
       }
-      uint8_t* out = values_buf->mutable_data();
+      uint8_t* out = o.values->mutable_data();
       if (strings) {
-        SKADE_RETURN_IF_ERROR(StringValues(reinterpret_cast<int32_t*>(out), *data, valid, got, k, m));
+        SKADE_RETURN_IF_ERROR(StringValues(reinterpret_cast<int32_t*>(out), *o.data, o.valid, got, k, m));
       } else if (width == 4) {
-        SKADE_RETURN_IF_ERROR(FixedValues(reinterpret_cast<uint32_t*>(out), valid, got, k, m));
+        SKADE_RETURN_IF_ERROR(FixedValues(reinterpret_cast<uint32_t*>(out), o.valid, got, k, m));
       } else {
-        SKADE_RETURN_IF_ERROR(FixedValues(reinterpret_cast<uint64_t*>(out), valid, got, k, m));
+        SKADE_RETURN_IF_ERROR(FixedValues(reinterpret_cast<uint64_t*>(out), o.valid, got, k, m));
       }
       nulls += k - m;
       page_left -= k;
       got += k;
     }
-    if (nulls == 0) validity = nullptr;
-    if (!strings)
-      return arrow::MakeArray(arrow::ArrayData::Make(type, got, {std::move(validity), std::move(values_buf)}, nulls));
-    const int32_t used = reinterpret_cast<const int32_t*>(values_buf->data())[got];
-    SKADE_ARROW_RETURN(data->Resize(used, /*shrink_to_fit=*/false), where);
-    return arrow::MakeArray(
-        arrow::ArrayData::Make(type, got, {std::move(validity), std::move(values_buf), std::move(data)}, nulls));
+    return Finish(std::move(o), got, nulls);
+  }
+
+  // A data page none of whose rows is wanted is passed over before it is decompressed
+  // (a flat column's page holds a row per value); an accepted page's first row is noted.
+  bool SkipPage(const parquet::DataPageStats& page) {
+    if (page.num_values < 0) return false;  // NextPage names the damage
+    const int64_t n = static_cast<int64_t>(wanted->size());
+    const int64_t begin = std::min(filter_row, n), end = std::min(filter_row + page.num_values, n);
+    filter_row += page.num_values;
+    const uint8_t* w = wanted->data();
+    if (filter_row <= n && std::all_of(w + begin, w + end, [](uint8_t x) { return x == 0; })) {
+      ++pages_skipped;
+      return true;
+    }
+    next_page_row = begin;
+    return false;
+  }
+
+  // The runs of wanted rows among the current page's k rows (`wanted` at its first row),
+  // each with the index of its first value; page_valid holds the page's validity unless
+  // `all_valid`.
+  void WantedRuns(const uint8_t* wanted, int64_t k, bool all_valid) {
+    runs.clear();
+    int64_t value = 0, last = 0;
+    auto valid_in = [&](int64_t from, int64_t n) {
+      return all_valid ? n : arrow::internal::CountSetBits(page_valid.data(), from, n);
+    };
+    for (int64_t r = 0; r < k;) {
+      r = std::find_if(wanted + r, wanted + k, [](uint8_t w) { return w != 0; }) - wanted;
+      if (r == k) break;
+      const int64_t end = std::find(wanted + r, wanted + k, 0) - wanted;
+      value += valid_in(last, r - last);
+      const int64_t valid = valid_in(r, end - r);
+      runs.push_back({r, end - r, value, valid});
+      value += valid;
+      last = r = end;
+    }
+  }
+
+  // The current page's wanted rows (`runs`, m of its rows valid) of fixed-width values
+  // into `out`, from output row `at`.
+  template <typename T>
+  Status WantedFixed(T* out, int64_t at, int64_t m) {
+    if (dictionary_encoded) {
+      SKADE_RETURN_IF_ERROR(Indices(m));
+    } else if (values_end - values < m * static_cast<int64_t>(sizeof(T))) {
+      return Corrupt("data page shorter than its values");
+    }
+    const T* dict = reinterpret_cast<const T*>(dictionary.data());
+    auto value = [&](int64_t v, T* to) {
+      if (dictionary_encoded) {
+        *to = dict[index_scratch[static_cast<size_t>(v)]];
+      } else {
+        std::memcpy(to, values + v * static_cast<int64_t>(sizeof(T)), sizeof(T));
+      }
+    };
+    for (const Run& run : runs) {
+      T* to = out + at;
+      if (run.valid == run.len && !dictionary_encoded) {
+        std::memcpy(to, values + run.value * static_cast<int64_t>(sizeof(T)), static_cast<size_t>(run.len) * sizeof(T));
+      } else if (run.valid == run.len) {
+        const uint32_t* idx = index_scratch.data() + run.value;
+        for (int64_t j = 0; j < run.len; ++j) to[j] = dict[idx[j]];
+      } else {
+        for (int64_t j = 0, v = run.value; j < run.len; ++j) {
+          if (arrow::bit_util::GetBit(page_valid.data(), run.row + j)) {
+            value(v++, to + j);
+          } else {
+            to[j] = T{};
+          }
+        }
+      }
+      at += run.len;
+    }
+    if (!dictionary_encoded) values += m * static_cast<int64_t>(sizeof(T));
+    return {};
+  }
+
+  // The same for strings: offsets[at + 1 ..] and their bytes appended to `data`.
+  Status WantedStrings(int32_t* offsets, arrow::ResizableBuffer& data, int64_t at, int64_t m) {
+    int64_t cur = offsets[at];
+    const uint8_t* dict = dictionary.data();
+    const int32_t* dict_offsets = dictionary_offsets.data();
+    int64_t passed = 0;  // PLAIN: the page's values read so far
+    if (dictionary_encoded) {
+      SKADE_RETURN_IF_ERROR(Indices(m));
+    } else {
+      SKADE_RETURN_IF_ERROR(Reserve(data, cur, values_end - values));  // a page's strings fit in its bytes
+    }
+    for (const Run& run : runs) {
+      if (dictionary_encoded) {
+        int64_t bytes = 0;
+        for (int64_t v = run.value; v < run.value + run.valid; ++v) {
+          const uint32_t i = index_scratch[static_cast<size_t>(v)];
+          bytes += dict_offsets[i + 1] - dict_offsets[i];
+        }
+        SKADE_RETURN_IF_ERROR(Reserve(data, cur, bytes));
+      }
+      const uint8_t* str;
+      uint32_t len;
+      for (; !dictionary_encoded && passed < run.value; ++passed)
+        if (!PlainString(&str, &len)) return Corrupt("data page shorter than its values");
+      uint8_t* out = data.mutable_data();
+      for (int64_t j = 0, v = run.value; j < run.len; ++j) {
+        if (run.valid == run.len || arrow::bit_util::GetBit(page_valid.data(), run.row + j)) {
+          if (dictionary_encoded) {
+            const uint32_t i = index_scratch[static_cast<size_t>(v++)];
+            const int32_t begin = dict_offsets[i];
+            len = static_cast<uint32_t>(dict_offsets[i + 1] - begin);
+            CopyString(out + cur, dict + begin, len, /*overreadable=*/true);  // the dictionary has the slack
+          } else {
+            if (!PlainString(&str, &len)) return Corrupt("data page shorter than its values");
+            ++passed;
+            std::memcpy(out + cur, str, len);
+          }
+          cur += len;
+        }
+        offsets[at + j + 1] = static_cast<int32_t>(cur);
+      }
+      at += run.len;
+    }
+    const uint8_t* str;
+    uint32_t len;
+    for (; !dictionary_encoded && passed < m; ++passed)  // the values after the last run
+      if (!PlainString(&str, &len)) return Corrupt("data page shorter than its values");
+    return {};
+  }
+
+  // Next with `wanted`: of the chunk's next `rows` rows, the wanted ones.
+  Result<std::shared_ptr<arrow::Array>> NextWanted(int64_t rows) {
+    const int64_t n = static_cast<int64_t>(wanted->size());
+    const int64_t end = std::min(n, row + std::max<int64_t>(rows, 0));
+    const int64_t want = row >= end ? 0 : end - row - std::count(wanted->begin() + row, wanted->begin() + end, 0);
+    SKADE_ASSIGN_OR_RETURN(Output o, Allocate(want));
+    int64_t got = 0, nulls = 0;
+    while (row < end) {
+      if (page_left == 0) {
+        if (done) break;
+        SKADE_RETURN_IF_ERROR(NextPage());
+        if (done) break;
+        if (next_page_row < row || next_page_row + page_left > n)
+          return Corrupt("more rows in its pages than the row group's " + std::to_string(n));
+        page_row = next_page_row;
+      }
+      row = std::min(page_row, end);  // the rows of pages passed over are not wanted
+      if (row == end) break;
+      const int64_t k = std::min(end - row, page_left);
+      int64_t m = k;
+      if (optional) {
+        page_valid.assign(static_cast<size_t>(arrow::bit_util::BytesForBits(k)), 0);
+        m = levels.GetValidity(page_valid.data(), 0, k);
+        if (m < 0) return Corrupt("definition levels end before the page's values");
+      }
+      WantedRuns(wanted->data() + row, k, m == k);
+      int64_t selected = 0;
+      for (const Run& run : runs) selected += run.len;
+      if (got + selected > want) return Corrupt("more rows in its pages than the row group's " + std::to_string(n));
+      if (optional && m == k) {
+        arrow::bit_util::SetBitsTo(o.valid, got, selected, true);
+      } else if (optional) {
+        int64_t at = got;
+        for (const Run& run : runs) {
+          if (run.valid == run.len || run.valid == 0) {  // short runs: a bit copy costs more
+            arrow::bit_util::SetBitsTo(o.valid, at, run.len, run.valid > 0);
+          } else {
+            arrow::internal::CopyBitmap(page_valid.data(), run.row, run.len, o.valid, at);
+          }
+          nulls += run.len - run.valid;
+          at += run.len;
+        }
+      }
+      uint8_t* out = o.values->mutable_data();
+      if (strings) {
+        SKADE_RETURN_IF_ERROR(WantedStrings(reinterpret_cast<int32_t*>(out), *o.data, got, m));
+      } else if (width == 4) {
+        SKADE_RETURN_IF_ERROR(WantedFixed(reinterpret_cast<uint32_t*>(out), got, m));
+      } else {
+        SKADE_RETURN_IF_ERROR(WantedFixed(reinterpret_cast<uint64_t*>(out), got, m));
+      }
+      got += selected;
+      page_left -= k;
+      page_row += k;
+      row += k;
+    }
+    row = std::max(row, end);
+    if (got != want) return Corrupt("fewer rows in its pages than the row group's " + std::to_string(n));
+    return Finish(std::move(o), got, nulls);
   }
 };
 
 FlatColumnReader::FlatColumnReader(parquet::ParquetFileReader& file, int row_group, int leaf,
-                                   std::shared_ptr<arrow::DataType> type, arrow::MemoryPool* pool, std::string where)
+                                   std::shared_ptr<arrow::DataType> type, arrow::MemoryPool* pool, std::string where,
+                                   std::shared_ptr<const std::vector<uint8_t>> wanted)
     : s_(std::make_unique<State>()) {
   const parquet::ColumnDescriptor* d = file.metadata()->schema()->Column(leaf);
   s_->type = std::move(type);
@@ -554,6 +783,10 @@ FlatColumnReader::FlatColumnReader(parquet::ParquetFileReader& file, int row_gro
       s_->string_bytes_per_row = chunk->num_values() > 0 ? StringBytesBound(*chunk) / chunk->num_values() + 1 : 0;
     }
     s_->pages = rg->GetColumnPageReader(leaf);
+    if (wanted) {
+      s_->wanted = std::move(wanted);
+      s_->pages->set_data_page_filter([s = s_.get()](const parquet::DataPageStats& page) { return s->SkipPage(page); });
+    }
   } catch (const std::exception& e) {
     s_->open_error = e.what();  // Next reports it
   }
@@ -566,22 +799,29 @@ Result<std::shared_ptr<arrow::Array>> FlatColumnReader::Next(int64_t rows) {
   return s_->Next(rows);
 }
 
+int64_t FlatColumnReader::pages_skipped() const { return s_->pages_skipped; }
+
 namespace {
 
 class FlatBatchReader final : public arrow::RecordBatchReader {
  public:
   FlatBatchReader(std::shared_ptr<parquet::ParquetFileReader> file, int row_group, const std::vector<int>& leaves,
-                  arrow::FieldVector fields, int64_t batch_rows, arrow::MemoryPool* pool, const std::string& where)
-      : file_(std::move(file)), schema_(arrow::schema(std::move(fields))), batch_rows_(batch_rows) {
+                  arrow::FieldVector fields, int64_t batch_rows, arrow::MemoryPool* pool, const std::string& where,
+                  std::shared_ptr<const std::vector<uint8_t>> wanted)
+      : file_(std::move(file)),
+        schema_(arrow::schema(std::move(fields))),
+        batch_rows_(batch_rows),
+        left_(wanted ? static_cast<int64_t>(wanted->size()) : -1) {
     for (size_t k = 0; k < leaves.size(); ++k)
-      columns_.push_back(std::make_unique<FlatColumnReader>(*file_, row_group, leaves[k],
-                                                            schema_->field(static_cast<int>(k))->type(), pool, where));
+      columns_.push_back(std::make_unique<FlatColumnReader>(
+          *file_, row_group, leaves[k], schema_->field(static_cast<int>(k))->type(), pool, where, wanted));
   }
 
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
 
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
     *out = nullptr;
+    if (left_ == 0) return arrow::Status::OK();
     arrow::ArrayVector arrays;
     for (auto& c : columns_) {
       auto next = c->Next(batch_rows_);
@@ -590,8 +830,10 @@ class FlatBatchReader final : public arrow::RecordBatchReader {
         return arrow::Status::IOError("columns decoded unevenly");
       arrays.push_back(*std::move(next));
     }
-    if (arrays.empty() || arrays[0]->length() == 0) return arrow::Status::OK();
+    if (arrays.empty()) return arrow::Status::OK();
     int64_t rows = arrays[0]->length();
+    if (left_ < 0 && rows == 0) return arrow::Status::OK();
+    if (left_ > 0) left_ -= std::min(left_, batch_rows_);  // the rows passed, wanted or not
     *out = arrow::RecordBatch::Make(schema_, rows, std::move(arrays));
     return arrow::Status::OK();
   }
@@ -600,6 +842,7 @@ class FlatBatchReader final : public arrow::RecordBatchReader {
   std::shared_ptr<parquet::ParquetFileReader> file_;
   std::shared_ptr<arrow::Schema> schema_;
   int64_t batch_rows_;
+  int64_t left_;  // with `wanted`: the row group's rows not yet passed (else -1)
   std::vector<std::unique_ptr<FlatColumnReader>> columns_;
 };
 
@@ -608,9 +851,10 @@ class FlatBatchReader final : public arrow::RecordBatchReader {
 std::unique_ptr<arrow::RecordBatchReader> MakeFlatBatchReader(std::shared_ptr<parquet::ParquetFileReader> file,
                                                               int row_group, const std::vector<int>& leaves,
                                                               arrow::FieldVector fields, int64_t batch_rows,
-                                                              arrow::MemoryPool* pool, const std::string& where) {
+                                                              arrow::MemoryPool* pool, const std::string& where,
+                                                              std::shared_ptr<const std::vector<uint8_t>> wanted) {
   return std::make_unique<FlatBatchReader>(std::move(file), row_group, leaves, std::move(fields), batch_rows, pool,
-                                           where);
+                                           where, std::move(wanted));
 }
 
 }  // namespace skade

@@ -59,16 +59,24 @@ bool ReadsFlatColumn(const parquet::FileMetaData& metadata, int row_group, int l
 class FlatColumnReader {
  public:
   /// `file` must outlive the reader; ReadsFlatColumn(..., type) must hold. Memory comes
-  /// from `pool`; errors name `where`.
+  /// from `pool`; errors name `where`. With `wanted` (an entry per row of the row group),
+  /// the reader gives only the rows r with wanted[r] != 0, and data pages holding none of
+  /// them are passed over before they are decompressed.
   FlatColumnReader(parquet::ParquetFileReader& file, int row_group, int leaf, std::shared_ptr<arrow::DataType> type,
-                   arrow::MemoryPool* pool, std::string where);
+                   arrow::MemoryPool* pool, std::string where,
+                   std::shared_ptr<const std::vector<uint8_t>> wanted = nullptr);
   ~FlatColumnReader();
   FlatColumnReader(const FlatColumnReader&) = delete;
   FlatColumnReader& operator=(const FlatColumnReader&) = delete;
 
-  /// The chunk's next `rows` rows as one array: fewer at the chunk's end, none past it.
-  /// Errors: kCorrupt naming the file and column when a page cannot be decoded.
+  /// The chunk's next `rows` rows as one array (those wanted, with `wanted`): fewer at
+  /// the chunk's end, none past it. Errors: kCorrupt naming the file and column when a
+  /// page cannot be decoded, or (with `wanted`) when the pages hold more rows than the
+  /// row group or miss a wanted one.
   Result<std::shared_ptr<arrow::Array>> Next(int64_t rows);
+
+  /// Data pages passed over so far (with `wanted`).
+  int64_t pages_skipped() const;
 
  private:
   struct State;
@@ -78,11 +86,14 @@ class FlatColumnReader {
 /// Leaves `leaves` of row group `row_group` as batches of `batch_rows` rows (the last
 /// shorter), column k a `fields[k]`: what parquet::arrow::FileReader::GetRecordBatchReader
 /// gives for them, with each column already of its field's type. ReadsFlatColumn must
-/// hold for each leaf and its field's type.
+/// hold for each leaf and its field's type. With `wanted` (as FlatColumnReader takes it),
+/// batch b holds the wanted rows of rows [b * batch_rows, (b + 1) * batch_rows), possibly
+/// none.
 std::unique_ptr<arrow::RecordBatchReader> MakeFlatBatchReader(std::shared_ptr<parquet::ParquetFileReader> file,
                                                               int row_group, const std::vector<int>& leaves,
                                                               std::vector<std::shared_ptr<arrow::Field>> fields,
                                                               int64_t batch_rows, arrow::MemoryPool* pool,
-                                                              const std::string& where);
+                                                              const std::string& where,
+                                                              std::shared_ptr<const std::vector<uint8_t>> wanted);
 
 }  // namespace skade

@@ -5,9 +5,11 @@
 // column groups each a few batches ahead on the pool (Stream). With a
 // filter, the filter (and equality-delete) columns of a row group are decoded first;
 // the other projected columns only when some row survives, and of those columns only
-// the data pages holding a surviving row where the column allows it (ReadNeededPages).
-// A filter on a dictionary-encoded string looks at each dictionary entry once, and
-// such columns stay dictionaries until the surviving rows are known.
+// the surviving rows (FlatColumnReader's `wanted`), from the data pages holding one
+// (ReadNeededPages for numbers it does not read). Deletes by position alone are known
+// before reading: every column is decoded for the surviving rows only, streamed row
+// groups too. A filter on a dictionary-encoded string looks at each dictionary entry
+// once, and such columns stay dictionaries until the surviving rows are known.
 //
 // A row group decodes as tasks of a few columns each (largest first), and no task waits
 // for another: the last task of a phase runs the selection or the batch assembly and
@@ -352,6 +354,9 @@ struct Stream {
   size_t ahead = kStreamAhead;
   std::shared_ptr<std::atomic<bool>> cancelled;
   int64_t pos = 0;  // position in the file of the next batch's first row
+  // Set: the groups give only these rows of the row group (the others are deleted by
+  // position), each batch those of the next unit.batch_rows rows.
+  std::shared_ptr<const std::vector<uint8_t>> wanted;
   std::mutex mu;
   std::condition_variable cv;
 };
@@ -407,12 +412,12 @@ int RawIndex(const ScanShape& shape, size_t i, const arrow::Schema& raw) {
 }
 
 // The leaf holding read position i when FlatColumnReader decodes it in `row_group`
-// (-1: Arrow's reader does). Under a filter, string columns keep Arrow's reader: it
-// gives dictionaries, which the filter step looks at an entry at a time.
-int FlatLeaf(const ScanShape& shape, const OpenedFile& f, int row_group, size_t i) {
+// (-1: Arrow's reader does). String columns the filter step may look at (`filtered`)
+// keep Arrow's reader: it gives dictionaries, which the filter looks at an entry at a time.
+int FlatLeaf(const ScanShape& shape, const OpenedFile& f, int row_group, size_t i, bool filtered) {
   if (f.leaves[i].size() != 1) return -1;
   const arrow::DataType& type = *shape.fields[i]->type();
-  if (f.filter && (type.id() == arrow::Type::STRING || type.id() == arrow::Type::BINARY)) return -1;
+  if (filtered && f.filter && (type.id() == arrow::Type::STRING || type.id() == arrow::Type::BINARY)) return -1;
   return ReadsFlatColumn(*f.metadata, row_group, f.leaves[i][0], type) ? f.leaves[i][0] : -1;
 }
 
@@ -766,7 +771,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       Group group;
       bool flat = true;
       for (size_t i : in_group)  // a column the file predates is left out either way
-        if (!f.leaves[i].empty()) flat &= FlatLeaf(*shape_, f, unit.row_group, i) >= 0;
+        if (!f.leaves[i].empty()) flat &= FlatLeaf(*shape_, f, unit.row_group, i, /*filtered=*/true) >= 0;
       if (flat) {
         for (size_t i : in_group)
           if (!f.leaves[i].empty()) {
@@ -779,6 +784,11 @@ class ScanReader final : public arrow::RecordBatchReader {
       if (!group.leaves.empty()) groups.push_back(std::move(group));
     }
     if (groups.empty()) groups.emplace_back();  // no column in the file: rows only
+    // Deletes by position alone are known before any column is read: when every group
+    // is flat, its readers skip the deleted rows instead of KeepRows moving the others
+    // up afterwards. Not where positions are output: those follow the selection mask.
+    bool all_flat = std::all_of(groups.begin(), groups.end(), [](const Group& g) { return !g.flat_fields.empty(); });
+    if (all_flat && f.first.empty() && !f.filter && !shape_->emit_positions) s->wanted = Surviving(f, unit);
     s->groups = std::vector<StreamGroup>(groups.size());
     for (size_t g = 0; g < groups.size(); ++g) {
       const std::vector<int>& leaves = groups[g].leaves;
@@ -788,7 +798,8 @@ class ScanReader final : public arrow::RecordBatchReader {
         if (!groups[g].flat_fields.empty()) {
           s->groups[g].batches =
               MakeFlatBatchReader(std::shared_ptr(std::move(pq)), unit.row_group, leaves, groups[g].flat_fields,
-                                  unit.batch_rows, shape_->pool, "row group " + std::to_string(unit.row_group));
+                                  unit.batch_rows, shape_->pool, "row group " + std::to_string(unit.row_group),
+                                  s->wanted);
           continue;
         }
         parquet::ArrowReaderProperties props = TaskReadProperties(f, unit.row_group, leaves);
@@ -809,6 +820,17 @@ class ScanReader final : public arrow::RecordBatchReader {
       for (size_t g = 0; g < s->groups.size(); ++g) ReadAheadLocked(s, g, s->ahead);
     }
     return s;
+  }
+
+  // The rows of the unit no position delete removes (null when every row survives).
+  static std::shared_ptr<const std::vector<uint8_t>> Surviving(const OpenedFile& f, const Unit& u) {
+    const auto& positions = f.deleted.positions();
+    const int64_t end = u.first_row + u.rows;
+    auto it = std::lower_bound(positions.begin(), positions.end(), u.first_row);
+    if (it == positions.end() || *it >= end) return nullptr;
+    auto wanted = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(u.rows), 1);
+    for (; it != positions.end() && *it < end; ++it) (*wanted)[static_cast<size_t>(*it - u.first_row)] = 0;
+    return wanted;
   }
 
   // Submits a task reading group g's next batch, unless one runs or the group holds
@@ -900,11 +922,13 @@ class ScanReader final : public arrow::RecordBatchReader {
     auto raw = arrow::RecordBatch::Make(arrow::schema(std::move(fields)), rows, std::move(columns));
     held_bytes_ = s.unit.charge();
     pending_bytes_ += held_bytes_;
-    int64_t deleted = 0;
-    plan_.stats->rows_read += rows;
+    // Rows of the row group the batch stands for: with s.wanted, its survivors are `rows`.
+    const int64_t passed = s.wanted ? std::min(s.unit.batch_rows, s.unit.first_row + s.unit.rows - s.pos) : rows;
+    int64_t deleted = passed - rows;
+    plan_.stats->rows_read += passed;
     SKADE_ASSIGN_OR_RETURN(auto cols, Conform(*shape_, f, f.first, *raw));
     std::shared_ptr<arrow::BooleanArray> mask;
-    if (f.filter || !f.deleted.empty()) {
+    if (!s.wanted && (f.filter || !f.deleted.empty())) {
       SKADE_ASSIGN_OR_RETURN(mask, Selection(*shape_, f, f.first, cols, rows, s.pos, &deleted));
     }
     plan_.stats->rows_deleted += deleted;
@@ -912,10 +936,10 @@ class ScanReader final : public arrow::RecordBatchReader {
     if (kept > 0) {
       SKADE_ASSIGN_OR_RETURN(auto rest, Conform(*shape_, f, f.rest, *raw));
       SKADE_ASSIGN_OR_RETURN(auto batch,
-                             Assemble(*shape_, f, std::move(cols), mask, kept, std::move(rest), rows, s.pos));
+                             Assemble(*shape_, f, std::move(cols), mask, kept, std::move(rest), rows, s.pos, {}));
       ready_.push_back(std::move(batch));
     }
-    s.pos += rows;
+    s.pos += passed;
     return {};
   }
 
@@ -1005,6 +1029,9 @@ class ScanReader final : public arrow::RecordBatchReader {
     if (!task.deletes.empty()) {
       SKADE_ASSIGN_OR_RETURN(f->deleted, loader_->Load(task.file, task.data_sequence_number, task.deletes));
       plan_.stats->delete_files += static_cast<int64_t>(task.deletes.size());
+      // Deletes by position alone decide before any column is read: every column is a
+      // second-phase one, decoded for the surviving rows only.
+      if (!f->filter && f->deleted.equality().empty() && !f->deleted.empty()) std::swap(f->first, f->rest);
     }
     for (auto& u : units) {
       u.file = f;
@@ -1131,7 +1158,8 @@ class ScanReader final : public arrow::RecordBatchReader {
     arrow::Status status;  // the first failure
     std::vector<std::shared_ptr<arrow::BooleanArray>> masks;
     std::vector<int64_t> kept;
-    std::vector<uint8_t> needed;  // per row: still needed by the second phase (empty: all are)
+    std::shared_ptr<std::vector<uint8_t>> needed;  // per row: still needed by the second phase (null: all are)
+    std::vector<uint8_t> selected;  // by position in read_ids: decoded for the needed rows only
     std::atomic<int64_t> pages_skipped{0};
     UnitResult out;
 
@@ -1157,6 +1185,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     job->cancelled = std::move(cancelled);
     job->pool = pool;
     job->cols.resize(job->shape->read_ids.size());
+    job->selected.resize(job->shape->read_ids.size());
     StartPhase(job, job->unit.file->first, &AfterFirst);
   }
 
@@ -1193,13 +1222,11 @@ class ScanReader final : public arrow::RecordBatchReader {
     const OpenedFile& f = *u.file;
     std::vector<size_t> by_arrow;  // positions Arrow's reader decodes (the others: FlatColumnReader)
     std::vector<std::pair<size_t, int>> flat;
+    // Flat columns of the second phase are decoded for the needed rows only, skipping
+    // the pages holding none (the first phase's masks are made: job.masks).
+    std::vector<std::pair<size_t, std::shared_ptr<arrow::Array>>> selected;
     for (size_t i : group) {
-      int leaf = FlatLeaf(shape, f, u.row_group, i);
-      // Numbers some of whose pages hold no needed row are read page by page instead
-      // (ReadNeededPages), skipping those pages.
-      if (leaf >= 0 && !job.needed.empty() &&
-          f.metadata->schema()->Column(leaf)->physical_type() != parquet::Type::BYTE_ARRAY)
-        leaf = -1;
+      int leaf = FlatLeaf(shape, f, u.row_group, i, /*filtered=*/job.masks.empty());
       if (leaf >= 0) {
         flat.emplace_back(i, leaf);
       } else {
@@ -1222,7 +1249,7 @@ class ScanReader final : public arrow::RecordBatchReader {
         std::vector<std::pair<std::shared_ptr<arrow::Field>, std::shared_ptr<arrow::Array>>> paged;
         for (int leaf : leaves) {
           const parquet::arrow::SchemaField* top = nullptr;
-          if (!job.needed.empty())
+          if (job.needed)
             for (const auto& field : reader->manifest().schema_fields)
               if (field.is_leaf() && field.column_index == leaf) top = &field;
           if (!top || !ReadsNeededPages(*reader->parquet_reader(), leaf, *top->field->type())) {
@@ -1231,16 +1258,22 @@ class ScanReader final : public arrow::RecordBatchReader {
           }
           int64_t skipped = 0;
           SKADE_ASSIGN_OR_RETURN(auto arr, ReadNeededPages(*reader->parquet_reader(), u.row_group, leaf,
-                                                           top->field->type(), job.needed, shape.pool, f.path, &skipped));
+                                                           top->field->type(), *job.needed, shape.pool, f.path,
+                                                           &skipped));
           job.pages_skipped += skipped;
           paged.emplace_back(top->field, std::move(arr));
         }
         // Flat leaves decode into arrays of the table's types (their fields carry the ids).
         for (const auto& [i, leaf] : flat) {
           FlatColumnReader column(*reader->parquet_reader(), u.row_group, leaf, shape.fields[i]->type(), shape.pool,
-                                  f.path + ": row group " + std::to_string(u.row_group));
+                                  f.path + ": row group " + std::to_string(u.row_group), job.needed);
           SKADE_ASSIGN_OR_RETURN(auto arr, column.Next(u.rows));
-          paged.emplace_back(shape.fields[i], std::move(arr));
+          job.pages_skipped += column.pages_skipped();
+          if (job.needed) {
+            selected.emplace_back(i, std::move(arr));
+          } else {
+            paged.emplace_back(shape.fields[i], std::move(arr));
+          }
         }
         // A whole column chunk at a time decodes into one pre-sized array (as
         // pq.read_table does); batches are zero-copy slices of it.
@@ -1265,8 +1298,21 @@ class ScanReader final : public arrow::RecordBatchReader {
     // With a filter, dictionaries stay so through it (predicates look at each entry once)
     // and only surviving rows are made dense; without one, or when every row survived
     // it, they are made dense here, in the task.
-    bool keep_dictionaries = f.filter && (job.masks.empty() || !job.needed.empty());
+    bool keep_dictionaries = f.filter && (job.masks.empty() || job.needed);
+    for (auto& [i, arr] : selected) {  // batch b: its kept[b] rows
+      arrow::ArrayVector batches;
+      int64_t at = 0;
+      for (int64_t b = 0; b < job.Batches(); ++b) {
+        const int64_t n = job.kept[static_cast<size_t>(b)];
+        SKADE_ASSIGN_OR_RETURN(auto col, ConformColumn(shape, f, i, arr->Slice(at, n), n, keep_dictionaries));
+        batches.push_back(std::move(col));
+        at += n;
+      }
+      job.cols[i] = std::move(batches);
+      job.selected[i] = 1;
+    }
     for (size_t i : group) {
+      if (job.selected[i]) continue;
       int idx = raw ? RawIndex(shape, i, *raw->schema()) : -1;
       arrow::ArrayVector batches;
       for (int64_t b = 0; b < job.Batches(); ++b) {
@@ -1317,10 +1363,11 @@ class ScanReader final : public arrow::RecordBatchReader {
     int64_t kept = 0;
     for (int64_t n : job.kept) kept += n;
     if (kept > 0 && kept < u.rows && !f.rest.empty()) {
-      job.needed.reserve(static_cast<size_t>(u.rows));
+      job.needed = std::make_shared<std::vector<uint8_t>>();
+      job.needed->reserve(static_cast<size_t>(u.rows));
       for (int64_t b = 0; b < job.Batches(); ++b) {
         const auto& m = job.masks[static_cast<size_t>(b)];
-        for (int64_t r = 0; r < job.BatchRows(b); ++r) job.needed.push_back(!m || m->Value(r));
+        for (int64_t r = 0; r < job.BatchRows(b); ++r) job.needed->push_back(!m || m->Value(r));
       }
     }
     return {};
@@ -1336,7 +1383,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       for (size_t i : f.first) first.push_back(std::move(j.cols[i][b]));
       for (size_t i : f.rest) rest.push_back(std::move(j.cols[i][b]));
       auto batch = Assemble(*j.shape, f, std::move(first), j.masks[b], j.kept[b], std::move(rest), j.BatchRows(b),
-                            j.unit.first_row + b * j.unit.batch_rows);
+                            j.unit.first_row + b * j.unit.batch_rows, j.selected);
       if (!batch) {
         j.Fail(ToArrowStatus(batch.error()));
         break;
@@ -1356,13 +1403,15 @@ class ScanReader final : public arrow::RecordBatchReader {
 
   // One output batch of `rows` rows starting at file position `start`: the columns
   // decoded first (`first_cols`), the others (`rest_cols`, conformed), positions if
-  // asked for, and the selection applied; dictionaries kept through the filter step are
-  // made dense after it, so only the surviving rows are.
+  // asked for, and the selection applied (to the columns not `selected`: those hold the
+  // kept rows alone); dictionaries kept through the filter step are made dense after it,
+  // so only the surviving rows are.
   static Result<std::shared_ptr<arrow::RecordBatch>> Assemble(const ScanShape& shape, const OpenedFile& f,
                                                               arrow::ArrayVector first_cols,
                                                               const std::shared_ptr<arrow::BooleanArray>& mask,
                                                               int64_t kept, arrow::ArrayVector rest_cols,
-                                                              int64_t rows, int64_t start) {
+                                                              int64_t rows, int64_t start,
+                                                              const std::vector<uint8_t>& selected) {
     arrow::ArrayVector by_pos(shape.read_ids.size());
     for (size_t k = 0; k < f.first.size(); ++k) by_pos[f.first[k]] = std::move(first_cols[k]);
     for (size_t k = 0; k < f.rest.size(); ++k) by_pos[f.rest[k]] = std::move(rest_cols[k]);
@@ -1372,10 +1421,19 @@ class ScanReader final : public arrow::RecordBatchReader {
     if (mask && kept < rows) {
       // The decoded rows are this batch's alone (slices of a column chunk, each its own
       // range): the survivors move up in place instead of being copied out.
-      auto schema = SchemaOf(shape, output, cols);
-      auto batch = arrow::RecordBatch::Make(std::move(schema), rows, std::move(cols));
-      SKADE_ASSIGN_OR_RETURN(batch, KeepRows(batch, *mask, kept, /*in_place=*/true, shape.pool));
-      cols = batch->columns();
+      std::vector<size_t> moved;
+      arrow::ArrayVector moving;
+      for (size_t k = 0; k < cols.size(); ++k)
+        if (selected.empty() || !selected[k]) {
+          moved.push_back(k);
+          moving.push_back(std::move(cols[k]));
+        }
+      if (!moved.empty()) {
+        auto schema = SchemaOf(shape, moved, moving);
+        auto batch = arrow::RecordBatch::Make(std::move(schema), rows, std::move(moving));
+        SKADE_ASSIGN_OR_RETURN(batch, KeepRows(batch, *mask, kept, /*in_place=*/true, shape.pool));
+        for (size_t k = 0; k < moved.size(); ++k) cols[moved[k]] = batch->column(static_cast<int>(k));
+      }
     }
     SKADE_RETURN_IF_ERROR(DenseColumns(shape, f, output, &cols));
     if (shape.emit_positions) {
