@@ -252,6 +252,39 @@ TEST_F(TableTest, NearlyRandomColumnsAreStoredUncompressed) {
   }
 }
 
+// Whether a column is dictionary encoded follows from its distinct values, estimated
+// from a file's first rows: a few thousand prices in many rows get a dictionary (though
+// most of the first rows differ), unique values and strings too many to fit a dictionary
+// page do not.
+TEST_F(TableTest, DictionaryWhereTheDistinctValuesFitItsPage) {
+  Schema schema = *ParseSchemaSpec("id:long!, price:double, unique:double, label:string");
+  std::vector<Row> rows;
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 60000; ++i) {
+    Row r(4);
+    r[0].value = Value{static_cast<int64_t>(i)};
+    r[1].value = Value{static_cast<double>(rng() % 20000) / 100};
+    r[2].value = Value{static_cast<double>(rng()) / 7};
+    r[3].value = Value{"a label long enough to fill the page " + std::to_string(rng() % 30000)};
+    rows.push_back(r);
+  }
+  auto t = Create("dicts", schema, "", {});
+  auto res = t->Append(testing::ToArrow(schema, rows));
+  ASSERT_THAT(res, IsOk());
+  ASSERT_EQ(res->added_files.size(), 1u);
+  auto md = parquet::ParquetFileReader::OpenFile(LocalPath(res->added_files[0].file_path))->metadata();
+  auto dictionary = [&](int c) {
+    auto chunk = md->RowGroup(0)->ColumnChunk(c);  // its encodings live as long as it does
+    const auto& e = chunk->encodings();
+    return std::find(e.begin(), e.end(), parquet::Encoding::RLE_DICTIONARY) != e.end();
+  };
+  EXPECT_FALSE(dictionary(0));
+  EXPECT_TRUE(dictionary(1));   // 20000 values of 8 bytes
+  EXPECT_FALSE(dictionary(2));  // all distinct
+  EXPECT_FALSE(dictionary(3));  // 30000 strings of about 45 bytes: more than the 1 MiB page
+  EXPECT_EQ(Sorted(ScanAll(*t, t->NewScan()), schema.fields()), Sorted(rows, schema.fields()));
+}
+
 TEST_F(TableTest, RowGroupStatisticsPrune) {
   Schema schema = *ParseSchemaSpec("id:long!, v:string");
   auto t = Create("rg", schema, "", {{"write.parquet.row-group-limit", "1000"}});
