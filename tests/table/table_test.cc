@@ -253,9 +253,9 @@ TEST_F(TableTest, NearlyRandomColumnsAreStoredUncompressed) {
 }
 
 // Whether a column is dictionary encoded follows from its distinct values, estimated
-// from a file's first rows: a few thousand prices in many rows get a dictionary (though
-// most of the first rows differ), unique values and strings too many to fit a dictionary
-// page do not.
+// from a file's first rows: 20,000 prices in 60,000 rows get a dictionary (though most
+// of the first rows differ), unique values and strings whose dictionary would pass
+// 256 KiB do not.
 TEST_F(TableTest, DictionaryWhereTheDistinctValuesFitItsPage) {
   Schema schema = *ParseSchemaSpec("id:long!, price:double, unique:double, label:string");
   std::vector<Row> rows;
@@ -281,7 +281,7 @@ TEST_F(TableTest, DictionaryWhereTheDistinctValuesFitItsPage) {
   EXPECT_FALSE(dictionary(0));
   EXPECT_TRUE(dictionary(1));   // 20000 values of 8 bytes
   EXPECT_FALSE(dictionary(2));  // all distinct
-  EXPECT_FALSE(dictionary(3));  // 30000 strings of about 45 bytes: more than the 1 MiB page
+  EXPECT_FALSE(dictionary(3));  // 30000 strings of about 45 bytes
   EXPECT_EQ(Sorted(ScanAll(*t, t->NewScan()), schema.fields()), Sorted(rows, schema.fields()));
 }
 
