@@ -179,6 +179,19 @@ class HybridRuns {
   int64_t next_ = 0;  // the next value's index in a bit-packed run
 };
 
+// The first byte of [p, end) that is 0 (memchr), or that is not (eight at a time), or
+// `end`: the runs of a row selection, where runs of either kind may be long.
+const uint8_t* FindZero(const uint8_t* p, const uint8_t* end) {
+  const void* z = p < end ? std::memchr(p, 0, static_cast<size_t>(end - p)) : nullptr;
+  return z ? static_cast<const uint8_t*>(z) : end;
+}
+const uint8_t* FindNonZero(const uint8_t* p, const uint8_t* end) {
+  for (; end - p >= 8 && LoadLE<uint64_t>(p) == 0; p += 8) {
+  }
+  while (p < end && *p == 0) ++p;
+  return p;
+}
+
 bool SignedIntOrNone(const parquet::LogicalType& t, int max_width) {
   if (t.is_none()) return true;
   if (!t.is_int()) return false;
@@ -603,9 +616,9 @@ struct FlatColumnReader::State {
       return all_valid ? n : arrow::internal::CountSetBits(page_valid.data(), from, n);
     };
     for (int64_t r = 0; r < k;) {
-      r = std::find_if(wanted + r, wanted + k, [](uint8_t w) { return w != 0; }) - wanted;
+      r = FindNonZero(wanted + r, wanted + k) - wanted;
       if (r == k) break;
-      const int64_t end = std::find(wanted + r, wanted + k, 0) - wanted;
+      const int64_t end = FindZero(wanted + r, wanted + k) - wanted;
       value += valid_in(last, r - last);
       const int64_t valid = valid_in(r, end - r);
       runs.push_back({r, end - r, value, valid});
@@ -707,7 +720,12 @@ struct FlatColumnReader::State {
   Result<std::shared_ptr<arrow::Array>> NextWanted(int64_t rows) {
     const int64_t n = static_cast<int64_t>(wanted->size());
     const int64_t end = std::min(n, row + std::max<int64_t>(rows, 0));
-    const int64_t want = row >= end ? 0 : end - row - std::count(wanted->begin() + row, wanted->begin() + end, 0);
+    int64_t want = 0;
+    for (const uint8_t *p = wanted->data() + row, *e = wanted->data() + end; p < e;) {
+      const uint8_t* zero = FindZero(p, e);
+      want += zero - p;
+      p = FindNonZero(zero, e);
+    }
     SKADE_ASSIGN_OR_RETURN(Output o, Allocate(want));
     int64_t got = 0, nulls = 0;
     while (row < end) {
