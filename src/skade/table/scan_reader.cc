@@ -21,6 +21,7 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 #include <arrow/io/file.h>
+#include <arrow/util/bit_run_reader.h>
 #include <arrow/util/bitmap_ops.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/schema.h>
@@ -1358,16 +1359,22 @@ class ScanReader final : public arrow::RecordBatchReader {
       job.kept[b] = mask ? mask->true_count() : rows;
       job.masks[b] = std::move(mask);
     }
-    // Which rows the other columns must still deliver, when not all (their data pages
-    // holding none are never decoded: ReadNeededPages).
+    // Which rows the other columns must still deliver, when not all (they decode only
+    // those, and not the data pages holding none), set a run of surviving rows at a time.
     int64_t kept = 0;
     for (int64_t n : job.kept) kept += n;
     if (kept > 0 && kept < u.rows && !f.rest.empty()) {
-      job.needed = std::make_shared<std::vector<uint8_t>>();
-      job.needed->reserve(static_cast<size_t>(u.rows));
-      for (int64_t b = 0; b < job.Batches(); ++b) {
+      job.needed = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(u.rows), 0);
+      uint8_t* needed = job.needed->data();
+      for (int64_t b = 0; b < job.Batches(); ++b, needed += u.batch_rows) {
         const auto& m = job.masks[static_cast<size_t>(b)];
-        for (int64_t r = 0; r < job.BatchRows(b); ++r) job.needed->push_back(!m || m->Value(r));
+        if (!m) {
+          std::memset(needed, 1, static_cast<size_t>(job.BatchRows(b)));
+          continue;
+        }
+        arrow::internal::VisitSetBitRunsVoid(m->values(), m->offset(), m->length(), [&](int64_t at, int64_t n) {
+          std::memset(needed + at, 1, static_cast<size_t>(n));
+        });
       }
     }
     return {};
