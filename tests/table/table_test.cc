@@ -254,18 +254,19 @@ TEST_F(TableTest, NearlyRandomColumnsAreStoredUncompressed) {
 
 // Whether a column is dictionary encoded follows from its distinct values, estimated
 // from a file's first rows: 20,000 prices in 60,000 rows get a dictionary (though most
-// of the first rows differ), unique values and strings whose dictionary would pass
-// 256 KiB do not.
+// of the first rows differ), unique values, strings whose dictionary would pass 256 KiB
+// and unique values beside one that repeats (a 0 in 30% of the rows) do not.
 TEST_F(TableTest, DictionaryWhereTheDistinctValuesFitItsPage) {
-  Schema schema = *ParseSchemaSpec("id:long!, price:double, unique:double, label:string");
+  Schema schema = *ParseSchemaSpec("id:long!, price:double, unique:double, label:string, skewed:double");
   std::vector<Row> rows;
   std::mt19937_64 rng(9);
   for (int i = 0; i < 60000; ++i) {
-    Row r(4);
+    Row r(5);
     r[0].value = Value{static_cast<int64_t>(i)};
     r[1].value = Value{static_cast<double>(rng() % 20000) / 100};
     r[2].value = Value{static_cast<double>(rng()) / 7};
     r[3].value = Value{"a label long enough to fill the page " + std::to_string(rng() % 30000)};
+    r[4].value = Value{rng() % 10 < 3 ? 0.0 : static_cast<double>(rng()) / 3};
     rows.push_back(r);
   }
   auto t = Create("dicts", schema, "", {});
@@ -282,6 +283,7 @@ TEST_F(TableTest, DictionaryWhereTheDistinctValuesFitItsPage) {
   EXPECT_TRUE(dictionary(1));   // 20000 values of 8 bytes
   EXPECT_FALSE(dictionary(2));  // all distinct
   EXPECT_FALSE(dictionary(3));  // 30000 strings of about 45 bytes
+  EXPECT_FALSE(dictionary(4));  // ~42,000 values, though 0 repeats
   EXPECT_EQ(Sorted(ScanAll(*t, t->NewScan()), schema.fields()), Sorted(rows, schema.fields()));
 }
 
