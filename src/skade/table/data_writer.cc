@@ -333,7 +333,6 @@ std::vector<std::string> PlainColumns(const arrow::RecordBatch& batch) {
   std::vector<std::string> plain;
   if (batch.num_rows() < kPlainSample) return plain;
   InitArrowCompute();
-  const double fits = kDictionaryBytes;
   for (int c = 0; c < batch.num_columns(); ++c) {
     const auto& type = *batch.column(c)->type();
     if (!arrow::is_primitive(type.id()) && !arrow::is_base_binary_like(type.id())) continue;
@@ -362,9 +361,9 @@ std::vector<std::string> PlainColumns(const arrow::RecordBatch& batch) {
       return EstimatedDistinct(seen, once, twice) * entry;
     };
     double bytes = dictionary_bytes(kPlainSample);
-    if (bytes > fits / 2 && bytes < fits * 2 && batch.num_rows() > kPlainSample)
+    if (bytes > kDictionaryBytes / 2 && bytes < kDictionaryBytes * 2 && batch.num_rows() > kPlainSample)
       bytes = dictionary_bytes(batch.num_rows());
-    if (bytes > fits) plain.push_back(batch.schema()->field(c)->name());
+    if (bytes > kDictionaryBytes) plain.push_back(batch.schema()->field(c)->name());
   }
   return plain;
 }

@@ -598,7 +598,7 @@ struct FlatColumnReader::State {
     const int64_t begin = std::min(filter_row, n), end = std::min(filter_row + page.num_values, n);
     filter_row += page.num_values;
     const uint8_t* w = wanted->data();
-    if (filter_row <= n && std::all_of(w + begin, w + end, [](uint8_t x) { return x == 0; })) {
+    if (filter_row <= n && FindNonZero(w + begin, w + end) == w + end) {
       ++pages_skipped;
       return true;
     }
@@ -671,7 +671,14 @@ struct FlatColumnReader::State {
     int64_t cur = offsets[at];
     const uint8_t* dict = dictionary.data();
     const int32_t* dict_offsets = dictionary_offsets.data();
+    const uint8_t* str;
+    uint32_t len;
     int64_t passed = 0;  // PLAIN: the page's values read so far
+    auto pass_to = [&](int64_t v) {  // PLAIN: reads past the values before value v
+      for (; passed < v; ++passed)
+        if (!PlainString(&str, &len)) return false;
+      return true;
+    };
     if (dictionary_encoded) {
       SKADE_RETURN_IF_ERROR(Indices(m));
     } else {
@@ -686,10 +693,7 @@ struct FlatColumnReader::State {
         }
         SKADE_RETURN_IF_ERROR(Reserve(data, cur, bytes));
       }
-      const uint8_t* str;
-      uint32_t len;
-      for (; !dictionary_encoded && passed < run.value; ++passed)
-        if (!PlainString(&str, &len)) return Corrupt("data page shorter than its values");
+      if (!dictionary_encoded && !pass_to(run.value)) return Corrupt("data page shorter than its values");
       uint8_t* out = data.mutable_data();
       for (int64_t j = 0, v = run.value; j < run.len; ++j) {
         if (run.valid == run.len || arrow::bit_util::GetBit(page_valid.data(), run.row + j)) {
@@ -709,10 +713,7 @@ struct FlatColumnReader::State {
       }
       at += run.len;
     }
-    const uint8_t* str;
-    uint32_t len;
-    for (; !dictionary_encoded && passed < m; ++passed)  // the values after the last run
-      if (!PlainString(&str, &len)) return Corrupt("data page shorter than its values");
+    if (!dictionary_encoded && !pass_to(m)) return Corrupt("data page shorter than its values");  // after the last run
     return {};
   }
 
@@ -829,7 +830,7 @@ class FlatBatchReader final : public arrow::RecordBatchReader {
       : file_(std::move(file)),
         schema_(arrow::schema(std::move(fields))),
         batch_rows_(batch_rows),
-        left_(wanted ? static_cast<int64_t>(wanted->size()) : -1) {
+        left_(file_->metadata()->RowGroup(row_group)->num_rows()) {
     for (size_t k = 0; k < leaves.size(); ++k)
       columns_.push_back(std::make_unique<FlatColumnReader>(
           *file_, row_group, leaves[k], schema_->field(static_cast<int>(k))->type(), pool, where, wanted));
@@ -850,8 +851,7 @@ class FlatBatchReader final : public arrow::RecordBatchReader {
     }
     if (arrays.empty()) return arrow::Status::OK();
     int64_t rows = arrays[0]->length();
-    if (left_ < 0 && rows == 0) return arrow::Status::OK();
-    if (left_ > 0) left_ -= std::min(left_, batch_rows_);  // the rows passed, wanted or not
+    left_ -= std::min(left_, batch_rows_);  // the rows passed, wanted or not
     *out = arrow::RecordBatch::Make(schema_, rows, std::move(arrays));
     return arrow::Status::OK();
   }
@@ -860,7 +860,7 @@ class FlatBatchReader final : public arrow::RecordBatchReader {
   std::shared_ptr<parquet::ParquetFileReader> file_;
   std::shared_ptr<arrow::Schema> schema_;
   int64_t batch_rows_;
-  int64_t left_;  // with `wanted`: the row group's rows not yet passed (else -1)
+  int64_t left_;  // the row group's rows not yet passed
   std::vector<std::unique_ptr<FlatColumnReader>> columns_;
 };
 

@@ -785,11 +785,12 @@ class ScanReader final : public arrow::RecordBatchReader {
       if (!group.leaves.empty()) groups.push_back(std::move(group));
     }
     if (groups.empty()) groups.emplace_back();  // no column in the file: rows only
-    // Deletes by position alone are known before any column is read: when every group
-    // is flat, its readers skip the deleted rows instead of KeepRows moving the others
-    // up afterwards. Not where positions are output: those follow the selection mask.
+    // Deletes by position alone are known before any column is read (no column decides
+    // first: OpenFile): when every group is flat, its readers skip the deleted rows
+    // instead of KeepRows moving the others up afterwards. Not where positions are
+    // output: those follow the selection mask.
     bool all_flat = std::all_of(groups.begin(), groups.end(), [](const Group& g) { return !g.flat_fields.empty(); });
-    if (all_flat && f.first.empty() && !f.filter && !shape_->emit_positions) s->wanted = Surviving(f, unit);
+    if (all_flat && f.first.empty() && !shape_->emit_positions) s->wanted = Surviving(f, unit);
     s->groups = std::vector<StreamGroup>(groups.size());
     for (size_t g = 0; g < groups.size(); ++g) {
       const std::vector<int>& leaves = groups[g].leaves;
@@ -937,7 +938,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     if (kept > 0) {
       SKADE_ASSIGN_OR_RETURN(auto rest, Conform(*shape_, f, f.rest, *raw));
       SKADE_ASSIGN_OR_RETURN(auto batch,
-                             Assemble(*shape_, f, std::move(cols), mask, kept, std::move(rest), rows, s.pos, {}));
+                             Assemble(*shape_, f, std::move(cols), mask, kept, std::move(rest), rows, s.pos));
       ready_.push_back(std::move(batch));
     }
     s.pos += passed;
@@ -1160,7 +1161,6 @@ class ScanReader final : public arrow::RecordBatchReader {
     std::vector<std::shared_ptr<arrow::BooleanArray>> masks;
     std::vector<int64_t> kept;
     std::shared_ptr<std::vector<uint8_t>> needed;  // per row: still needed by the second phase (null: all are)
-    std::vector<uint8_t> selected;  // by position in read_ids: decoded for the needed rows only
     std::atomic<int64_t> pages_skipped{0};
     UnitResult out;
 
@@ -1186,7 +1186,6 @@ class ScanReader final : public arrow::RecordBatchReader {
     job->cancelled = std::move(cancelled);
     job->pool = pool;
     job->cols.resize(job->shape->read_ids.size());
-    job->selected.resize(job->shape->read_ids.size());
     StartPhase(job, job->unit.file->first, &AfterFirst);
   }
 
@@ -1300,26 +1299,19 @@ class ScanReader final : public arrow::RecordBatchReader {
     // and only surviving rows are made dense; without one, or when every row survived
     // it, they are made dense here, in the task.
     bool keep_dictionaries = f.filter && (job.masks.empty() || job.needed);
-    for (auto& [i, arr] : selected) {  // batch b: its kept[b] rows
-      arrow::ArrayVector batches;
-      int64_t at = 0;
-      for (int64_t b = 0; b < job.Batches(); ++b) {
-        const int64_t n = job.kept[static_cast<size_t>(b)];
-        SKADE_ASSIGN_OR_RETURN(auto col, ConformColumn(shape, f, i, arr->Slice(at, n), n, keep_dictionaries));
-        batches.push_back(std::move(col));
-        at += n;
-      }
-      job.cols[i] = std::move(batches);
-      job.selected[i] = 1;
-    }
     for (size_t i : group) {
-      if (job.selected[i]) continue;
-      int idx = raw ? RawIndex(shape, i, *raw->schema()) : -1;
+      auto sel = std::find_if(selected.begin(), selected.end(), [&](const auto& s) { return s.first == i; });
+      int idx = sel == selected.end() && raw ? RawIndex(shape, i, *raw->schema()) : -1;
       arrow::ArrayVector batches;
+      int64_t at = 0;  // a selected column's rows of the batches before
       for (int64_t b = 0; b < job.Batches(); ++b) {
-        int64_t n = job.BatchRows(b);
         std::shared_ptr<arrow::Array> piece;
-        if (idx >= 0) {
+        int64_t n = job.BatchRows(b);
+        if (sel != selected.end()) {  // batch b: its kept[b] rows
+          n = job.kept[static_cast<size_t>(b)];
+          piece = sel->second->Slice(at, n);
+          at += n;
+        } else if (idx >= 0) {
           SKADE_ASSIGN_OR_RETURN(piece, Piece(*raw->column(idx), b * u.batch_rows, n, f.path));
         }
         SKADE_ASSIGN_OR_RETURN(auto col, ConformColumn(shape, f, i, piece, n, keep_dictionaries));
@@ -1390,7 +1382,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       for (size_t i : f.first) first.push_back(std::move(j.cols[i][b]));
       for (size_t i : f.rest) rest.push_back(std::move(j.cols[i][b]));
       auto batch = Assemble(*j.shape, f, std::move(first), j.masks[b], j.kept[b], std::move(rest), j.BatchRows(b),
-                            j.unit.first_row + b * j.unit.batch_rows, j.selected);
+                            j.unit.first_row + b * j.unit.batch_rows);
       if (!batch) {
         j.Fail(ToArrowStatus(batch.error()));
         break;
@@ -1410,15 +1402,14 @@ class ScanReader final : public arrow::RecordBatchReader {
 
   // One output batch of `rows` rows starting at file position `start`: the columns
   // decoded first (`first_cols`), the others (`rest_cols`, conformed), positions if
-  // asked for, and the selection applied (to the columns not `selected`: those hold the
-  // kept rows alone); dictionaries kept through the filter step are made dense after it,
-  // so only the surviving rows are.
+  // asked for, and the selection applied (to the columns of `rows` rows: those decoded
+  // for the surviving rows only hold `kept`); dictionaries kept through the filter step
+  // are made dense after it, so only the surviving rows are.
   static Result<std::shared_ptr<arrow::RecordBatch>> Assemble(const ScanShape& shape, const OpenedFile& f,
                                                               arrow::ArrayVector first_cols,
                                                               const std::shared_ptr<arrow::BooleanArray>& mask,
                                                               int64_t kept, arrow::ArrayVector rest_cols,
-                                                              int64_t rows, int64_t start,
-                                                              const std::vector<uint8_t>& selected) {
+                                                              int64_t rows, int64_t start) {
     arrow::ArrayVector by_pos(shape.read_ids.size());
     for (size_t k = 0; k < f.first.size(); ++k) by_pos[f.first[k]] = std::move(first_cols[k]);
     for (size_t k = 0; k < f.rest.size(); ++k) by_pos[f.rest[k]] = std::move(rest_cols[k]);
@@ -1431,7 +1422,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       std::vector<size_t> moved;
       arrow::ArrayVector moving;
       for (size_t k = 0; k < cols.size(); ++k)
-        if (selected.empty() || !selected[k]) {
+        if (cols[k]->length() == rows) {
           moved.push_back(k);
           moving.push_back(std::move(cols[k]));
         }
