@@ -438,6 +438,7 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         times = {"skade": [], "skade_cli": [], "pyiceberg": [], "pyarrow": [],
                  "pyiceberg_beside_cli": [], "pyarrow_beside_cli": []}
         cpu = {e: [] for e in times}
+        zstd_cpu = []  # of skade's API scans
 
         def peers(suffix):
             t, out_i, c = cpu_timed(lambda: pyiceberg_scan(cols, flt))
@@ -461,6 +462,7 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
             s = skade_scan(server)
             times["skade"].append(s["time_s"])
             cpu["skade"].append(s["cpu_s"])
+            zstd_cpu.append(s["zstd_decompress_s"])
             check(s["rows"], s["columns"], *peers(""))
         end_driver(server)
         cli_scan(cols, flt)
@@ -490,6 +492,10 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
             "skade_plan": s["stats"],
             "skade_first_scan_in_process": {"time_s": cold["time_s"], "cpu_s": cold["cpu_s"]},
             "engines": engines,
+            "skade_zstd_decompression": {
+                "cpu_s": zstd_cpu, "median_cpu_s": statistics.median(zstd_cpu),
+                "share_of_skade_cpu": statistics.median(zstd_cpu) / engines["skade"]["median_cpu_s"],
+                "pyiceberg_cpu_over_it": engines["pyiceberg"]["median_cpu_s"] / statistics.median(zstd_cpu)},
             "ratio_skade_vs_pyiceberg": spread(ratio_i),
             "ratio_skade_vs_pyarrow": spread(ratio_a),
             "ratio_skade_cli_process_vs_pyiceberg": spread(ratio_ci),
@@ -527,6 +533,9 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         c = {k: e[k]["median_cpu_s"] * 1000 for k in e}
         print(f"{'  CPU ms per scan':<18} skade {c['skade']:.0f}, skade scan process {c['skade_cli']:.0f}, "
               f"PyIceberg {c['pyiceberg']:.0f}, pyarrow {c['pyarrow']:.0f}")
+        z = v["skade_zstd_decompression"]
+        print(f"{'  zstd ms per scan':<18} skade {z['median_cpu_s'] * 1000:.0f} ({z['share_of_skade_cpu']:.0%} of its "
+              f"CPU); PyIceberg's CPU over it {z['pyiceberg_cpu_over_it']:.2f}x")
         r = v["peak_rss_mib"]
         print(f"{'  peak RSS MiB':<18} skade scan {r['skade_cli']:.0f}, PyIceberg {r['pyiceberg']:.0f}, "
               f"pyarrow {r['pyarrow']:.0f}")
@@ -555,7 +564,11 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
                                  "process doing the arm's PyIceberg / pyarrow scan once (scripts/peak_rss.py)",
                      "ratio": "per-round time(peer)/time(skade) = rows/s(skade)/rows/s(peer); median [min-max]",
                      "cpu": "CPU seconds of all threads per scan: std::clock() in scan_bench, the child's "
-                            "rusage for the skade scan process, time.process_time() for the peers"},
+                            "rusage for the skade scan process, time.process_time() for the peers",
+                     "zstd": "skade_zstd_decompression: CPU seconds skade's API scans spent in zstd page "
+                             "decompression (each page's thread CPU clock, TimeZstdDecompression). The peers "
+                             "decompress the same pages, so pyiceberg_cpu_over_it is the CPU ratio skade would "
+                             "reach if everything but decompression took no time: the ceiling of the CPU ratio"},
         "data": {"rows": total_rows, "columns": len(COLUMNS), "files": len(files), "seed": SEED,
                  "schema": SKADE_SCHEMA, "partition": PARTITION, "properties": PROPERTIES,
                  "bytes": sum(f["bytes"] for f in setup["files"])},

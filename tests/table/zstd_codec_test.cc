@@ -10,6 +10,8 @@
 #include <parquet/file_reader.h>
 #include <parquet/metadata.h>
 
+#include <time.h>
+
 #include <numeric>
 #include <thread>
 
@@ -31,15 +33,19 @@ std::shared_ptr<arrow::Table> Numbers(int64_t n) {
 
 // Parquet, written and read by libparquet on one fresh thread, reaches zstd through this
 // process's codec: the thread makes one compression and one decompression context for
-// hundreds of pages (Arrow's own codec makes one per page and none counted here).
+// hundreds of pages (Arrow's own codec makes one per page and none counted here). With
+// TimeZstdDecompression on, the CPU time spent decompressing is counted while reading,
+// within the read's CPU time, and not while writing.
 TEST(ZstdCodecTest, ParquetPagesShareOneContextPerThread) {
   testing::TempDir dir;
   std::string path = dir.path() + "/pages.parquet";
   auto table = Numbers(200000);
-  int64_t made = -1, pages = 0;
+  int64_t made = -1, pages = 0, writing_nanos = -1, reading_nanos = -1, read_cpu_nanos = -1;
   std::shared_ptr<arrow::Table> back;
+  TimeZstdDecompression(true);
   std::thread worker([&] {
     int64_t before = ZstdContextsMade();
+    int64_t nanos = ZstdDecompressNanos();
     auto props = parquet::WriterProperties::Builder()
                      .compression(arrow::Compression::ZSTD)
                      ->data_pagesize(4096)
@@ -48,6 +54,7 @@ TEST(ZstdCodecTest, ParquetPagesShareOneContextPerThread) {
     auto sink = arrow::io::FileOutputStream::Open(path).ValueOrDie();
     ASSERT_TRUE(parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), sink, 1 << 20, props).ok());
     ASSERT_TRUE(sink->Close().ok());
+    writing_nanos = ZstdDecompressNanos() - nanos;
     auto file = parquet::ParquetFileReader::OpenFile(path);
     for (int c = 0; c < 2; ++c) {
       auto pager = file->RowGroup(0)->GetColumnPageReader(c);
@@ -57,14 +64,27 @@ TEST(ZstdCodecTest, ParquetPagesShareOneContextPerThread) {
                                            arrow::default_memory_pool());
     ASSERT_TRUE(opened.ok());
     (*opened)->set_use_threads(false);
+    auto thread_cpu = [] {
+      timespec ts{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+      return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    };
+    nanos = ZstdDecompressNanos();
+    const int64_t start = thread_cpu();
     auto read = (*opened)->ReadTable();
+    read_cpu_nanos = thread_cpu() - start;
+    reading_nanos = ZstdDecompressNanos() - nanos;
     ASSERT_TRUE(read.ok()) << read.status();
     back = *read;
     made = ZstdContextsMade() - before;
   });
   worker.join();
+  TimeZstdDecompression(false);
   EXPECT_GT(pages, 100);
   EXPECT_EQ(made, 2);
+  EXPECT_EQ(writing_nanos, 0);
+  EXPECT_GT(reading_nanos, 0);
+  EXPECT_LE(reading_nanos, read_cpu_nanos);
   ASSERT_TRUE(back);
   EXPECT_TRUE(back->Equals(*table));
   // The file says zstd, so any reader decodes it.

@@ -13,6 +13,7 @@
 #include "skade/table/zstd_codec.h"
 
 #include <dlfcn.h>
+#include <time.h>
 #include <zstd.h>
 
 #include <arrow/util/compression.h>
@@ -30,6 +31,14 @@ using arrow::util::Codec;
 using arrow::util::CodecOptions;
 
 std::atomic<int64_t> contexts_made{0};
+std::atomic<bool> time_decompression{false};
+std::atomic<int64_t> decompress_nanos{0};
+
+int64_t ThreadCpuNanos() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 // This thread's context of one kind, made on first use and kept until the thread ends.
 template <typename Ctx, Ctx* (*make)(), size_t (*release)(Ctx*)>
@@ -60,8 +69,11 @@ class ZstdCodec final : public Codec {
     ZSTD_DCtx* ctx = ThreadDCtx();
     if (!ctx) return Status::OutOfMemory("zstd: no decompression context");
     static uint8_t empty;  // zstd wants a valid pointer even for no output
+    const bool timed = time_decompression.load(std::memory_order_relaxed);
+    const int64_t start = timed ? ThreadCpuNanos() : 0;
     size_t n = ZSTD_decompressDCtx(ctx, output ? output : &empty, static_cast<size_t>(output_len), input,
                                    static_cast<size_t>(input_len));
+    if (timed) decompress_nanos.fetch_add(ThreadCpuNanos() - start, std::memory_order_relaxed);
     if (ZSTD_isError(n)) return ZstdError("decompression", n);
     // Parquet passes the page's recorded uncompressed size: anything else is corruption.
     if (static_cast<int64_t>(n) != output_len)
@@ -126,5 +138,9 @@ Result<std::unique_ptr<Codec>> Codec::Create(Compression::type type, const Codec
 namespace skade {
 
 int64_t ZstdContextsMade() { return contexts_made.load(std::memory_order_relaxed); }
+
+void TimeZstdDecompression(bool on) { time_decompression.store(on, std::memory_order_relaxed); }
+
+int64_t ZstdDecompressNanos() { return decompress_nanos.load(std::memory_order_relaxed); }
 
 }  // namespace skade
