@@ -304,11 +304,13 @@ std::shared_ptr<arrow::Table> WideRows(int64_t first, int64_t n, bool with_late)
   return arrow::Table::Make(arrow::schema(fields), cols);
 }
 
-// An empty table m.wide with WideRows' columns.
-std::unique_ptr<Table> WideTable(Catalog& cat, const std::map<std::string, std::string>& properties) {
+// An empty table m.wide with WideRows' columns (`keyed`: id its identifier field).
+std::unique_ptr<Table> WideTable(Catalog& cat, const std::map<std::string, std::string>& properties,
+                                 bool keyed = false) {
   EXPECT_THAT(cat.CreateNamespace("m"), IsOk());
   Schema schema = *ParseSchemaSpec(
       "id:long!, qty:long, small:int, b:double, c:double, e:double, dict:string, plain:string");
+  if (keyed) schema = Schema(0, schema.fields(), {schema.fields()[0].id});
   EXPECT_THAT(cat.CreateTable({"m", "wide"}, schema, PartitionSpec(), properties), IsOk());
   return std::move(*Table::Load(cat, {"m", "wide"}));
 }
@@ -405,6 +407,63 @@ TEST(ModelTest, ColumnTasksEqualSequentialScan) {
       auto con = Collect(*plan, cat->io(), par, budget, &con_batches);
       EXPECT_TRUE(con->Equals(*seq, /*check_metadata=*/false)) << "parallelism " << par << " budget " << budget;
       EXPECT_EQ(con_batches, seq_batches) << "parallelism " << par << " budget " << budget;
+    }
+  }
+}
+
+// Equality deletes over row groups read whole or streamed, where a streamed row group's
+// key column decides each batch's surviving rows before its other columns are read (for
+// those rows only), whether or not the key is projected, with position deletes beside
+// them: the rows left, in the same order and batches on every path.
+TEST(ModelTest, EqualityDeletesDecidedABatchAtATime) {
+  testing::TempDir dir;
+  auto cat = std::move(*Catalog::Create(dir.path()));
+  auto table =
+      WideTable(*cat, {{"write.parquet.row-group-limit", "150000"}, {kEqualityDeletesProperty, "true"}}, true);
+  ASSERT_THAT(table->Append(WideRows(0, 450000, false)), IsOk());
+  // A run of keys longer than a batch, keys scattered after it, and rows deleted by position.
+  arrow::Int64Builder keys;
+  for (int64_t i = 100000; i < 250000; ++i) ASSERT_TRUE(keys.Append(i).ok());
+  for (int64_t i = 300000; i < 450000; i += 997) ASSERT_TRUE(keys.Append(i).ok());
+  auto key_table = arrow::Table::Make(arrow::schema({arrow::field("id", arrow::int64(), false)}), {*keys.Finish()});
+  ASSERT_THAT(table->DeleteKeys(key_table), IsOk());
+  ASSERT_GT(table->metadata()->CurrentSnapshot()->summary.count("added-equality-delete-files"), 0u);
+  ASSERT_THAT(table->Delete("qty = 5"), IsOk());
+  auto gone = [](int64_t i) {
+    return (i >= 100000 && i < 250000) || (i >= 300000 && (i - 300000) % 997 == 0) || i * 31 % 977 == 5;
+  };
+  int64_t deleted = 0;
+  std::vector<int64_t> kept_rows;
+  for (int64_t i = 0; i < 450000; ++i) {
+    if (gone(i)) {
+      ++deleted;
+    } else {
+      kept_rows.push_back(i);
+    }
+  }
+  arrow::Int64Builder take;
+  ASSERT_TRUE(take.AppendValues(kept_rows).ok());
+  auto want = (*arrow::compute::Take(WideRows(0, 450000, false), *take.Finish())).table();
+  for (const std::vector<std::string>& cols : {std::vector<std::string>{}, {"plain", "qty", "dict"}}) {
+    SCOPED_TRACE(cols.empty() ? "every column" : "without the key");
+    TableScan scan = table->NewScan();
+    std::shared_ptr<arrow::Table> expected = want;
+    if (!cols.empty()) {
+      scan.Select(cols);
+      expected = *want->SelectColumns({7, 1, 6});
+    }
+    auto plan = scan.Plan();
+    ASSERT_THAT(plan, IsOk());
+    std::vector<int64_t> seq_batches;
+    auto seq = Collect(*plan, cat->io(), 1, 256LL << 20, &seq_batches);
+    EXPECT_TRUE(seq->Equals(*expected, /*check_metadata=*/false));
+    for (auto [par, budget] : {std::pair<int, int64_t>{0, 256LL << 20}, {0, 1}, {1, 1}, {2, 1}}) {
+      std::vector<int64_t> con_batches;
+      ScanStats stats;
+      auto con = Collect(*plan, cat->io(), par, budget, &con_batches, &stats);
+      EXPECT_TRUE(con->Equals(*seq, /*check_metadata=*/false)) << "parallelism " << par << " budget " << budget;
+      EXPECT_EQ(con_batches, seq_batches) << "parallelism " << par << " budget " << budget;
+      EXPECT_EQ(stats.rows_deleted, deleted) << "parallelism " << par << " budget " << budget;
     }
   }
 }

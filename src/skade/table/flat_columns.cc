@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -179,17 +180,39 @@ class HybridRuns {
   int64_t next_ = 0;  // the next value's index in a bit-packed run
 };
 
-// The first byte of [p, end) that is 0 (memchr), or that is not (eight at a time), or
-// `end`: the runs of a row selection, where runs of either kind may be long.
+// Runs of a row selection (a byte per row, 0: not selected) may be long, or short (rows
+// deleted here and there): their ends are sought eight bytes at a time, with memchr past
+// the first few words. Each byte of NonZeroBytes(w) has its top bit set exactly when that
+// byte of w is not 0 (its low seven bits + 0x7f carry into the top bit, or it was set).
+constexpr uint64_t kLowBits = 0x7f7f7f7f7f7f7f7fULL, kTopBits = 0x8080808080808080ULL;
+inline uint64_t NonZeroBytes(uint64_t w) { return (((w & kLowBits) + kLowBits) | w) & kTopBits; }
+
+// The first byte of [p, end) that is 0, or `end`.
 const uint8_t* FindZero(const uint8_t* p, const uint8_t* end) {
-  const void* z = p < end ? std::memchr(p, 0, static_cast<size_t>(end - p)) : nullptr;
-  return z ? static_cast<const uint8_t*>(z) : end;
+  for (const uint8_t* words_end = p + std::min<ptrdiff_t>(end - p, 32) / 8 * 8; p < words_end; p += 8)
+    if (uint64_t zero = ~NonZeroBytes(LoadLE<uint64_t>(p)) & kTopBits) return p + std::countr_zero(zero) / 8;
+  const void* z = end - p >= 8 ? std::memchr(p, 0, static_cast<size_t>(end - p)) : nullptr;
+  if (z) return static_cast<const uint8_t*>(z);
+  if (end - p >= 8) return end;
+  while (p < end && *p != 0) ++p;
+  return p;
 }
+
+// The first byte of [p, end) that is not 0, or `end`.
 const uint8_t* FindNonZero(const uint8_t* p, const uint8_t* end) {
-  for (; end - p >= 8 && LoadLE<uint64_t>(p) == 0; p += 8) {
-  }
+  for (; end - p >= 8; p += 8)
+    if (uint64_t set = NonZeroBytes(LoadLE<uint64_t>(p))) return p + std::countr_zero(set) / 8;
   while (p < end && *p == 0) ++p;
   return p;
+}
+
+// How many bytes of [p, end) are not 0.
+int64_t CountNonZero(const uint8_t* p, const uint8_t* end) {
+  int64_t n = 0;
+  for (; end - p >= 8; p += 8)  // the top bits shifted to each byte's bottom, summed into the top byte
+    n += static_cast<int64_t>(((NonZeroBytes(LoadLE<uint64_t>(p)) >> 7) * 0x0101010101010101ULL) >> 56);
+  for (; p < end; ++p) n += *p != 0;
+  return n;
 }
 
 bool SignedIntOrNone(const parquet::LogicalType& t, int max_width) {
@@ -310,6 +333,7 @@ struct FlatColumnReader::State {
   // header (counted by the page filter) and the first row of the page it let through,
   // the pages it passed over; the current page's validity bits and its wanted rows.
   std::shared_ptr<const std::vector<uint8_t>> wanted;
+  const std::atomic<int64_t>* decided = nullptr;  // set: wanted's final rows (see the header)
   int64_t row = 0, page_row = 0, filter_row = 0, next_page_row = 0, pages_skipped = 0;
   std::vector<uint8_t> page_valid;
   struct Run {
@@ -598,7 +622,8 @@ struct FlatColumnReader::State {
     const int64_t begin = std::min(filter_row, n), end = std::min(filter_row + page.num_values, n);
     filter_row += page.num_values;
     const uint8_t* w = wanted->data();
-    if (filter_row <= n && FindNonZero(w + begin, w + end) == w + end) {
+    const bool final = !decided || end <= decided->load(std::memory_order_acquire);
+    if (final && filter_row <= n && FindNonZero(w + begin, w + end) == w + end) {
       ++pages_skipped;
       return true;
     }
@@ -721,12 +746,7 @@ struct FlatColumnReader::State {
   Result<std::shared_ptr<arrow::Array>> NextWanted(int64_t rows) {
     const int64_t n = static_cast<int64_t>(wanted->size());
     const int64_t end = std::min(n, row + std::max<int64_t>(rows, 0));
-    int64_t want = 0;
-    for (const uint8_t *p = wanted->data() + row, *e = wanted->data() + end; p < e;) {
-      const uint8_t* zero = FindZero(p, e);
-      want += zero - p;
-      p = FindNonZero(zero, e);
-    }
+    const int64_t want = CountNonZero(wanted->data() + row, wanted->data() + end);
     SKADE_ASSIGN_OR_RETURN(Output o, Allocate(want));
     int64_t got = 0, nulls = 0;
     while (row < end) {
@@ -786,7 +806,8 @@ struct FlatColumnReader::State {
 
 FlatColumnReader::FlatColumnReader(parquet::ParquetFileReader& file, int row_group, int leaf,
                                    std::shared_ptr<arrow::DataType> type, arrow::MemoryPool* pool, std::string where,
-                                   std::shared_ptr<const std::vector<uint8_t>> wanted)
+                                   std::shared_ptr<const std::vector<uint8_t>> wanted,
+                                   const std::atomic<int64_t>* decided)
     : s_(std::make_unique<State>()) {
   const parquet::ColumnDescriptor* d = file.metadata()->schema()->Column(leaf);
   s_->type = std::move(type);
@@ -804,6 +825,7 @@ FlatColumnReader::FlatColumnReader(parquet::ParquetFileReader& file, int row_gro
     s_->pages = rg->GetColumnPageReader(leaf);
     if (wanted) {
       s_->wanted = std::move(wanted);
+      s_->decided = decided;
       s_->pages->set_data_page_filter([s = s_.get()](const parquet::DataPageStats& page) { return s->SkipPage(page); });
     }
   } catch (const std::exception& e) {
@@ -826,14 +848,14 @@ class FlatBatchReader final : public arrow::RecordBatchReader {
  public:
   FlatBatchReader(std::shared_ptr<parquet::ParquetFileReader> file, int row_group, const std::vector<int>& leaves,
                   arrow::FieldVector fields, int64_t batch_rows, arrow::MemoryPool* pool, const std::string& where,
-                  std::shared_ptr<const std::vector<uint8_t>> wanted)
+                  std::shared_ptr<const std::vector<uint8_t>> wanted, const std::atomic<int64_t>* decided)
       : file_(std::move(file)),
         schema_(arrow::schema(std::move(fields))),
         batch_rows_(batch_rows),
         left_(file_->metadata()->RowGroup(row_group)->num_rows()) {
     for (size_t k = 0; k < leaves.size(); ++k)
       columns_.push_back(std::make_unique<FlatColumnReader>(
-          *file_, row_group, leaves[k], schema_->field(static_cast<int>(k))->type(), pool, where, wanted));
+          *file_, row_group, leaves[k], schema_->field(static_cast<int>(k))->type(), pool, where, wanted, decided));
   }
 
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
@@ -870,9 +892,10 @@ std::unique_ptr<arrow::RecordBatchReader> MakeFlatBatchReader(std::shared_ptr<pa
                                                               int row_group, const std::vector<int>& leaves,
                                                               arrow::FieldVector fields, int64_t batch_rows,
                                                               arrow::MemoryPool* pool, const std::string& where,
-                                                              std::shared_ptr<const std::vector<uint8_t>> wanted) {
+                                                              std::shared_ptr<const std::vector<uint8_t>> wanted,
+                                                              const std::atomic<int64_t>* decided) {
   return std::make_unique<FlatBatchReader>(std::move(file), row_group, leaves, std::move(fields), batch_rows, pool,
-                                           where, std::move(wanted));
+                                           where, std::move(wanted), decided);
 }
 
 }  // namespace skade

@@ -10,6 +10,7 @@
 // buffers sized before they are filled. Everything else keeps Arrow's reader.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -61,10 +62,13 @@ class FlatColumnReader {
   /// `file` must outlive the reader; ReadsFlatColumn(..., type) must hold. Memory comes
   /// from `pool`; errors name `where`. With `wanted` (an entry per row of the row group),
   /// the reader gives only the rows r with wanted[r] != 0, and data pages holding none of
-  /// them are passed over before they are decompressed.
+  /// them are passed over before they are decompressed. With `decided`, only the entries
+  /// of the first *decided rows are final (another thread fills in the rest): a page
+  /// reaching past them is read, and Next must not be asked for rows past them.
   FlatColumnReader(parquet::ParquetFileReader& file, int row_group, int leaf, std::shared_ptr<arrow::DataType> type,
                    arrow::MemoryPool* pool, std::string where,
-                   std::shared_ptr<const std::vector<uint8_t>> wanted = nullptr);
+                   std::shared_ptr<const std::vector<uint8_t>> wanted = nullptr,
+                   const std::atomic<int64_t>* decided = nullptr);
   ~FlatColumnReader();
   FlatColumnReader(const FlatColumnReader&) = delete;
   FlatColumnReader& operator=(const FlatColumnReader&) = delete;
@@ -88,12 +92,13 @@ class FlatColumnReader {
 /// gives for them, with each column already of its field's type. ReadsFlatColumn must
 /// hold for each leaf and its field's type. With `wanted` (as FlatColumnReader takes it),
 /// batch b holds the wanted rows of rows [b * batch_rows, (b + 1) * batch_rows), possibly
-/// none.
+/// none (`decided` as FlatColumnReader takes it).
 std::unique_ptr<arrow::RecordBatchReader> MakeFlatBatchReader(std::shared_ptr<parquet::ParquetFileReader> file,
                                                               int row_group, const std::vector<int>& leaves,
                                                               std::vector<std::shared_ptr<arrow::Field>> fields,
                                                               int64_t batch_rows, arrow::MemoryPool* pool,
                                                               const std::string& where,
-                                                              std::shared_ptr<const std::vector<uint8_t>> wanted);
+                                                              std::shared_ptr<const std::vector<uint8_t>> wanted,
+                                                              const std::atomic<int64_t>* decided = nullptr);
 
 }  // namespace skade

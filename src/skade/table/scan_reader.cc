@@ -8,8 +8,10 @@
 // the surviving rows (FlatColumnReader's `wanted`), from the data pages holding one
 // (ReadNeededPages for numbers it does not read). Deletes by position alone are known
 // before reading: every column is decoded for the surviving rows only, streamed row
-// groups too. A filter on a dictionary-encoded string looks at each dictionary entry
-// once, and such columns stay dictionaries until the surviving rows are known.
+// groups too. A streamed row group with equality deletes (and no filter) reads its key
+// columns a batch ahead, and the other columns of each batch for its survivors only. A
+// filter on a dictionary-encoded string looks at each dictionary entry once, and such
+// columns stay dictionaries until the surviving rows are known.
 //
 // A row group decodes as tasks of a few columns each (largest first), and no task waits
 // for another: the last task of a phase runs the selection or the batch assembly and
@@ -329,6 +331,8 @@ struct Unit {
   int64_t rows = 0;
 };
 
+struct ScanShape;
+
 // Some of a streamed unit's columns, read a batch at a time by a Parquet reader of
 // their own.
 struct StreamGroup {
@@ -337,6 +341,7 @@ struct StreamGroup {
   size_t leaves = 0;  // Parquet leaf columns it reads
   // Guarded by Stream::mu; `batches` is used only by whoever set `running`.
   std::deque<std::shared_ptr<arrow::RecordBatch>> ready;
+  int64_t requested = 0;  // batches its tasks were started for
   bool running = false, done = false;
   std::string error;  // set: the group's reader failed
 };
@@ -355,9 +360,18 @@ struct Stream {
   size_t ahead = kStreamAhead;
   std::shared_ptr<std::atomic<bool>> cancelled;
   int64_t pos = 0;  // position in the file of the next batch's first row
-  // Set: the groups give only these rows of the row group (the others are deleted by
-  // position), each batch those of the next unit.batch_rows rows.
+  // Set: the groups give only these rows of the row group (the others are deleted),
+  // each batch those of the next unit.batch_rows rows.
   std::shared_ptr<const std::vector<uint8_t>> wanted;
+  bool selected = false;  // the deletes are applied through `wanted` (null: none applies here)
+  // Set when equality deletes (no filter) are decided a batch at a time: group 0 reads the
+  // key columns (`keys`, positions in read_ids) of every row and marks each batch's
+  // survivors in `deciding` (which `wanted` is) before the other groups read that batch;
+  // its first `decided_rows` entries are final.
+  std::shared_ptr<std::vector<uint8_t>> deciding;
+  std::shared_ptr<const ScanShape> shape;
+  std::vector<size_t> keys;
+  std::atomic<int64_t> decided_rows{0};
   std::mutex mu;
   std::condition_variable cv;
 };
@@ -746,6 +760,23 @@ class ScanReader final : public arrow::RecordBatchReader {
   // The limit is met by rows already on their way: nothing more is opened or scheduled.
   bool LimitOnItsWay() const { return plan_.limit >= 0 && RowsOnTheirWay() >= plan_.limit; }
 
+  // The key columns (positions in read_ids) by which a streamed row group of `f` decides
+  // its deletes a batch at a time (Stream::deciding), or none: it has equality deletes,
+  // no filter and outputs no positions, and each key is a flat column of the file.
+  std::vector<size_t> DecidingKeys(const OpenedFile& f, int row_group) const {
+    if (f.filter || f.deleted.equality().empty() || shape_->emit_positions) return {};
+    std::vector<size_t> keys;
+    for (const auto& set : f.deleted.equality())
+      for (int id : set.field_ids) {
+        auto at = std::find(shape_->read_ids.begin(), shape_->read_ids.end(), TopLevelOf(id));
+        if (at == shape_->read_ids.end()) return {};
+        const auto i = static_cast<size_t>(at - shape_->read_ids.begin());
+        if (f.leaves[i].empty() || FlatLeaf(*shape_, f, row_group, i, /*filtered=*/true) < 0) return {};
+        if (std::find(keys.begin(), keys.end(), i) == keys.end()) keys.push_back(i);
+      }
+    return keys;
+  }
+
   Result<std::shared_ptr<Stream>> OpenStream(Unit unit) {
     const OpenedFile& f = *unit.file;
     auto s = std::make_shared<Stream>();
@@ -768,7 +799,13 @@ class ScanReader final : public arrow::RecordBatchReader {
     };
     std::vector<Group> groups;
     const size_t max_groups = s->pool ? 2 * s->pool->size() : 1;
-    for (const auto& in_group : TaskGroups(f, unit.row_group, positions, max_groups)) {
+    const std::vector<size_t> keys = DecidingKeys(f, unit.row_group);
+    std::vector<std::vector<size_t>> position_groups{keys};
+    if (keys.empty()) position_groups = TaskGroups(f, unit.row_group, positions, max_groups);
+    std::erase_if(positions, [&](size_t i) { return std::find(keys.begin(), keys.end(), i) != keys.end(); });
+    if (!keys.empty() && !positions.empty())
+      for (auto& in_group : TaskGroups(f, unit.row_group, positions, max_groups)) position_groups.push_back(in_group);
+    for (const auto& in_group : position_groups) {
       Group group;
       bool flat = true;
       for (size_t i : in_group)  // a column the file predates is left out either way
@@ -786,11 +823,20 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     if (groups.empty()) groups.emplace_back();  // no column in the file: rows only
     // Deletes by position alone are known before any column is read (no column decides
-    // first: OpenFile): when every group is flat, its readers skip the deleted rows
-    // instead of KeepRows moving the others up afterwards. Not where positions are
-    // output: those follow the selection mask.
+    // first: OpenFile), equality deletes once group 0 has read a batch's keys: when every
+    // group is flat, the readers skip the deleted rows instead of KeepRows moving the
+    // others up afterwards. Not where positions are output: those follow the selection mask.
     bool all_flat = std::all_of(groups.begin(), groups.end(), [](const Group& g) { return !g.flat_fields.empty(); });
-    if (all_flat && f.first.empty() && !shape_->emit_positions) s->wanted = Surviving(f, unit);
+    if (all_flat && !keys.empty()) {
+      s->deciding = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(unit.rows));
+      s->wanted = s->deciding;
+      s->shape = shape_;
+      s->keys = keys;
+      s->selected = true;
+    } else if (all_flat && f.first.empty() && !shape_->emit_positions) {
+      s->wanted = Surviving(f, unit);
+      s->selected = true;
+    }
     s->groups = std::vector<StreamGroup>(groups.size());
     for (size_t g = 0; g < groups.size(); ++g) {
       const std::vector<int>& leaves = groups[g].leaves;
@@ -798,10 +844,11 @@ class ScanReader final : public arrow::RecordBatchReader {
       try {
         std::unique_ptr<parquet::ParquetFileReader> pq = parquet::ParquetFileReader::Open(f.source, rp, f.metadata);
         if (!groups[g].flat_fields.empty()) {
-          s->groups[g].batches =
-              MakeFlatBatchReader(std::shared_ptr(std::move(pq)), unit.row_group, leaves, groups[g].flat_fields,
-                                  unit.batch_rows, shape_->pool, "row group " + std::to_string(unit.row_group),
-                                  s->wanted);
+          const bool decides = s->deciding && g == 0;  // reads every row's keys
+          s->groups[g].batches = MakeFlatBatchReader(
+              std::shared_ptr(std::move(pq)), unit.row_group, leaves, groups[g].flat_fields, unit.batch_rows,
+              shape_->pool, "row group " + std::to_string(unit.row_group), decides ? nullptr : s->wanted,
+              s->deciding && !decides ? &s->decided_rows : nullptr);
           continue;
         }
         parquet::ArrowReaderProperties props = TaskReadProperties(f, unit.row_group, leaves);
@@ -840,6 +887,11 @@ class ScanReader final : public arrow::RecordBatchReader {
   static void ReadAheadLocked(const std::shared_ptr<Stream>& s, size_t g, size_t wanted) {
     StreamGroup& group = s->groups[g];
     if (group.running || group.done || group.ready.size() >= wanted || s->cancelled->load()) return;
+    if (s->deciding && g > 0) {  // only batches group 0 has decided
+      const int64_t decided = s->decided_rows.load(std::memory_order_acquire);
+      if (decided < s->unit.rows && group.requested * s->unit.batch_rows >= decided) return;
+    }
+    ++group.requested;
     group.running = true;
     s->pool->Submit(
         [s, g] {
@@ -849,7 +901,9 @@ class ScanReader final : public arrow::RecordBatchReader {
           }
           std::lock_guard lock(s->mu);
           s->groups[g].running = false;
-          ReadAheadLocked(s, g, s->ahead);
+          const bool decided = s->deciding && g == 0;  // the others may read what it decided
+          for (size_t h = decided ? 0 : g; h < (decided ? s->groups.size() : g + 1); ++h)
+            ReadAheadLocked(s, h, s->ahead);
           s->cv.notify_all();
         },
         s->unit.ticket);
@@ -867,6 +921,8 @@ class ScanReader final : public arrow::RecordBatchReader {
     } catch (const std::exception& e) {
       error = e.what();
     }
+    if (batch && s.deciding && g == 0)
+      if (auto st = Decide(s, &batch); !st) error = st.error().message;
     std::lock_guard lock(s.mu);
     if (!error.empty()) {
       group.error = std::move(error);
@@ -876,6 +932,37 @@ class ScanReader final : public arrow::RecordBatchReader {
     } else {
       group.ready.push_back(std::move(batch));
     }
+  }
+
+  // Group 0's batch of key columns decides which of its rows survive the deletes: they are
+  // marked in s.deciding (final from then on) and kept in the batch.
+  static Status Decide(Stream& s, std::shared_ptr<arrow::RecordBatch>* batch) {
+    const OpenedFile& f = *s.unit.file;
+    const int64_t at = s.decided_rows.load(std::memory_order_relaxed);  // written by group 0's task alone
+    const int64_t rows = (*batch)->num_rows();
+    if (at + rows > s.unit.rows) return Corrupt(f.path + ": row group " + std::to_string(s.unit.row_group) +
+                                                " decoded unevenly");
+    SKADE_ASSIGN_OR_RETURN(auto cols, Conform(*s.shape, f, s.keys, **batch));
+    int64_t deleted = 0;  // counted by NextStreamed, from `wanted`
+    SKADE_ASSIGN_OR_RETURN(auto mask, Selection(*s.shape, f, s.keys, cols, rows, s.unit.first_row + at, &deleted));
+    MarkKept(mask.get(), rows, s.deciding->data() + at);
+    if (mask && deleted > 0) {
+      SKADE_ASSIGN_OR_RETURN(*batch, KeepRows(*batch, *mask, rows - deleted, /*in_place=*/true, s.shape->pool));
+    }
+    s.decided_rows.store(at + rows, std::memory_order_release);
+    return {};
+  }
+
+  // One byte per row of a batch: 1 where `mask` keeps the row (every row when null).
+  static void MarkKept(const arrow::BooleanArray* mask, int64_t rows, uint8_t* out) {
+    if (!mask) {
+      std::memset(out, 1, static_cast<size_t>(rows));
+      return;
+    }
+    std::memset(out, 0, static_cast<size_t>(rows));
+    arrow::internal::VisitSetBitRunsVoid(mask->values(), mask->offset(), rows, [&](int64_t from, int64_t n) {
+      std::memset(out + from, 1, static_cast<size_t>(n));
+    });
   }
 
   // Reads the streamed unit's next batch into ready_ (or ends the stream).
@@ -930,7 +1017,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     plan_.stats->rows_read += passed;
     SKADE_ASSIGN_OR_RETURN(auto cols, Conform(*shape_, f, f.first, *raw));
     std::shared_ptr<arrow::BooleanArray> mask;
-    if (!s.wanted && (f.filter || !f.deleted.empty())) {
+    if (!s.selected && (f.filter || !f.deleted.empty())) {
       SKADE_ASSIGN_OR_RETURN(mask, Selection(*shape_, f, f.first, cols, rows, s.pos, &deleted));
     }
     plan_.stats->rows_deleted += deleted;
@@ -1356,18 +1443,10 @@ class ScanReader final : public arrow::RecordBatchReader {
     int64_t kept = 0;
     for (int64_t n : job.kept) kept += n;
     if (kept > 0 && kept < u.rows && !f.rest.empty()) {
-      job.needed = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(u.rows), 0);
+      job.needed = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(u.rows));
       uint8_t* needed = job.needed->data();
-      for (int64_t b = 0; b < job.Batches(); ++b, needed += u.batch_rows) {
-        const auto& m = job.masks[static_cast<size_t>(b)];
-        if (!m) {
-          std::memset(needed, 1, static_cast<size_t>(job.BatchRows(b)));
-          continue;
-        }
-        arrow::internal::VisitSetBitRunsVoid(m->values(), m->offset(), m->length(), [&](int64_t at, int64_t n) {
-          std::memset(needed + at, 1, static_cast<size_t>(n));
-        });
-      }
+      for (int64_t b = 0; b < job.Batches(); ++b, needed += u.batch_rows)
+        MarkKept(job.masks[static_cast<size_t>(b)].get(), job.BatchRows(b), needed);
     }
     return {};
   }
