@@ -66,11 +66,13 @@ Status CmdScan(Context& ctx, const std::string& name, const ScanArgs& a, bool sn
     const ScanStats& s = *stats;
     std::fprintf(format == Format::kTable || format == Format::kNone ? stdout : stderr,
                  "plan: manifests %lld (skipped %lld), files %lld -> %lld (partition pruned %lld, metrics pruned %lld), "
-                 "rows %lld -> %lld planned, row groups %lld (skipped %lld), rows read %lld, returned %lld\n",
+                 "rows %lld -> %lld planned, row groups %lld (skipped %lld), pages skipped %lld, rows read %lld, "
+                 "delete files %lld (rows deleted %lld), returned %lld\n",
                  (long long)s.manifests_total, (long long)s.manifests_skipped, (long long)s.files_total,
                  (long long)s.files_planned, (long long)s.files_skipped_by_partition,
                  (long long)s.files_skipped_by_metrics, (long long)s.rows_total, (long long)s.rows_planned,
-                 (long long)s.row_groups_total, (long long)s.row_groups_skipped, (long long)s.rows_read,
+                 (long long)s.row_groups_total, (long long)s.row_groups_skipped, (long long)s.pages_skipped,
+                 (long long)s.rows_read, (long long)s.delete_files, (long long)s.rows_deleted,
                  (long long)s.rows_returned);
   }
   return {};

@@ -230,6 +230,19 @@ def test_stats_show_pruning(skade, orders):
     assert len(rows) == 10 and {r["country"] for r in rows} == {"SE"}
 
 
+def test_stats_show_the_deletes_applied(skade, orders):
+    out = skade.ok("scan", "shop.orders", "--stats", "--format", "none")
+    assert "delete files 0 (rows deleted 0)" in out, out
+    skade.ok("delete", "shop.orders", "--where", "id >= 205 and id < 208")
+    out = skade.ok("scan", "shop.orders", "--stats", "--format", "none")
+    assert "27 rows" in out, out
+    m = re.search(r"delete files (\d+) \(rows deleted (\d+)\), returned (\d+)", out)
+    assert m and (int(m.group(1)), int(m.group(2)), int(m.group(3))) == (1, 3, 27), out
+    # planning drops the files the filter rules out, with their deletes
+    out = skade.ok("scan", "shop.orders", "--where", "country = 'SE'", "--stats", "--format", "none")
+    assert "delete files 0 (rows deleted 0), returned 10" in out, out
+
+
 def test_as_of_iso_timestamps(skade, tmp_path):
     skade.ok("create-namespace", "db")
     skade.ok("create", "db.t", "--schema", "id:long!")

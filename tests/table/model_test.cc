@@ -468,6 +468,31 @@ TEST(ModelTest, EqualityDeletesDecidedABatchAtATime) {
   }
 }
 
+// Position deletes covering whole pages: each path passes over the same data pages, and
+// counts them, row groups streamed included.
+TEST(ModelTest, PagesPassedOverAreCountedOnEveryPath) {
+  testing::TempDir dir;
+  auto cat = std::move(*Catalog::Create(dir.path()));
+  auto table = WideTable(*cat, {{"write.parquet.row-group-limit", "150000"}});
+  ASSERT_THAT(table->Append(WideRows(0, 450000, false)), IsOk());
+  ASSERT_THAT(table->Delete("id >= 20000 and id < 280000"), IsOk());
+  ASSERT_GT(table->metadata()->CurrentSnapshot()->summary.count("added-position-delete-files"), 0u);
+  auto plan = table->NewScan().Plan();
+  ASSERT_THAT(plan, IsOk());
+  std::vector<int64_t> seq_batches;
+  ScanStats seq_stats;
+  auto seq = Collect(*plan, cat->io(), 1, 256LL << 20, &seq_batches, &seq_stats);
+  EXPECT_EQ(seq->num_rows(), 450000 - 260000);
+  EXPECT_GT(seq_stats.pages_skipped, 0);
+  for (auto [par, budget] : {std::pair<int, int64_t>{0, 256LL << 20}, {0, 1}, {1, 1}}) {
+    std::vector<int64_t> con_batches;
+    ScanStats stats;
+    auto con = Collect(*plan, cat->io(), par, budget, &con_batches, &stats);
+    EXPECT_TRUE(con->Equals(*seq, /*check_metadata=*/false)) << "parallelism " << par << " budget " << budget;
+    EXPECT_EQ(stats.pages_skipped, seq_stats.pages_skipped) << "parallelism " << par << " budget " << budget;
+  }
+}
+
 // A limit, over row groups streamed (budget 1: they stop reading ahead when the limit
 // ends within their first batch, and read on when a row group shorter than the batch
 // does not reach it) or fitting the budget (read whole unless the limit ends inside

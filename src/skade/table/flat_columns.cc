@@ -848,11 +848,13 @@ class FlatBatchReader final : public arrow::RecordBatchReader {
  public:
   FlatBatchReader(std::shared_ptr<parquet::ParquetFileReader> file, int row_group, const std::vector<int>& leaves,
                   arrow::FieldVector fields, int64_t batch_rows, arrow::MemoryPool* pool, const std::string& where,
-                  std::shared_ptr<const std::vector<uint8_t>> wanted, const std::atomic<int64_t>* decided)
+                  std::shared_ptr<const std::vector<uint8_t>> wanted, const std::atomic<int64_t>* decided,
+                  int64_t* pages_skipped)
       : file_(std::move(file)),
         schema_(arrow::schema(std::move(fields))),
         batch_rows_(batch_rows),
-        left_(file_->metadata()->RowGroup(row_group)->num_rows()) {
+        left_(file_->metadata()->RowGroup(row_group)->num_rows()),
+        pages_skipped_(pages_skipped) {
     for (size_t k = 0; k < leaves.size(); ++k)
       columns_.push_back(std::make_unique<FlatColumnReader>(
           *file_, row_group, leaves[k], schema_->field(static_cast<int>(k))->type(), pool, where, wanted, decided));
@@ -874,6 +876,10 @@ class FlatBatchReader final : public arrow::RecordBatchReader {
     if (arrays.empty()) return arrow::Status::OK();
     int64_t rows = arrays[0]->length();
     left_ -= std::min(left_, batch_rows_);  // the rows passed, wanted or not
+    if (pages_skipped_) {
+      *pages_skipped_ = 0;
+      for (const auto& c : columns_) *pages_skipped_ += c->pages_skipped();
+    }
     *out = arrow::RecordBatch::Make(schema_, rows, std::move(arrays));
     return arrow::Status::OK();
   }
@@ -883,6 +889,7 @@ class FlatBatchReader final : public arrow::RecordBatchReader {
   std::shared_ptr<arrow::Schema> schema_;
   int64_t batch_rows_;
   int64_t left_;  // the row group's rows not yet passed
+  int64_t* pages_skipped_;
   std::vector<std::unique_ptr<FlatColumnReader>> columns_;
 };
 
@@ -893,9 +900,10 @@ std::unique_ptr<arrow::RecordBatchReader> MakeFlatBatchReader(std::shared_ptr<pa
                                                               arrow::FieldVector fields, int64_t batch_rows,
                                                               arrow::MemoryPool* pool, const std::string& where,
                                                               std::shared_ptr<const std::vector<uint8_t>> wanted,
-                                                              const std::atomic<int64_t>* decided) {
+                                                              const std::atomic<int64_t>* decided,
+                                                              int64_t* pages_skipped) {
   return std::make_unique<FlatBatchReader>(std::move(file), row_group, leaves, std::move(fields), batch_rows, pool,
-                                           where, std::move(wanted), decided);
+                                           where, std::move(wanted), decided, pages_skipped);
 }
 
 }  // namespace skade

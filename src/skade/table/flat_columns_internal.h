@@ -92,13 +92,15 @@ class FlatColumnReader {
 /// gives for them, with each column already of its field's type. ReadsFlatColumn must
 /// hold for each leaf and its field's type. With `wanted` (as FlatColumnReader takes it),
 /// batch b holds the wanted rows of rows [b * batch_rows, (b + 1) * batch_rows), possibly
-/// none (`decided` as FlatColumnReader takes it).
+/// none (`decided` as FlatColumnReader takes it). `*pages_skipped`, when given, is kept at
+/// the number of data pages its columns have passed over.
 std::unique_ptr<arrow::RecordBatchReader> MakeFlatBatchReader(std::shared_ptr<parquet::ParquetFileReader> file,
                                                               int row_group, const std::vector<int>& leaves,
                                                               std::vector<std::shared_ptr<arrow::Field>> fields,
                                                               int64_t batch_rows, arrow::MemoryPool* pool,
                                                               const std::string& where,
                                                               std::shared_ptr<const std::vector<uint8_t>> wanted,
-                                                              const std::atomic<int64_t>* decided = nullptr);
+                                                              const std::atomic<int64_t>* decided = nullptr,
+                                                              int64_t* pages_skipped = nullptr);
 
 }  // namespace skade

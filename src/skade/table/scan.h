@@ -40,7 +40,7 @@ struct ScanStats {
   int64_t row_groups_total = 0;
   int64_t row_groups_skipped = 0;
   int64_t rows_read = 0;      // rows decoded from Parquet
-  int64_t pages_skipped = 0;  // data pages of projected columns not decoded: no row in them passed the filter
+  int64_t pages_skipped = 0;  // data pages not decoded: none of their rows passed the filter and deletes
   int64_t rows_returned = 0;  // rows after the exact filter and limit
   int64_t delete_files = 0;   // delete files applied
   int64_t rows_deleted = 0;   // rows removed by delete files

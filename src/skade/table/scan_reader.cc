@@ -341,7 +341,8 @@ struct StreamGroup {
   size_t leaves = 0;  // Parquet leaf columns it reads
   // Guarded by Stream::mu; `batches` is used only by whoever set `running`.
   std::deque<std::shared_ptr<arrow::RecordBatch>> ready;
-  int64_t requested = 0;  // batches its tasks were started for
+  int64_t requested = 0;      // batches its tasks were started for
+  int64_t pages_skipped = 0;  // by a flat group's readers (`wanted`), so far
   bool running = false, done = false;
   std::string error;  // set: the group's reader failed
 };
@@ -848,7 +849,7 @@ class ScanReader final : public arrow::RecordBatchReader {
           s->groups[g].batches = MakeFlatBatchReader(
               std::shared_ptr(std::move(pq)), unit.row_group, leaves, groups[g].flat_fields, unit.batch_rows,
               shape_->pool, "row group " + std::to_string(unit.row_group), decides ? nullptr : s->wanted,
-              s->deciding && !decides ? &s->decided_rows : nullptr);
+              s->deciding && !decides ? &s->decided_rows : nullptr, &s->groups[g].pages_skipped);
           continue;
         }
         parquet::ArrowReaderProperties props = TaskReadProperties(f, unit.row_group, leaves);
@@ -1004,6 +1005,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     if (ended == s.groups.size()) {
       if (s.pos != s.unit.first_row + s.unit.rows) return uneven();
+      for (const auto& group : s.groups) plan_.stats->pages_skipped += group.pages_skipped;
       stream_.reset();
       return {};
     }
