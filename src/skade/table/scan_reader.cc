@@ -801,11 +801,14 @@ class ScanReader final : public arrow::RecordBatchReader {
     std::vector<Group> groups;
     const size_t max_groups = s->pool ? 2 * s->pool->size() : 1;
     const std::vector<size_t> keys = DecidingKeys(f, unit.row_group);
-    std::vector<std::vector<size_t>> position_groups{keys};
-    if (keys.empty()) position_groups = TaskGroups(f, unit.row_group, positions, max_groups);
-    std::erase_if(positions, [&](size_t i) { return std::find(keys.begin(), keys.end(), i) != keys.end(); });
-    if (!keys.empty() && !positions.empty())
-      for (auto& in_group : TaskGroups(f, unit.row_group, positions, max_groups)) position_groups.push_back(in_group);
+    std::vector<std::vector<size_t>> position_groups;
+    if (!keys.empty()) {  // group 0 (Stream::deciding)
+      position_groups.push_back(keys);
+      std::erase_if(positions, [&](size_t i) { return std::find(keys.begin(), keys.end(), i) != keys.end(); });
+    }
+    if (!positions.empty())
+      for (auto& in_group : TaskGroups(f, unit.row_group, positions, max_groups))
+        position_groups.push_back(std::move(in_group));
     for (const auto& in_group : position_groups) {
       Group group;
       bool flat = true;
@@ -902,9 +905,11 @@ class ScanReader final : public arrow::RecordBatchReader {
           }
           std::lock_guard lock(s->mu);
           s->groups[g].running = false;
-          const bool decided = s->deciding && g == 0;  // the others may read what it decided
-          for (size_t h = decided ? 0 : g; h < (decided ? s->groups.size() : g + 1); ++h)
-            ReadAheadLocked(s, h, s->ahead);
+          if (s->deciding && g == 0) {  // the others may now read what it decided
+            for (size_t h = 0; h < s->groups.size(); ++h) ReadAheadLocked(s, h, s->ahead);
+          } else {
+            ReadAheadLocked(s, g, s->ahead);
+          }
           s->cv.notify_all();
         },
         s->unit.ticket);
