@@ -485,6 +485,7 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
             engines[e] = {"times_s": ts, "median_s": med, "rows_per_s": out_rows / med,
                           "input_rows_per_s": total_rows / med, "cpu_s": cpu[e],
                           "median_cpu_s": statistics.median(cpu[e])}
+        zstd_med = statistics.median(zstd_cpu)
         arms[arm] = {
             "columns": cols or [c[0] for c in COLUMNS],
             "filter": flt,
@@ -493,9 +494,9 @@ def bench_scan(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
             "skade_first_scan_in_process": {"time_s": cold["time_s"], "cpu_s": cold["cpu_s"]},
             "engines": engines,
             "skade_zstd_decompression": {
-                "cpu_s": zstd_cpu, "median_cpu_s": statistics.median(zstd_cpu),
-                "share_of_skade_cpu": statistics.median(zstd_cpu) / engines["skade"]["median_cpu_s"],
-                "pyiceberg_cpu_over_it": engines["pyiceberg"]["median_cpu_s"] / statistics.median(zstd_cpu)},
+                "cpu_s": zstd_cpu, "median_cpu_s": zstd_med,
+                "share_of_skade_cpu": zstd_med / engines["skade"]["median_cpu_s"],
+                "pyiceberg_cpu_over_it": engines["pyiceberg"]["median_cpu_s"] / zstd_med},
             "ratio_skade_vs_pyiceberg": spread(ratio_i),
             "ratio_skade_vs_pyarrow": spread(ratio_a),
             "ratio_skade_cli_process_vs_pyiceberg": spread(ratio_ci),

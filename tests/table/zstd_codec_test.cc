@@ -10,11 +10,10 @@
 #include <parquet/file_reader.h>
 #include <parquet/metadata.h>
 
-#include <time.h>
-
 #include <numeric>
 #include <thread>
 
+#include "skade/common/thread_clock.h"
 #include "testing/temp_dir.h"
 
 namespace skade {
@@ -64,15 +63,10 @@ TEST(ZstdCodecTest, ParquetPagesShareOneContextPerThread) {
                                            arrow::default_memory_pool());
     ASSERT_TRUE(opened.ok());
     (*opened)->set_use_threads(false);
-    auto thread_cpu = [] {
-      timespec ts{};
-      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-      return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-    };
     nanos = ZstdDecompressNanos();
-    const int64_t start = thread_cpu();
+    const int64_t start = ThreadCpuNanos();
     auto read = (*opened)->ReadTable();
-    read_cpu_nanos = thread_cpu() - start;
+    read_cpu_nanos = ThreadCpuNanos() - start;
     reading_nanos = ZstdDecompressNanos() - nanos;
     ASSERT_TRUE(read.ok()) << read.status();
     back = *read;

@@ -191,11 +191,8 @@ inline uint64_t NonZeroBytes(uint64_t w) { return (((w & kLowBits) + kLowBits) |
 const uint8_t* FindZero(const uint8_t* p, const uint8_t* end) {
   for (const uint8_t* words_end = p + std::min<ptrdiff_t>(end - p, 32) / 8 * 8; p < words_end; p += 8)
     if (uint64_t zero = ~NonZeroBytes(LoadLE<uint64_t>(p)) & kTopBits) return p + std::countr_zero(zero) / 8;
-  const void* z = end - p >= 8 ? std::memchr(p, 0, static_cast<size_t>(end - p)) : nullptr;
-  if (z) return static_cast<const uint8_t*>(z);
-  if (end - p >= 8) return end;
-  while (p < end && *p != 0) ++p;
-  return p;
+  const void* z = p < end ? std::memchr(p, 0, static_cast<size_t>(end - p)) : nullptr;
+  return z ? static_cast<const uint8_t*>(z) : end;
 }
 
 // The first byte of [p, end) that is not 0, or `end`.

@@ -33,8 +33,6 @@
 #include <parquet/schema.h>
 #include <parquet/size_statistics.h>
 
-#include <time.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -48,6 +46,7 @@
 #include <thread>
 
 #include "skade/common/task_pool.h"
+#include "skade/common/thread_clock.h"
 #include "skade/expr/arrow_filter.h"
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
@@ -362,9 +361,8 @@ struct Stream {
   std::shared_ptr<std::atomic<bool>> cancelled;
   int64_t pos = 0;  // position in the file of the next batch's first row
   // Set: the groups give only these rows of the row group (the others are deleted),
-  // each batch those of the next unit.batch_rows rows.
+  // each batch those of the next unit.batch_rows rows, and no batch is selected again.
   std::shared_ptr<const std::vector<uint8_t>> wanted;
-  bool selected = false;  // the deletes are applied through `wanted` (null: none applies here)
   // Set when equality deletes (no filter) are decided a batch at a time: group 0 reads the
   // key columns (`keys`, positions in read_ids) of every row and marks each batch's
   // survivors in `deciding` (which `wanted` is) before the other groups read that batch;
@@ -455,11 +453,7 @@ class ScanTrace {
     return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
-  static int64_t CpuUs() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-  }
+  static int64_t CpuUs() { return ThreadCpuNanos() / 1000; }
   void Add(const char* what, uint64_t unit, size_t columns, int64_t start, int64_t end, int64_t cpu) {
     std::lock_guard lock(mu_);
     std::fprintf(out_,
@@ -836,10 +830,8 @@ class ScanReader final : public arrow::RecordBatchReader {
       s->wanted = s->deciding;
       s->shape = shape_;
       s->keys = keys;
-      s->selected = true;
     } else if (all_flat && f.first.empty() && !shape_->emit_positions) {
       s->wanted = Surviving(f, unit);
-      s->selected = true;
     }
     s->groups = std::vector<StreamGroup>(groups.size());
     for (size_t g = 0; g < groups.size(); ++g) {
@@ -1024,7 +1016,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     plan_.stats->rows_read += passed;
     SKADE_ASSIGN_OR_RETURN(auto cols, Conform(*shape_, f, f.first, *raw));
     std::shared_ptr<arrow::BooleanArray> mask;
-    if (!s.selected && (f.filter || !f.deleted.empty())) {
+    if (!s.wanted && (f.filter || !f.deleted.empty())) {
       SKADE_ASSIGN_OR_RETURN(mask, Selection(*shape_, f, f.first, cols, rows, s.pos, &deleted));
     }
     plan_.stats->rows_deleted += deleted;

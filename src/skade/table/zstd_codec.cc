@@ -13,7 +13,6 @@
 #include "skade/table/zstd_codec.h"
 
 #include <dlfcn.h>
-#include <time.h>
 #include <zstd.h>
 
 #include <arrow/util/compression.h>
@@ -21,6 +20,8 @@
 #include <atomic>
 #include <memory>
 #include <string>
+
+#include "skade/common/thread_clock.h"
 
 namespace {
 
@@ -33,12 +34,6 @@ using arrow::util::CodecOptions;
 std::atomic<int64_t> contexts_made{0};
 std::atomic<bool> time_decompression{false};
 std::atomic<int64_t> decompress_nanos{0};
-
-int64_t ThreadCpuNanos() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 // This thread's context of one kind, made on first use and kept until the thread ends.
 template <typename Ctx, Ctx* (*make)(), size_t (*release)(Ctx*)>
@@ -70,10 +65,10 @@ class ZstdCodec final : public Codec {
     if (!ctx) return Status::OutOfMemory("zstd: no decompression context");
     static uint8_t empty;  // zstd wants a valid pointer even for no output
     const bool timed = time_decompression.load(std::memory_order_relaxed);
-    const int64_t start = timed ? ThreadCpuNanos() : 0;
+    const int64_t start = timed ? skade::ThreadCpuNanos() : 0;
     size_t n = ZSTD_decompressDCtx(ctx, output ? output : &empty, static_cast<size_t>(output_len), input,
                                    static_cast<size_t>(input_len));
-    if (timed) decompress_nanos.fetch_add(ThreadCpuNanos() - start, std::memory_order_relaxed);
+    if (timed) decompress_nanos.fetch_add(skade::ThreadCpuNanos() - start, std::memory_order_relaxed);
     if (ZSTD_isError(n)) return ZstdError("decompression", n);
     // Parquet passes the page's recorded uncompressed size: anything else is corruption.
     if (static_cast<int64_t>(n) != output_len)
