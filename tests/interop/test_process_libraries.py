@@ -1,18 +1,20 @@
 """What a skade process loads: the libraries it maps at start are what every command pays
 (the dynamic linker relocating them, page faults, their exit handlers). libcurl and its TLS,
 Kerberos and LDAP chain load only in a process that sends HTTP; the HTTP server's library
-(libcpp-httplib with OpenSSL and brotli) only in skade-serve, which `skade serve` runs."""
+(libcpp-httplib with OpenSSL and brotli) only in skade-serve, which `skade serve` runs. And how both map memory: without
+transparent huge pages."""
 from __future__ import annotations
 
 import os
 import re
 import subprocess
+import time
 import uuid
 from pathlib import Path
 
 import pytest
 
-from skade_util import SKADE_BIN
+from skade_util import SKADE_BIN, Served
 from test_lineage_http import Receiver, _append, _setup
 
 # Loaded only by the commands that need them (matched on the file name's stem).
@@ -87,3 +89,33 @@ def test_serve_without_skade_serve_beside_it_is_a_clear_error(warehouse, tmp_pat
     assert p.returncode == 2, p
     assert p.stderr.startswith("skade: error: cannot start ") and str(alone.parent / "skade-serve") in p.stderr, p.stderr
     assert len(p.stderr.splitlines()) == 1
+
+
+def _thp_enabled(pid: int) -> str:
+    status = Path(f"/proc/{pid}/status").read_text()
+    m = re.search(r"^THP_enabled:\s*(\d)", status, re.M)
+    assert m, "the kernel reports no THP_enabled"
+    return m.group(1)
+
+
+def test_commands_and_the_server_run_without_huge_pages(skade, warehouse):
+    """Memory touched once is cheaper in 4 KiB pages than in 2 MiB ones zeroed whole
+    (main.cc): a short command and `skade serve` (exec'd into skade-serve) both turn them off."""
+    if _thp_enabled(os.getpid()) == "0":
+        pytest.skip("this test runs without huge pages already: a child inherits that either way")
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.t", "--schema", "id:long!")
+    watcher = subprocess.Popen([SKADE_BIN, "--warehouse", str(warehouse), "watch"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(0.5)  # past main's first lines
+        assert watcher.poll() is None, watcher.stderr.read()
+        assert _thp_enabled(watcher.pid) == "0"
+    finally:
+        watcher.kill()
+        watcher.wait()
+    served = Served(warehouse)
+    try:
+        assert _thp_enabled(served.proc.pid) == "0"
+    finally:
+        assert served.stop() == 0
