@@ -1,8 +1,8 @@
 """What a skade process loads: the libraries it maps at start are what every command pays
 (the dynamic linker relocating them, page faults, their exit handlers). libcurl and its TLS,
 Kerberos and LDAP chain load only in a process that sends HTTP; the HTTP server's library
-(libcpp-httplib with OpenSSL and brotli) only in skade-serve, which `skade serve` runs. And how both map memory: without
-transparent huge pages."""
+(libcpp-httplib with OpenSSL and brotli) only in skade-serve, which `skade serve` runs. Both
+map their memory without transparent huge pages."""
 from __future__ import annotations
 
 import os
@@ -94,7 +94,8 @@ def test_serve_without_skade_serve_beside_it_is_a_clear_error(warehouse, tmp_pat
 def _thp_enabled(pid: int) -> str:
     status = Path(f"/proc/{pid}/status").read_text()
     m = re.search(r"^THP_enabled:\s*(\d)", status, re.M)
-    assert m, "the kernel reports no THP_enabled"
+    if not m:
+        pytest.skip("this kernel reports no THP_enabled (Linux < 5.0)")
     return m.group(1)
 
 
