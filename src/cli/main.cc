@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
 #include "commands.h"
@@ -158,8 +159,12 @@ int main(int argc, char** argv) {
   // Arrow's compute kernels (filters, casts, writes' statistics) take ~2 ms of CPU to
   // register on first use, in whichever task first needs them while the others wait.
   // Here they register on the other core while this one parses, opens the catalog and
-  // plans.
-  std::thread compute([] { skade::InitArrowCompute(); });
+  // plans. A process refused a thread (a low RLIMIT_NPROC) registers them on first use.
+  std::thread compute;
+  try {
+    compute = std::thread([] { skade::InitArrowCompute(); });
+  } catch (const std::system_error&) {
+  }
   int rc = skade::cli::Main(argc, argv);
   // Main has made everything durable and closed it: commits, the catalog (SQLite's last
   // close checkpoints its WAL), lineage delivery, --output files, stdout. What exit()
@@ -168,7 +173,7 @@ int main(int argc, char** argv) {
   // the process gains nothing from. Sanitizer builds exit normally, so LeakSanitizer
   // still checks what was left allocated.
 #if defined(__SANITIZE_ADDRESS__)
-  compute.join();
+  if (compute.joinable()) compute.join();
   return rc;
 #else
   std::fflush(nullptr);

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import time
 import uuid
@@ -120,3 +121,19 @@ def test_commands_and_the_server_run_without_huge_pages(skade, warehouse):
         assert _thp_enabled(served.proc.pid) == "0"
     finally:
         assert served.stop() == 0
+
+
+def test_a_process_refused_threads_still_starts(tmp_path):
+    """main's start-up thread (the compute kernels) is an optimisation: a process that may
+    not start one (RLIMIT_NPROC reached) runs its command without it instead of aborting."""
+    if os.geteuid() != 0 or not (shutil.which("setpriv") and shutil.which("prlimit")):
+        pytest.skip("needs root to run skade as another user under a process limit")
+    # As nobody, whose processes count against the limit: one process, no second thread.
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    if subprocess.run([*nobody, SKADE_BIN, "--help"], capture_output=True, timeout=60).returncode != 0:
+        pytest.skip("nobody cannot run this build (its folders are private)")
+    p = subprocess.run([*nobody, "prlimit", "--nproc=1:1", SKADE_BIN, "--help"], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert "terminate called" not in p.stderr
+    assert p.stdout.startswith("skade: an embedded Iceberg warehouse"), p.stdout
