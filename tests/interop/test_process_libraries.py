@@ -5,10 +5,12 @@ Kerberos and LDAP chain load only in a process that sends HTTP; the HTTP server'
 map their memory without transparent huge pages."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -123,17 +125,43 @@ def test_commands_and_the_server_run_without_huge_pages(skade, warehouse):
         assert served.stop() == 0
 
 
-def test_a_process_refused_threads_still_starts(tmp_path):
-    """main's start-up thread (the compute kernels) is an optimisation: a process that may
-    not start one (RLIMIT_NPROC reached) runs its command without it instead of aborting."""
+def test_a_process_refused_threads_starts_and_scans(tmp_path):
+    """Threads are an optimisation. A process that may start no second one (RLIMIT_NPROC
+    reached) runs without main's start-up thread, scans in its own thread and formats text
+    there, instead of aborting on the refused thread."""
     if os.geteuid() != 0 or not (shutil.which("setpriv") and shutil.which("prlimit")):
         pytest.skip("needs root to run skade as another user under a process limit")
     # As nobody, whose processes count against the limit: one process, no second thread.
     nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
     if subprocess.run([*nobody, SKADE_BIN, "--help"], capture_output=True, timeout=60).returncode != 0:
         pytest.skip("nobody cannot run this build (its folders are private)")
-    p = subprocess.run([*nobody, "prlimit", "--nproc=1:1", SKADE_BIN, "--help"], capture_output=True, text=True,
-                       timeout=60)
-    assert p.returncode == 0, p.stderr
-    assert "terminate called" not in p.stderr
-    assert p.stdout.startswith("skade: an embedded Iceberg warehouse"), p.stdout
+    shared = Path(tempfile.mkdtemp(prefix="skade-nproc-"))
+    try:
+        shared.chmod(0o777)
+        wh = shared / "wh"
+        (shared / "a.csv").write_text("id,v\n1,a\n2,b\n3,c\n")
+        (shared / "a.csv").chmod(0o644)
+
+        def run(*args, limited=True):
+            cmd = [*nobody, *(["prlimit", "--nproc=1:1"] if limited else []), SKADE_BIN, "--warehouse", str(wh), *args]
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+        for args in (("init",), ("create-namespace", "db"), ("create", "db.t", "--schema", "id:long!, v:string"),
+                     ("append", "db.t", str(shared / "a.csv"))):
+            p = run(*args, limited=False)
+            assert p.returncode == 0, p.stderr
+        p = run("--help")
+        assert p.returncode == 0 and p.stdout.startswith("skade: an embedded Iceberg warehouse"), p.stderr
+        outputs = {fmt: run("scan", "db.t", "--format", fmt) for fmt in ("jsonl", "csv", "none")}
+        for fmt, p in outputs.items():
+            assert p.returncode == 0, (fmt, p.stderr)
+            assert "terminate called" not in p.stderr
+        assert [json.loads(line) for line in outputs["jsonl"].stdout.splitlines()] == [
+            {"id": 1, "v": "a"}, {"id": 2, "v": "b"}, {"id": 3, "v": "c"}]
+        assert outputs["csv"].stdout.splitlines() == ["id,v", "1,a", "2,b", "3,c"]
+        assert outputs["none"].stdout.strip() == "3 rows"
+        p = run("scan", "db.t", "--where", "id >= 2", "--format", "jsonl")
+        assert p.returncode == 0, p.stderr
+        assert [json.loads(line)["id"] for line in p.stdout.splitlines()] == [2, 3]
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)

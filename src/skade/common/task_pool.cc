@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <string>
+#include <system_error>
 
 namespace skade {
 
@@ -28,7 +29,10 @@ Status RunConcurrently(size_t n, const std::function<Status(size_t)>& fn) {
     }
   };
   std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  try {
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  } catch (const std::system_error&) {  // refused more threads (RLIMIT_NPROC): fewer work
+  }
   work();
   for (auto& t : pool) t.join();
   return first;
@@ -37,7 +41,12 @@ Status RunConcurrently(size_t n, const std::function<Status(size_t)>& fn) {
 TaskPool::TaskPool(size_t threads) {
   threads = std::max<size_t>(1, threads);
   workers_.reserve(threads);
-  for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+  // A process refused more threads (RLIMIT_NPROC) works with those it got; with none,
+  // Submit runs each task in the submitting thread.
+  try {
+    for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+  } catch (const std::system_error&) {
+  }
 }
 
 TaskPool::~TaskPool() {
@@ -55,6 +64,7 @@ uint64_t TaskPool::Ticket() {
 }
 
 void TaskPool::Submit(std::function<void()> task, uint64_t ticket) {
+  if (workers_.empty()) return task();
   {
     std::lock_guard lock(mu_);
     tasks_.emplace(std::pair{ticket, next_submission_++}, std::move(task));

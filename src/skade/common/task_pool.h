@@ -37,6 +37,8 @@ class TaskPool {
   uint64_t Ticket();
   void Submit(std::function<void()> task, uint64_t ticket);
   void Submit(std::function<void()> task) { Submit(std::move(task), Ticket()); }
+  /// Workers started: fewer than asked where the process was refused threads, and with
+  /// none a task runs within Submit (so it must not be submitted under a lock it takes).
   size_t size() const { return workers_.size(); }
 
   /// The process-wide pool: one worker per hardware thread (SKADE_THREADS overrides).

@@ -594,10 +594,12 @@ class ScanReader final : public arrow::RecordBatchReader {
     shape_ = shape;
     loader_ = std::make_unique<DeleteLoader>(io_, plan_.schema);
     for (const auto& t : plan_.tasks) loader_->Expect(t.deletes);
-    sequential_ = plan_.parallelism == 1;
+    // A process whose pool has no worker (refused threads) reads in its own thread.
+    sequential_ = plan_.parallelism == 1 || TaskPool::Shared().size() == 0;
     // Row groups in flight: enough queued behind the one being finished that no worker
     // waits for the reading thread to schedule more (the memory budget bounds them too).
-    max_units_ = plan_.parallelism > 0 ? static_cast<size_t>(plan_.parallelism) : 4 * TaskPool::Shared().size();
+    max_units_ = plan_.parallelism > 0 ? static_cast<size_t>(plan_.parallelism)
+                                       : std::max<size_t>(1, 4 * TaskPool::Shared().size());
     budget_ = plan_.memory_budget_bytes > 0 ? plan_.memory_budget_bytes : DefaultBudget(TaskPool::Shared().size());
     cancelled_ = std::make_shared<std::atomic<bool>>(false);
   }
