@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <system_error>
 #include <thread>
 
@@ -131,10 +132,18 @@ int Main(int argc, char** argv) {
     return UsageError(e.what(), command);
   }
   if (!action) return 1;
-  int rc = Report([&]() -> Status {
-    SKADE_RETURN_IF_ERROR(ctx.Open());
-    return action();
-  }());
+  int rc;
+  try {
+    rc = Report([&]() -> Status {
+      SKADE_RETURN_IF_ERROR(ctx.Open());
+      return action();
+    }());
+  } catch (const std::system_error& e) {  // thrown, not returned: a thread refused (RLIMIT_NPROC), ...
+    const bool thread = e.code() == std::errc::resource_unavailable_try_again;
+    return Report(IoError(std::string(thread ? "cannot start a thread (a process limit reached?): " : "") + e.what()));
+  } catch (const std::bad_alloc&) {
+    return Report(IoError("out of memory"));
+  }
   // Output that never reached its reader (a full disk, a closed pipe) is a failure;
   // a command that already failed has said so.
   errno = 0;

@@ -128,7 +128,7 @@ def test_commands_and_the_server_run_without_huge_pages(skade, warehouse):
 def test_a_process_refused_threads_starts_and_scans(tmp_path):
     """Threads are an optimisation. A process that may start no second one (RLIMIT_NPROC
     reached) runs without main's start-up thread, scans in its own thread and formats text
-    there, instead of aborting on the refused thread."""
+    there, instead of aborting on the refused thread; one that needs threads says so."""
     if os.geteuid() != 0 or not (shutil.which("setpriv") and shutil.which("prlimit")):
         pytest.skip("needs root to run skade as another user under a process limit")
     # As nobody, whose processes count against the limit: one process, no second thread.
@@ -163,5 +163,9 @@ def test_a_process_refused_threads_starts_and_scans(tmp_path):
         p = run("scan", "db.t", "--where", "id >= 2", "--format", "jsonl")
         assert p.returncode == 0, p.stderr
         assert [json.loads(line)["id"] for line in p.stdout.splitlines()] == [2, 3]
+        # A server cannot work in one thread: it says so and exits, nothing aborted.
+        p = run("serve", "--listen", "127.0.0.1:0")
+        assert p.returncode == 2, p.stderr
+        assert "skade: error: cannot start a thread" in p.stderr and "terminate called" not in p.stderr, p.stderr
     finally:
         shutil.rmtree(shared, ignore_errors=True)
