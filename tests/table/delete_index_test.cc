@@ -129,6 +129,42 @@ TEST(EqualityProbe, SequencesKeepEachKeysNewest) {
   }
 }
 
+// Ranks are kept in 1, 2 or 4 bytes as the count of distinct sequences needs (up to 255,
+// 65535, or more): each width, on every path, still deletes exactly the rows older than
+// their key's newest file, a key named again later included.
+TEST(EqualityProbe, ManyDistinctSequencesKeepTheirOrder) {
+  for (int64_t n : {200, 300, 70000}) {
+    std::vector<std::optional<int64_t>> dense, sparse;
+    std::vector<std::optional<std::string>> text;
+    std::vector<int64_t> sequences;
+    for (int64_t k = 0; k < n; ++k) {
+      dense.push_back(k);
+      sparse.push_back(k << 40);
+      text.push_back("k" + std::to_string(k));
+      sequences.push_back(10 + 2 * k);
+    }
+    const size_t rows = static_cast<size_t>(n);
+    std::vector<std::vector<std::shared_ptr<arrow::Array>>> data{
+        {Longs(dense)}, {Longs(sparse)}, {Strings<arrow::StringBuilder>(text)}};
+    dense.push_back(0);  // key 0 again, in the newest file of all
+    sparse.push_back(0);
+    text.push_back("k0");
+    sequences.push_back(10 + 2 * n);
+    std::vector<std::vector<std::shared_ptr<arrow::Array>>> keys{
+        {Longs(dense)}, {Longs(sparse)}, {Strings<arrow::StringBuilder>(text)}};
+    for (size_t path = 0; path < keys.size(); ++path) {
+      auto probe = EqualityProbe::Make(keys[path], sequences);
+      ASSERT_TRUE(probe.has_value()) << probe.error().ToString();
+      for (int64_t after : {int64_t{9}, 10 + n, 10 + 2 * n - 1, 10 + 2 * n}) {
+        std::vector<bool> want(rows);
+        for (size_t k = 0; k < rows; ++k)
+          want[k] = (k == 0 ? 10 + 2 * n : 10 + 2 * static_cast<int64_t>(k)) > after;
+        EXPECT_EQ(MarkedAfter(**probe, data[path], after), want) << "n " << n << " path " << path << " after " << after;
+      }
+    }
+  }
+}
+
 TEST(EqualityProbe, UncomparableTypeIsAnError) {
   arrow::ListBuilder lb(arrow::default_memory_pool(), std::make_shared<arrow::Int64Builder>());
   ASSERT_TRUE(lb.Append().ok());

@@ -349,17 +349,19 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
   const bool by_sequence = !sequences.empty();
   if (by_sequence && static_cast<int64_t>(sequences.size()) != n)
     return Internal("equality probe: one sequence number per key row expected");
-  // Sequence numbers are kept as ranks among the distinct ones (4 bytes, 0: no key).
+  // Sequence numbers are kept as ranks among the distinct ones (0: no key).
   std::vector<uint32_t> rank(sequences.size());
   if (by_sequence) {
     p->sequences_ = sequences;
     std::sort(p->sequences_.begin(), p->sequences_.end());
     p->sequences_.erase(std::unique(p->sequences_.begin(), p->sequences_.end()), p->sequences_.end());
+    p->rank_width_ = p->sequences_.size() <= 0xff ? 1 : p->sequences_.size() <= 0xffff ? 2 : 4;
     for (size_t k = 0; k < sequences.size(); ++k)
       rank[k] = static_cast<uint32_t>(
           std::lower_bound(p->sequences_.begin(), p->sequences_.end(), sequences[k]) - p->sequences_.begin() + 1);
   }
-  auto newer = [&](uint32_t& slot, int64_t k) { slot = std::max(slot, rank[static_cast<size_t>(k)]); };
+  auto newer = [&](size_t entry, int64_t k) { p->RaiseNewest(entry, rank[static_cast<size_t>(k)]); };
+  auto newer_null = [&](int64_t k) { p->null_newest_ = std::max(p->null_newest_, rank[static_cast<size_t>(k)]); };
   p->exact_ = ExactKeys(cols);
   const KeyLayout& c0 = cols.empty() ? KeyLayout{} : cols[0];
   if (p->exact_ && c0.kind == KeyLayout::kFixed && (c0.width == 1 || c0.width == 2 || c0.width == 4 || c0.width == 8)) {
@@ -370,7 +372,7 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
       for (int64_t k = 0; k < n; ++k) {
         if (a.IsNull(k)) {
           p->has_null_ = true;
-          if (by_sequence) newer(p->null_newest_, k);
+          if (by_sequence) newer_null(k);
           continue;
         }
         int64_t v = load(c0.values, k);
@@ -380,7 +382,7 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
       }
     });
     uint64_t span = count > 0 ? static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) : 0;
-    // With sequences a value takes a 4-byte rank instead of a bit: dense only while
+    // With sequences a value takes a rank (up to 4 bytes) instead of a bit: dense only while
     // about as small as the hash entries.
     uint64_t cap = by_sequence ? std::max<uint64_t>(static_cast<uint64_t>(count) * 16, 1 << 22)
                                    : std::max<uint64_t>(static_cast<uint64_t>(count) * 64, 1 << 23);
@@ -389,7 +391,7 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
       p->lo_ = lo;
       p->span_ = span;
       if (by_sequence)
-        p->newest_.assign(span + 1, 0);
+        p->newest_.assign((span + 1) * p->rank_width_, 0);
       else
         p->bits_.assign(span / 64 + 1, 0);
       WithSignedLoader(c0.width, [&](auto load) {
@@ -397,7 +399,7 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
           if (!a.IsNull(k)) {
             uint64_t off = static_cast<uint64_t>(load(c0.values, k)) - static_cast<uint64_t>(lo);
             if (by_sequence)
-              newer(p->newest_[off], k);
+              newer(off, k);
             else
               p->bits_[off >> 6] |= uint64_t{1} << (off & 63);
           }
@@ -418,7 +420,7 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
   for (int64_t k = 0; k < n; ++k) {
     if (p->exact_ && p->keys_[0]->IsNull(k)) {
       p->has_null_ = true;
-      if (by_sequence) newer(p->null_newest_, k);
+      if (by_sequence) newer_null(k);
       continue;
     }
     int32_t& head = p->heads_[h[k] & p->mask_];
@@ -430,13 +432,16 @@ Result<std::unique_ptr<EqualityProbe>> EqualityProbe::Make(std::vector<std::shar
            })))
         seen = i;
     if (seen >= 0) {
-      if (by_sequence) newer(p->newest_[static_cast<size_t>(seen)], k);
+      if (by_sequence) newer(static_cast<size_t>(seen), k);
       continue;
     }
     p->next_.push_back(head);
     head = static_cast<int32_t>(p->hashes_.size());
     p->hashes_.push_back(h[k]);
-    if (by_sequence) p->newest_.push_back(rank[static_cast<size_t>(k)]);
+    if (by_sequence) {
+      p->newest_.resize(p->newest_.size() + p->rank_width_);
+      newer(p->hashes_.size() - 1, k);
+    }
     rows.push_back(k);
   }
   if (!p->exact_ && static_cast<int64_t>(rows.size()) < n) {  // keep only the distinct key rows
@@ -486,7 +491,7 @@ Status EqualityProbe::Mark(const std::vector<std::shared_ptr<arrow::Array>>& col
         for (size_t c = 0; c < cols.size() && equal; ++c) equal = cols[c].Equal(r, keys[c], i);
       }
       if (equal) {  // keys are entered once: this entry decides
-        (*out)[static_cast<size_t>(r)] = !by_sequence() || newest_[static_cast<size_t>(i)] > after;
+        (*out)[static_cast<size_t>(r)] = !by_sequence() || NewestAt(static_cast<size_t>(i)) > after;
         break;
       }
     }
@@ -539,6 +544,32 @@ Result<std::vector<bool>> DeletedFlags(const DeletedRows& deleted, const arrow::
   return out;
 }
 
+uint32_t EqualityProbe::NewestAt(size_t i) const {
+  const uint8_t* at = newest_.data() + i * rank_width_;
+  if (rank_width_ == 1) return *at;
+  if (rank_width_ == 2) {
+    uint16_t rank;
+    std::memcpy(&rank, at, sizeof rank);
+    return rank;
+  }
+  uint32_t rank;
+  std::memcpy(&rank, at, sizeof rank);
+  return rank;
+}
+
+void EqualityProbe::RaiseNewest(size_t i, uint32_t rank) {
+  if (rank <= NewestAt(i)) return;
+  uint8_t* at = newest_.data() + i * rank_width_;
+  if (rank_width_ == 1) {
+    *at = static_cast<uint8_t>(rank);
+  } else if (rank_width_ == 2) {
+    const auto narrow = static_cast<uint16_t>(rank);
+    std::memcpy(at, &narrow, sizeof narrow);
+  } else {
+    std::memcpy(at, &rank, sizeof rank);
+  }
+}
+
 uint32_t EqualityProbe::AfterRank(int64_t after_sequence) const {
   return static_cast<uint32_t>(std::upper_bound(sequences_.begin(), sequences_.end(), after_sequence) -
                                sequences_.begin());
@@ -558,7 +589,7 @@ Status EqualityProbe::MarkDense(const arrow::Array& column, std::vector<bool>* o
       }
       uint64_t off = static_cast<uint64_t>(load(c.values, r)) - static_cast<uint64_t>(lo_);
       if (off > span_) continue;
-      if (by_sequence() ? newest_[off] > after : (bits_[off >> 6] >> (off & 63) & 1))
+      if (by_sequence() ? NewestAt(off) > after : (bits_[off >> 6] >> (off & 63) & 1))
         (*out)[static_cast<size_t>(r)] = true;
     }
   });

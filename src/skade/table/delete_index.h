@@ -93,10 +93,14 @@ class EqualityProbe {
   std::vector<uint64_t> bits_;
   // With sequences: the distinct ones, ascending, and the newest per key as its rank
   // there, 1-based (per value from lo_ when dense, 0 where a value is no key; per hash
-  // entry otherwise), and the null key's.
+  // entry otherwise), and the null key's. A rank takes rank_width_ bytes, as few as the
+  // count of sequences allows: dense over 1M ids, 1 MB where 4 bytes made 4 MB to fault in.
   std::vector<int64_t> sequences_;
-  std::vector<uint32_t> newest_;
+  std::vector<uint8_t> newest_;
+  size_t rank_width_ = 1;
   uint32_t null_newest_ = 0;
+  uint32_t NewestAt(size_t i) const;
+  void RaiseNewest(size_t i, uint32_t rank);
   bool by_sequence() const { return !sequences_.empty(); }
   int64_t lo_ = 0;
   uint64_t span_ = 0;
