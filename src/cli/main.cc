@@ -13,10 +13,8 @@
 #include <cstring>
 #include <new>
 #include <system_error>
-#include <thread>
 
 #include "commands.h"
-#include "skade/table/arrow_internal.h"
 
 namespace skade::cli {
 namespace {
@@ -165,15 +163,6 @@ int main(int argc, char** argv) {
   // server (skade-serve, built from this file too) is spared the same stalls, as
   // databases that advise turning THP off are.
   ::prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
-  // Arrow's compute kernels (filters, casts, writes' statistics) take ~2 ms of CPU to
-  // register on first use, in whichever task first needs them while the others wait.
-  // Here they register on the other core while this one parses, opens the catalog and
-  // plans. A process refused a thread (a low RLIMIT_NPROC) registers them on first use.
-  std::thread compute;
-  try {
-    compute = std::thread([] { skade::InitArrowCompute(); });
-  } catch (const std::system_error&) {
-  }
   int rc = skade::cli::Main(argc, argv);
   // Main has made everything durable and closed it: commits, the catalog (SQLite's last
   // close checkpoints its WAL), lineage delivery, --output files, stdout. What exit()
@@ -182,10 +171,9 @@ int main(int argc, char** argv) {
   // the process gains nothing from. Sanitizer builds exit normally, so LeakSanitizer
   // still checks what was left allocated.
 #if defined(__SANITIZE_ADDRESS__)
-  if (compute.joinable()) compute.join();
   return rc;
 #else
   std::fflush(nullptr);
-  ::_exit(rc);  // the compute thread, if still registering, ends with the process
+  ::_exit(rc);
 #endif
 }

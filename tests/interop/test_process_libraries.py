@@ -127,8 +127,8 @@ def test_commands_and_the_server_run_without_huge_pages(skade, warehouse):
 
 def test_a_process_refused_threads_starts_and_scans(tmp_path):
     """Threads are an optimisation. A process that may start no second one (RLIMIT_NPROC
-    reached) runs without main's start-up thread, scans in its own thread and formats text
-    there, instead of aborting on the refused thread; one that needs threads says so."""
+    reached) scans in its own thread and formats text there, instead of aborting on the
+    refused thread; one that needs threads says so."""
     if os.geteuid() != 0 or not (shutil.which("setpriv") and shutil.which("prlimit")):
         pytest.skip("needs root to run skade as another user under a process limit")
     # As nobody, whose processes count against the limit: one process, no second thread.

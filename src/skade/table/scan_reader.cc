@@ -602,6 +602,12 @@ class ScanReader final : public arrow::RecordBatchReader {
                                        : std::max<size_t>(1, 4 * TaskPool::Shared().size());
     budget_ = plan_.memory_budget_bytes > 0 ? plan_.memory_budget_bytes : DefaultBudget(TaskPool::Shared().size());
     cancelled_ = std::make_shared<std::atomic<bool>>(false);
+    // Arrow's compute kernels, which evaluate filters, register on first use (~2 ms of
+    // CPU). The first filtered scan of a process has a worker register them before its row
+    // groups, not in the task that first evaluates while the other workers wait on it.
+    static std::once_flag compute_warmed;
+    if (plan_.filter && !sequential_)
+      std::call_once(compute_warmed, [] { TaskPool::Shared().Submit([] { InitArrowCompute(); }); });
   }
 
   ~ScanReader() override {
