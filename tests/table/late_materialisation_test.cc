@@ -58,13 +58,32 @@ class LateMaterialisation : public ::testing::Test {
     ScanStats stats;
     std::shared_ptr<arrow::Schema> schema;
     int64_t buffer_bytes = 0;  // of the result's columns
+    int64_t needed_bytes = 0;  // what its rows take in buffers of their own (no padding)
   };
 
-  Scanned Scan(const std::string& filter, int parallelism, arrow::MemoryPool* pool = nullptr) {
+  // The bytes a table's values take: fixed widths, string offsets and bytes, validity.
+  static int64_t NeededBytes(const arrow::Table& table) {
+    int64_t bytes = 0;
+    for (const auto& column : table.columns())
+      for (const auto& chunk : column->chunks()) {
+        const int64_t n = chunk->length();
+        if (chunk->null_count() > 0) bytes += (n + 7) / 8;
+        if (chunk->type_id() == arrow::Type::STRING) {
+          const auto& s = static_cast<const arrow::StringArray&>(*chunk);
+          bytes += (n + 1) * 4 + (n > 0 ? s.value_offset(n) - s.value_offset(0) : 0);
+        } else {
+          bytes += n * static_cast<const arrow::FixedWidthType&>(*chunk->type()).bit_width() / 8;
+        }
+      }
+    return bytes;
+  }
+
+  Scanned Scan(const std::string& filter, int parallelism, arrow::MemoryPool* pool = nullptr, int64_t budget = 0) {
     auto plan = table_->NewScan().Filter(filter).Plan();
     EXPECT_THAT(plan, IsOk()) << filter;
     plan->parallelism = parallelism;
     plan->pool = pool;
+    plan->memory_budget_bytes = budget;
     auto reader = TableScan::Read(*plan, &cat_->io());
     EXPECT_THAT(reader, IsOk());
     auto table = (*reader)->ToTable();
@@ -76,6 +95,7 @@ class LateMaterialisation : public ::testing::Test {
     out.stats = *plan->stats;
     out.schema = (*table)->schema();
     out.buffer_bytes = arrow::util::TotalBufferSize(**table);
+    out.needed_bytes = NeededBytes(**table);
     return out;
   }
 
@@ -138,6 +158,31 @@ TEST_F(LateMaterialisation, FiltersOnDictionaryStringsMatchTheReference) {
   for (int k = 0; k < 12; ++k) {
     std::string f = testing::RandomFilter(data, schema_, 2);
     EXPECT_EQ(Scan(f, k % 2).rows, Expected(f)) << f;
+  }
+}
+
+TEST_F(LateMaterialisation, AFewRowsThatPassHoldMemoryForThemselves) {
+  // The filter column `id` is decoded whole; the 500 rows that pass must not keep its
+  // 50k-row buffer alive in the result, whether the row group is decoded whole or streamed
+  // a batch at a time (a budget below its size).
+  const char* few = "id >= 41000 and id < 41500";
+  for (int64_t budget : {int64_t{0}, int64_t{256} << 10}) {
+    for (int parallelism : {1, 0}) {
+      auto got = Scan(few, parallelism, nullptr, budget);
+      ASSERT_EQ(got.rows, Expected(few));
+      // Each of the 500 rows takes 8 + 8 + 4 + 8 bytes and two short strings with their
+      // offsets: under 64 bytes. Arrow pads each buffer to 64 bytes.
+      EXPECT_LT(got.buffer_bytes, 500 * 64 + 64 * 64) << "budget " << budget << " parallelism " << parallelism;
+    }
+  }
+  // Whatever share passes, the result holds at most twice what its rows take (plus
+  // Arrow's padding): survivors stay in the decoded buffers only when they fill half.
+  for (const char* f : {"w < 10", "w < 100", "w < 400", "w < 600", "w >= 1"}) {
+    for (int64_t budget : {int64_t{0}, int64_t{256} << 10}) {
+      auto got = Scan(f, 0, nullptr, budget);
+      ASSERT_EQ(got.rows, Expected(f));
+      EXPECT_LT(got.buffer_bytes, 2 * got.needed_bytes + 64 * 64) << f << " budget " << budget;
+    }
   }
 }
 

@@ -953,7 +953,8 @@ class ScanReader final : public arrow::RecordBatchReader {
     SKADE_ASSIGN_OR_RETURN(auto mask, Selection(*s.shape, f, s.keys, cols, rows, s.unit.first_row + at, &deleted));
     MarkKept(mask.get(), rows, s.deciding->data() + at);
     if (mask && deleted > 0) {
-      SKADE_ASSIGN_OR_RETURN(*batch, KeepRows(*batch, *mask, rows - deleted, /*in_place=*/true, s.shape->pool));
+      const int64_t kept = rows - deleted;
+      SKADE_ASSIGN_OR_RETURN(*batch, KeepRows(*batch, *mask, kept, /*in_place=*/2 * kept >= rows, s.shape->pool));
     }
     s.decided_rows.store(at + rows, std::memory_order_release);
     return {};
@@ -1032,7 +1033,8 @@ class ScanReader final : public arrow::RecordBatchReader {
     if (kept > 0) {
       SKADE_ASSIGN_OR_RETURN(auto rest, Conform(*shape_, f, f.rest, *raw));
       SKADE_ASSIGN_OR_RETURN(auto batch,
-                             Assemble(*shape_, f, std::move(cols), mask, kept, std::move(rest), rows, s.pos));
+                             Assemble(*shape_, f, std::move(cols), mask, kept, std::move(rest), rows, s.pos,
+                                      /*in_place=*/2 * kept >= rows));
       ready_.push_back(std::move(batch));
     }
     s.pos += passed;
@@ -1462,13 +1464,18 @@ class ScanReader final : public arrow::RecordBatchReader {
   static void Finish(const JobPtr& job) {
     Job& j = *job;
     const OpenedFile& f = *j.unit.file;
+    // The batches are slices of the row group's column buffers: kept in place, survivors
+    // hold those buffers whole, so only when they are at least half the rows.
+    int64_t kept = 0;
+    for (int64_t n : j.kept) kept += n;
+    const bool in_place = 2 * kept >= j.unit.rows;
     for (int64_t b = 0; b < j.Batches() && !j.Failed(); ++b) {
       if (j.kept[b] == 0) continue;
       arrow::ArrayVector first, rest;
       for (size_t i : f.first) first.push_back(std::move(j.cols[i][b]));
       for (size_t i : f.rest) rest.push_back(std::move(j.cols[i][b]));
       auto batch = Assemble(*j.shape, f, std::move(first), j.masks[b], j.kept[b], std::move(rest), j.BatchRows(b),
-                            j.unit.first_row + b * j.unit.batch_rows);
+                            j.unit.first_row + b * j.unit.batch_rows, in_place);
       if (!batch) {
         j.Fail(ToArrowStatus(batch.error()));
         break;
@@ -1490,12 +1497,13 @@ class ScanReader final : public arrow::RecordBatchReader {
   // decoded first (`first_cols`), the others (`rest_cols`, conformed), positions if
   // asked for, and the selection applied (to the columns of `rows` rows: those decoded
   // for the surviving rows only hold `kept`); dictionaries kept through the filter step
-  // are made dense after it, so only the surviving rows are.
+  // are made dense after it, so only the surviving rows are. `in_place`: the survivors
+  // move up within the decoded buffers, else they are copied out and the buffers let go.
   static Result<std::shared_ptr<arrow::RecordBatch>> Assemble(const ScanShape& shape, const OpenedFile& f,
                                                               arrow::ArrayVector first_cols,
                                                               const std::shared_ptr<arrow::BooleanArray>& mask,
                                                               int64_t kept, arrow::ArrayVector rest_cols,
-                                                              int64_t rows, int64_t start) {
+                                                              int64_t rows, int64_t start, bool in_place) {
     arrow::ArrayVector by_pos(shape.read_ids.size());
     for (size_t k = 0; k < f.first.size(); ++k) by_pos[f.first[k]] = std::move(first_cols[k]);
     for (size_t k = 0; k < f.rest.size(); ++k) by_pos[f.rest[k]] = std::move(rest_cols[k]);
@@ -1504,7 +1512,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     for (size_t k = 0; k < output.size(); ++k) output[k] = k;
     if (mask && kept < rows) {
       // The decoded rows are this batch's alone (slices of a column chunk, each its own
-      // range): the survivors move up in place instead of being copied out.
+      // range): the survivors may move up in place instead of being copied out.
       std::vector<size_t> moved;
       arrow::ArrayVector moving;
       for (size_t k = 0; k < cols.size(); ++k)
@@ -1515,7 +1523,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       if (!moved.empty()) {
         auto schema = SchemaOf(shape, moved, moving);
         auto batch = arrow::RecordBatch::Make(std::move(schema), rows, std::move(moving));
-        SKADE_ASSIGN_OR_RETURN(batch, KeepRows(batch, *mask, kept, /*in_place=*/true, shape.pool));
+        SKADE_ASSIGN_OR_RETURN(batch, KeepRows(batch, *mask, kept, in_place, shape.pool));
         for (size_t k = 0; k < moved.size(); ++k) cols[moved[k]] = batch->column(static_cast<int>(k));
       }
     }
