@@ -78,8 +78,11 @@ class LateMaterialisation : public ::testing::Test {
     return bytes;
   }
 
-  Scanned Scan(const std::string& filter, int parallelism, arrow::MemoryPool* pool = nullptr, int64_t budget = 0) {
-    auto plan = table_->NewScan().Filter(filter).Plan();
+  Scanned Scan(const std::string& filter, int parallelism, arrow::MemoryPool* pool = nullptr, int64_t budget = 0,
+               int64_t limit = -1) {
+    TableScan scan = table_->NewScan().Filter(filter);
+    if (limit >= 0) scan.Limit(limit);
+    auto plan = scan.Plan();
     EXPECT_THAT(plan, IsOk()) << filter;
     plan->parallelism = parallelism;
     plan->pool = pool;
@@ -183,6 +186,12 @@ TEST_F(LateMaterialisation, AFewRowsThatPassHoldMemoryForThemselves) {
       ASSERT_EQ(got.rows, Expected(f));
       EXPECT_LT(got.buffer_bytes, 2 * got.needed_bytes + 64 * 64) << f << " budget " << budget;
     }
+  }
+  // So do the first rows of a batch that a limit cuts.
+  for (int64_t limit : {10, 40000}) {
+    auto got = Scan("id >= 0", 0, nullptr, 0, limit);
+    ASSERT_EQ(got.rows.size(), static_cast<size_t>(limit));
+    EXPECT_LT(got.buffer_bytes, 2 * got.needed_bytes + 64 * 64) << "limit " << limit;
   }
 }
 

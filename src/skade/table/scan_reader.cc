@@ -636,7 +636,10 @@ class ScanReader final : public arrow::RecordBatchReader {
         ready_.pop_front();
         if (plan_.limit >= 0) {
           int64_t room = plan_.limit - plan_.stats->rows_returned;
-          if (batch->num_rows() > room) batch = batch->Slice(0, room);
+          if (batch->num_rows() > room) {
+            if (auto first = FirstRows(batch, room); first) batch = *std::move(first);
+            else return ToArrowStatus(first.error());
+          }
         }
         plan_.stats->rows_returned += batch->num_rows();
         *out = std::move(batch);
@@ -1539,6 +1542,18 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     int64_t out_rows = mask ? kept : rows;
     return arrow::RecordBatch::Make(shape.out_schema, out_rows, std::move(cols));
+  }
+
+  // The first `n` rows of a batch: a slice, or, when that would hold a batch mostly of
+  // other rows, a copy in buffers of their own.
+  Result<std::shared_ptr<arrow::RecordBatch>> FirstRows(const std::shared_ptr<arrow::RecordBatch>& batch,
+                                                        int64_t n) const {
+    if (2 * n >= batch->num_rows()) return batch->Slice(0, n);
+    SKADE_ARROW_ASSIGN(auto bits, arrow::AllocateBitmap(batch->num_rows(), shape_->pool), "scan");
+    arrow::bit_util::SetBitsTo(bits->mutable_data(), 0, n, true);
+    arrow::bit_util::SetBitsTo(bits->mutable_data(), n, batch->num_rows() - n, false);
+    return KeepRows(batch, arrow::BooleanArray(batch->num_rows(), std::move(bits)), n, /*in_place=*/false,
+                    shape_->pool);
   }
 
   ScanPlan plan_;
