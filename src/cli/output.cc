@@ -29,6 +29,8 @@ namespace {
 
 // A row group is closed every this many bytes of input: its encoded pages are held until then.
 constexpr int64_t kOutputRowGroupBytes = 64LL << 20;
+// Rows of the table format aligned together; a later block's wider values widen their columns.
+constexpr size_t kTableBlockRows = 10000;
 
 template <typename T>
 void AppendNumber(T v, std::string* out) {
@@ -213,23 +215,44 @@ void PrintListing(const Listing& l, Format format, std::FILE* out) {
     }
     return;
   }
-  std::vector<size_t> width(l.headers.size());
-  for (size_t c = 0; c < l.headers.size(); ++c) width[c] = l.headers[c].size();
+  std::vector<size_t> width;
+  PrintAligned(l, /*header=*/true, &width, out);
+}
+
+namespace {
+
+// A cell is shown in at most this many characters (longer ones end in "...").
+constexpr size_t kCellChars = 80;
+
+// A cell's text as shown: what PrintAligned would print of it, so a block keeps no more.
+std::string Clipped(std::string text) {
+  if (text.size() > kCellChars) text.resize(kCellChars + 1);  // still longer: PrintAligned cuts it
+  return text;
+}
+
+}  // namespace
+
+void PrintAligned(const Listing& l, bool header, std::vector<size_t>* width, std::FILE* out) {
+  std::vector<size_t>& w = *width;
+  w.resize(l.headers.size(), 0);
+  for (size_t c = 0; c < l.headers.size(); ++c) w[c] = std::max(w[c], l.headers[c].size());
   for (const auto& row : l.rows)
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], std::min<size_t>(row[c].size(), 80));
+    for (size_t c = 0; c < row.size(); ++c) w[c] = std::max(w[c], std::min(row[c].size(), kCellChars));
   auto line = [&](const std::vector<std::string>& cells) {
     std::string s;
     for (size_t c = 0; c < cells.size(); ++c) {
-      std::string cell = cells[c].size() > 80 ? cells[c].substr(0, 77) + "..." : cells[c];
+      std::string cell = cells[c].size() > kCellChars ? cells[c].substr(0, kCellChars - 3) + "..." : cells[c];
       s += (c ? "  " : "") + cell;
-      if (c + 1 < cells.size()) s += std::string(width[c] - std::min(width[c], cell.size()), ' ');
+      if (c + 1 < cells.size()) s += std::string(w[c] - std::min(w[c], cell.size()), ' ');
     }
     std::fprintf(out, "%s\n", s.c_str());
   };
-  line(l.headers);
-  std::vector<std::string> rule;
-  for (size_t w : width) rule.push_back(std::string(w, '-'));
-  line(rule);
+  if (header) {
+    line(l.headers);
+    std::vector<std::string> rule;
+    for (size_t n : w) rule.push_back(std::string(n, '-'));
+    line(rule);
+  }
   for (const auto& row : l.rows) line(row);
 }
 
@@ -434,8 +457,16 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
     return IoError(std::string("writing ") + (output_path.empty() ? "standard output" : output_path) +
                    " failed: " + std::strerror(e ? e : EIO));
   };
+  // The table format is printed a block of rows at a time, so its memory is a block's.
   Listing table_out;
   for (const auto& f : reader.schema()->fields()) table_out.headers.push_back(f->name());
+  std::vector<size_t> table_width;
+  bool table_started = false;
+  auto print_block = [&] {
+    PrintAligned(table_out, !table_started, &table_width, out);
+    table_started = true;
+    table_out.rows.clear();
+  };
   // A CSV has its header even when no row follows.
   if (format == Format::kCsv) {
     std::string header;
@@ -462,9 +493,10 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
           std::vector<std::string> cells;
           for (int c = 0; c < batch->num_columns(); ++c) {
             const NestedField* f = FieldFor(*batch->schema()->field(c), schema);
-            cells.push_back(f ? CellText(*batch->column(c), r, *f->type) : "?");
+            cells.push_back(f ? Clipped(CellText(*batch->column(c), r, *f->type)) : "?");
           }
           table_out.rows.push_back(std::move(cells));
+          if (table_out.rows.size() == kTableBlockRows) print_block();
         }
         break;
     }
@@ -476,8 +508,9 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
   }
   if (progress) std::fprintf(stderr, "\n");
   if (format == Format::kTable) {
-    PrintListing(table_out, Format::kTable, out);
+    if (!table_started || !table_out.rows.empty()) print_block();
     std::fprintf(out, "(%lld rows)\n", static_cast<long long>(rows));
+    SKADE_RETURN_IF_ERROR(write_failed());
   }
   if (pq) SKADE_RETURN_IF_ERROR(pq->Close());
   return rows;

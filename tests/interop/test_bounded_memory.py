@@ -147,6 +147,29 @@ def test_scan_jsonl_stays_under_bound(big):
     assert rss < bound, f"scan --format jsonl peaked at {rss:.0f} MiB (bound {bound} MiB)"
 
 
+def test_scan_table_stays_under_bound(big):
+    """The table format prints blocks of rows as it reads: the whole 2.5 GB is never held."""
+    s, _, bound, _ = big
+    seen = {"lines": 0, "head": b"", "tail": b""}
+
+    def consume(f):
+        while chunk := f.read(1 << 20):
+            seen["lines"] += chunk.count(b"\n")
+            if len(seen["head"]) < 4096:
+                seen["head"] += chunk[:4096]
+            seen["tail"] = (seen["tail"] + chunk)[-4096:]
+
+    rc, rss, err = run_measured(scan_cmd(s, "--format", "table"), stdout=subprocess.PIPE, consume=consume)
+    assert rc == 0, err
+    assert seen["lines"] == SKADE_ROWS + ADDED_ROWS + 3  # header, rule, rows, count
+    head = seen["head"].decode().splitlines()
+    assert head[0].split() == ["id", "k", "s1", "s2"]
+    first = head[2].split()
+    assert first[2] == expected_s1(int(first[0]))[:77] + "..."
+    assert seen["tail"].decode().splitlines()[-1] == f"({SKADE_ROWS + ADDED_ROWS} rows)"
+    assert rss < bound, f"scan --format table peaked at {rss:.0f} MiB (bound {bound} MiB)"
+
+
 def test_scan_parquet_stays_under_bound(big):
     s, root, bound, _ = big
     out = root / "out.parquet"

@@ -205,6 +205,33 @@ def test_text_exports_keep_scan_order_over_many_batches(skade, tmp_path):
     assert [r["id"] for r in lines] == want_ids and [r["s"] for r in lines] == want_s
 
 
+def test_table_format_prints_as_it_reads(skade, tmp_path):
+    """The table format aligns blocks of 10,000 rows as they come: one header, every row
+    in scan order, a column widened from the block where a wider value first shows, and
+    cells cut at 80 characters."""
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.wide", "--schema", "id:long, s:string")
+    n = 25_000
+    ids = list(range(n))
+    # Short strings in the first block; from row 20,000 (the third block) longer ones.
+    strs = [f"s{i % 7}" if i < 20_000 else "w" * 12 + str(i) if i != 24_000 else "x" * 300 for i in ids]
+    skade.ok("append", "db.wide", write_parquet(pa.table({"id": pa.array(ids, pa.int64()), "s": strs}),
+                                                tmp_path / "scratch-wide.parquet"))
+    lines = skade.ok("scan", "db.wide", "--format", "table").splitlines()
+    assert lines[0].split() == ["id", "s"] and set(lines[1].replace(" ", "")) == {"-"}
+    assert lines[-1] == f"({n} rows)"
+    body = lines[2:-1]
+    assert len(body) == n and sum(1 for line in lines if line.split()[:2] == ["id", "s"]) == 1
+    got = [line.split(maxsplit=1) for line in body]
+    assert [int(i) for i, _ in got] == ids
+    assert [v for _, v in got[:20_000]] == strs[:20_000]
+    assert got[24_000][1] == "x" * 77 + "..."
+    # The first block's width holds "id" for ids up to 9999; its column starts at 7 there
+    # (5 digits + 2 spaces) from 10,000 on, in the block that first has them.
+    assert body[9_999].index("s") == len("9999") + 2
+    assert body[10_000].index("s") == len("10000") + 2
+
+
 def test_stats_show_pruning(skade, orders):
     out = skade.ok("scan", "shop.orders", "--stats", "--format", "none")
     assert _stats(out)[:2] == (3, 3)
