@@ -16,13 +16,14 @@
 namespace skade::cli {
 namespace {
 
-Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::string>& files,
-                 const std::string& branch) {
-  SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
+// Writes the input files' rows as data files of `table`, one file after another and a
+// block at a time (never whole), without committing them.
+Result<StagedAppend> StageInputs(Context& ctx, Table& table, const std::vector<std::string>& files,
+                                 const std::string& branch) {
   StagedAppend all;
   // Files staged for earlier inputs are never committed when a later input fails:
-  // they go, so a failed append leaves the table folder as it found it.
-  auto fail = [&](Error e) -> Status {
+  // they go, so a failed write leaves the table folder as it found it.
+  auto fail = [&](Error e) -> Result<StagedAppend> {
     DiscardFiles(ctx.catalog->io(), all.files);
     return std::unexpected(std::move(e));
   };
@@ -33,8 +34,8 @@ Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::s
       opts.progress = [&](int64_t rows, int64_t) { std::fprintf(stderr, "\r%s: %lld rows written", path.c_str(), static_cast<long long>(rows)); };
     for (int64_t block = kInputBlockBytes;;) {
       // OpenInput's errors name the file already; those of the rows get it here.
-      auto reader = OpenInput(path, *table->metadata()->schema(), block);
-      auto staged = reader ? table->StageAppend(**reader, opts)
+      auto reader = OpenInput(path, *table.metadata()->schema(), block);
+      auto staged = reader ? table.StageAppend(**reader, opts)
                            : Result<StagedAppend>(std::unexpected(reader.error()));
       if (ctx.progress) std::fprintf(stderr, "\n");
       if (!staged) {
@@ -50,6 +51,13 @@ Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::s
     }
   }
   all.branch = branch;
+  return all;
+}
+
+Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::string>& files,
+                 const std::string& branch) {
+  SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
+  SKADE_ASSIGN_OR_RETURN(StagedAppend all, StageInputs(ctx, *table, files, branch));
   if (all.files.empty()) return InvalidArgument("the input files hold no rows; nothing was committed");
   // A refused commit removes the staged files itself (unless its outcome is unknown).
   SKADE_ASSIGN_OR_RETURN(auto res, table->CommitAppend(all));
@@ -219,12 +227,13 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   overwrite->add_option("--branch", a.branch, "branch to write to");
   overwrite->callback([&] { action = [&]() -> Status {
     SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
-    SKADE_ASSIGN_OR_RETURN(auto rows, ReadInputs(a.files, *table->metadata()->schema()));
     WriteOptions opts;
     opts.branch = a.branch;
     std::optional<std::string> filter;
     if (!a.where.empty()) filter = a.where;
-    SKADE_ASSIGN_OR_RETURN(auto r, table->Overwrite(rows, filter, opts));
+    // The input is written as it is read (again if a conflicting commit makes it redo).
+    SKADE_ASSIGN_OR_RETURN(auto r, table->Overwrite([&] { return StageInputs(ctx, *table, a.files, a.branch); },
+                                                    filter, opts));
     PrintChange("overwrite", a.table, r);
     return {};
   }; });

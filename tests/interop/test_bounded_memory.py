@@ -96,22 +96,57 @@ def test_parquet_append_stays_under_bound(big):
     assert append_rss < bound, f"append of a 1.5 GB (decoded) Parquet input peaked at {append_rss:.0f} MiB"
 
 
-def test_csv_append_stays_under_bound(big):
-    s, root, bound, _ = big
-    s.ok("create", "m.csv", "--schema", "id:long, k:int, s1:string")
+@pytest.fixture(scope="module")
+def big_csv(big):
+    """A CSV of CSV_ROWS rows (id, k, s1 of ~490 bytes) larger than the bound."""
+    _, root, bound, _ = big
     ids = pa.array(range(CSV_ROWS), pa.int64())
     s1 = pc.binary_join_element_wise(pc.cast(ids, pa.string()), pa.scalar("x" * 480), "")
     path = root / "in.csv"
     pcsv.write_csv(pa.table({"id": ids, "k": pc.cast(pc.bit_wise_and(ids, 1023), pa.int32()), "s1": s1}), path)
     size_mib = path.stat().st_size / 2**20
     assert size_mib > bound, f"the CSV ({size_mib:.0f} MiB) should be larger than the bound"
+    yield path, size_mib
+    path.unlink()
+
+
+def csv_row(i: int) -> dict:
+    return {"id": i, "k": i & 1023, "s1": f"{i}" + "x" * 480}
+
+
+def test_csv_append_stays_under_bound(big, big_csv):
+    s, _, bound, _ = big
+    path, size_mib = big_csv
+    s.ok("create", "m.csv", "--schema", "id:long, k:int, s1:string")
     rc, rss, err = run_measured([s.binary, "--warehouse", str(s.warehouse), "append", "m.csv", str(path)])
     assert rc == 0, err
     assert rss < bound, f"append of a {size_mib:.0f} MiB CSV peaked at {rss:.0f} MiB (bound {bound} MiB)"
-    path.unlink()
     out = s.ok("scan", "m.csv", "--where", f"id = {CSV_ROWS - 1}", "--format", "jsonl")
-    assert json.loads(out) == {"id": CSV_ROWS - 1, "k": (CSV_ROWS - 1) & 1023,
-                               "s1": f"{CSV_ROWS - 1}" + "x" * 480}
+    assert json.loads(out) == csv_row(CSV_ROWS - 1)
+
+
+def test_csv_overwrite_stays_under_bound(big, big_csv):
+    """overwrite writes its input as it reads it, as append does: the rows it replaces go,
+    the others stay, and the CSV is never held whole."""
+    s, root, bound, _ = big
+    path, size_mib = big_csv
+    s.ok("create", "m.ow", "--schema", "id:long, k:int, s1:string")
+    old = root / "old.csv"
+    old.write_text("id,k,s1\n5,0,old\n7,0,old\n" + "".join(f"{i},1,stays\n" for i in range(CSV_ROWS, CSV_ROWS + 3)))
+    s.ok("append", "m.ow", str(old))
+    said = []
+    rc, rss, err = run_measured([s.binary, "--warehouse", str(s.warehouse), "overwrite", "m.ow", str(path),
+                                 "--where", f"id < {CSV_ROWS}"], stdout=subprocess.PIPE,
+                                consume=lambda f: said.append(f.read().decode()))
+    assert rc == 0, err
+    assert f"{CSV_ROWS} rows added, 2 removed" in said[0]
+    assert rss < bound, f"overwrite from a {size_mib:.0f} MiB CSV peaked at {rss:.0f} MiB (bound {bound} MiB)"
+    assert s.ok("scan", "m.ow", "--format", "none").strip() == f"{CSV_ROWS + 3} rows"
+    rows = [json.loads(line) for line in s.ok("scan", "m.ow", "--where", "id in (5, 7)", "--format",
+                                              "jsonl").splitlines()]
+    assert sorted(rows, key=lambda r: r["id"]) == [csv_row(5), csv_row(7)]
+    kept = s.ok("scan", "m.ow", "--where", f"id >= {CSV_ROWS}", "--columns", "s1", "--format", "csv")
+    assert kept.split() == ["s1", "stays", "stays", "stays"]
 
 
 def test_scan_none_stays_under_bound(big):

@@ -9,6 +9,7 @@
 #include <parquet/schema.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 #include <map>
 #include <set>
@@ -286,6 +287,58 @@ TEST(RowDeltaTest, KeysMustNameIdentifierColumns) {
   EXPECT_THAT(p->Upsert(keys), testing::IsErrorWith(ErrorKind::kInvalidArgument, "no identifier fields"));
   EXPECT_THAT(t->Delete("nope = 1"), testing::IsErrorWith(ErrorKind::kInvalidArgument, "nope"));
   EXPECT_TRUE(t->metadata()->snapshots.empty());
+}
+
+TEST(RowDeltaTest, AStreamedOverwriteWritesItsRowsAgainAfterAConflict) {
+  // Overwrite(stage) calls its stager once per attempt. Rows matching the filter that are
+  // committed between an attempt's read and its commit make it conflict: that attempt's
+  // files go, and the next writes the rows again and replaces the newcomer too.
+  testing::TempDir dir;
+  auto cat = std::move(*Catalog::Create(dir.path()));
+  ASSERT_THAT(cat->CreateNamespace("m"), IsOk());
+  Schema schema(0, {NestedField{1, "id", true, Type::Primitive(TypeId::kLong), ""},
+                    NestedField{2, "v", false, Type::Primitive(TypeId::kString), ""}});
+  ASSERT_THAT(cat->CreateTable({"m", "t"}, schema, PartitionSpec(), {}), IsOk());
+  auto t = std::move(*Table::Load(*cat, {"m", "t"}));
+  auto other = std::move(*Table::Load(*cat, {"m", "t"}));
+  auto cell = [](Value v) {
+    testing::Cell c;
+    c.value = std::move(v);
+    return c;
+  };
+  auto rows = [&](std::vector<int64_t> ids, const std::string& v) {
+    std::vector<Row> out;
+    for (int64_t id : ids) out.push_back(Row{cell(Value{id}), cell(Value{v})});
+    return testing::ToArrow(schema, out);
+  };
+  ASSERT_THAT(t->Append(rows({1, 2, 100}, "old")), IsOk());
+  int calls = 0;
+  std::vector<std::string> staged;
+  auto r = t->Overwrite(
+      [&]() -> Result<StagedAppend> {
+        if (++calls == 1) SKADE_RETURN_IF_ERROR(other->Append(rows({3}, "concurrent")));
+        auto s = t->StageAppend(rows({1, 2, 3}, "new"));
+        if (s)
+          for (const auto& f : s->files) staged.push_back(LocalPath(f.file_path));
+        return s;
+      },
+      std::string("id < 10"));
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(r->rows_added, 3);
+  auto plan = t->NewScan().Plan();
+  ASSERT_THAT(plan, IsOk());
+  auto read = TableScan::Read(*plan, &cat->io());
+  ASSERT_THAT(read, IsOk());
+  auto table = (*read)->ToTable();
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  std::vector<Row> want;
+  for (int64_t id : {1, 2, 3}) want.push_back(Row{cell(Value{id}), cell(Value{std::string("new")})});
+  want.push_back(Row{cell(Value{int64_t{100}}), cell(Value{std::string("old")})});
+  EXPECT_EQ(Render(testing::FromArrow(**table, schema.fields()), schema.fields()), Render(want, schema.fields()));
+  ASSERT_EQ(staged.size(), 2u);
+  EXPECT_FALSE(std::filesystem::exists(staged[0])) << "the refused attempt's file stayed";
+  EXPECT_TRUE(std::filesystem::exists(staged[1]));
 }
 
 }  // namespace

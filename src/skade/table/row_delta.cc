@@ -514,9 +514,14 @@ Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& rows,
 Result<CommitResult> Table::Overwrite(const std::shared_ptr<arrow::Table>& rows,
                                       const std::optional<std::string>& filter,
                                       const WriteOptions& options) {
+  return Overwrite([&] { return StageAppend(rows, options); }, filter, options);
+}
+
+Result<CommitResult> Table::Overwrite(const std::function<Result<StagedAppend>()>& stage,
+                                      const std::optional<std::string>& filter, const WriteOptions& options) {
   return WithRecompute(*this, [&]() -> Result<CommitResult> {
     std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
-    SKADE_ASSIGN_OR_RETURN(StagedAppend staged, StageAppend(rows, options));
+    SKADE_ASSIGN_OR_RETURN(StagedAppend staged, stage());
     // What the new rows replace; when that cannot be found, the staged files go.
     auto removal = [&]() -> Result<RowRemoval> {
       RowRemoval removal;

@@ -119,6 +119,12 @@ class Table {
   /// replaces the partitions `rows` touch (dynamic overwrite; all rows if unpartitioned).
   Result<CommitResult> Overwrite(const std::shared_ptr<arrow::Table>& rows, const std::optional<std::string>& filter,
                                  const WriteOptions& options = {});
+  /// Streaming variant: `stage` writes the new rows' data files (StageAppend of a reader)
+  /// and is called once per attempt, so a commit redone after a conflict reads its input
+  /// again instead of the rows being held in memory. Files it staged are removed when the
+  /// attempt fails.
+  Result<CommitResult> Overwrite(const std::function<Result<StagedAppend>()>& stage,
+                                 const std::optional<std::string>& filter, const WriteOptions& options = {});
 
   /// Evolves the schema (see schema_update.h); no data is rewritten.
   Result<CommitResult> UpdateSchema(const SchemaUpdate& update);
