@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "skade/common/result.h"
 #include "skade/format/types.h"
@@ -29,5 +30,13 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
 /// The block size to read `path` again with after `error`, or 0 when the error is
 /// not a row longer than `block_bytes` (or no larger block is allowed).
 int64_t NextBlockBytes(const Error& error, int64_t block_bytes);
+
+/// The rows of `input` (an input file's, conformed to `schema` as they come, so an error
+/// names the file's row) whose position, counted from `first`, `keep` marks. `*rows_read`
+/// counts the input's rows as they are read. Errors: kCorrupt when the input holds more
+/// rows than `keep` covers.
+std::shared_ptr<arrow::RecordBatchReader> KeepMarkedRows(std::shared_ptr<arrow::RecordBatchReader> input,
+                                                         const Schema& schema, const std::vector<uint8_t>& keep,
+                                                         int64_t first, int64_t* rows_read);
 
 }  // namespace skade::cli

@@ -17,10 +17,12 @@ namespace skade::cli {
 namespace {
 
 // Writes the input files' rows as data files of `table`, one file after another and a
-// block at a time (never whole), without committing them.
+// block at a time (never whole), without committing them. With `keep`, only the rows
+// whose position in the inputs (counted over all files) it marks.
 Result<StagedAppend> StageInputs(Context& ctx, Table& table, const std::vector<std::string>& files,
-                                 const std::string& branch) {
+                                 const std::string& branch, const std::vector<uint8_t>* keep = nullptr) {
   StagedAppend all;
+  int64_t first = 0;  // input rows before the current file
   // Files staged for earlier inputs are never committed when a later input fails:
   // they go, so a failed write leaves the table folder as it found it.
   auto fail = [&](Error e) -> Result<StagedAppend> {
@@ -35,6 +37,8 @@ Result<StagedAppend> StageInputs(Context& ctx, Table& table, const std::vector<s
     for (int64_t block = kInputBlockBytes;;) {
       // OpenInput's errors name the file already; those of the rows get it here.
       auto reader = OpenInput(path, *table.metadata()->schema(), block);
+      int64_t rows_read = 0;
+      if (reader && keep) *reader = KeepMarkedRows(*reader, *table.metadata()->schema(), *keep, first, &rows_read);
       auto staged = reader ? table.StageAppend(**reader, opts)
                            : Result<StagedAppend>(std::unexpected(reader.error()));
       if (ctx.progress) std::fprintf(stderr, "\n");
@@ -47,9 +51,13 @@ Result<StagedAppend> StageInputs(Context& ctx, Table& table, const std::vector<s
         return fail(reader ? std::move(staged).error().WithContext(path) : std::move(staged).error());
       }
       all.files.insert(all.files.end(), staged->files.begin(), staged->files.end());
+      first += rows_read;
       break;
     }
   }
+  if (keep && first != static_cast<int64_t>(keep->size()))
+    return fail(Corrupt("the input files hold " + std::to_string(first) + " rows, " + std::to_string(keep->size()) +
+                        " when their keys were read (did they change?)").error());
   all.branch = branch;
   return all;
 }
@@ -69,8 +77,14 @@ Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::s
   return {};
 }
 
-// Reads input files into one table conformed to the table's schema.
-Result<std::shared_ptr<arrow::Table>> ReadInputs(const std::vector<std::string>& files, const Schema& schema) {
+// The identifier columns of every row of the input files, in input order, conformed to
+// their types (the keys an upsert or a delete by key reads first; the other columns of
+// each block are dropped as it is read).
+Result<std::shared_ptr<arrow::Table>> ReadInputKeys(const std::vector<std::string>& files, const Schema& schema) {
+  std::vector<NestedField> fields;
+  for (int id : schema.identifier_field_ids())
+    if (const NestedField* f = schema.FindField(id)) fields.push_back(*f);
+  const Schema key_schema(0, fields);
   std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
   for (const auto& path : files) {
     size_t first_batch = batches.size();
@@ -83,7 +97,16 @@ Result<std::shared_ptr<arrow::Table>> ReadInputs(const std::vector<std::string>&
           auto st = reader->ReadNext(&batch);
           if (!st.ok()) return Corrupt(path + ": " + st.message());
           if (!batch) return {};
-          auto conformed = ConformToSchema(batch, schema, row);
+          arrow::FieldVector key_fields;
+          arrow::ArrayVector key_columns;
+          for (const auto& f : fields) {
+            int i = batch->schema()->GetFieldIndex(f.name);
+            if (i < 0) return InvalidArgument(path + ": the input lacks identifier column '" + f.name + "'");
+            key_fields.push_back(batch->schema()->field(i));
+            key_columns.push_back(batch->column(i));
+          }
+          auto keys = arrow::RecordBatch::Make(arrow::schema(key_fields), batch->num_rows(), key_columns);
+          auto conformed = ConformToSchema(keys, key_schema, row);
           if (!conformed) return std::unexpected(std::move(conformed).error().WithContext(path));
           row += batch->num_rows();
           batches.push_back(*conformed);
@@ -98,19 +121,8 @@ Result<std::shared_ptr<arrow::Table>> ReadInputs(const std::vector<std::string>&
       return std::unexpected(read.error());
     }
   }
-  auto table = arrow::Table::FromRecordBatches(ToArrowSchema(schema), batches);
+  auto table = arrow::Table::FromRecordBatches(ToArrowSchema(key_schema), batches);
   if (!table.ok()) return Internal(table.status().message());
-  return *table;
-}
-
-// Reads key files: only the identifier columns are kept.
-Result<std::shared_ptr<arrow::Table>> ReadKeys(const std::string& path, const Schema& schema) {
-  std::vector<NestedField> fields;
-  for (int id : schema.identifier_field_ids())
-    if (const NestedField* f = schema.FindField(id)) fields.push_back(*f);
-  SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, Schema(0, fields)));
-  auto table = reader->ToTable();
-  if (!table.ok()) return Corrupt(path + ": " + table.status().message());
   return *table;
 }
 
@@ -197,7 +209,7 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
     opts.branch = a.branch;
     CommitResult r;
     if (!a.keys_file.empty()) {
-      SKADE_ASSIGN_OR_RETURN(auto keys, ReadKeys(a.keys_file, *table->metadata()->schema()));
+      SKADE_ASSIGN_OR_RETURN(auto keys, ReadInputKeys({a.keys_file}, *table->metadata()->schema()));
       SKADE_ASSIGN_OR_RETURN(r, table->DeleteKeys(keys, opts));
     } else {
       SKADE_ASSIGN_OR_RETURN(r, table->Delete(a.where, opts));
@@ -212,10 +224,15 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   upsert->add_option("--branch", a.branch, "branch to write to");
   upsert->callback([&] { action = [&]() -> Status {
     SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
-    SKADE_ASSIGN_OR_RETURN(auto rows, ReadInputs(a.files, *table->metadata()->schema()));
+    if (table->metadata()->schema()->identifier_field_ids().empty())
+      return InvalidArgument("table " + a.table + " has no identifier fields (create it with --identifier COLS)");
+    // The keys first, then the rows each key keeps, written as they are read again.
+    SKADE_ASSIGN_OR_RETURN(auto keys, ReadInputKeys(a.files, *table->metadata()->schema()));
     WriteOptions opts;
     opts.branch = a.branch;
-    SKADE_ASSIGN_OR_RETURN(auto r, table->Upsert(rows, opts));
+    SKADE_ASSIGN_OR_RETURN(auto r, table->Upsert(keys, [&](const std::vector<uint8_t>& keep) {
+      return StageInputs(ctx, *table, a.files, a.branch, &keep);
+    }, opts));
     PrintChange("upsert", a.table, r);
     return {};
   }; });

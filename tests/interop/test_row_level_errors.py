@@ -20,6 +20,10 @@ CASES = [
     ("delete_keys_missing_identifier", "db.e", ["delete", "{t}", "--keys", "{keys_no_id}"], ["identifier", "id"]),
     ("upsert_missing_identifier", "db.e", ["upsert", "{t}", "{keys_no_id}"], ["id"]),
     ("upsert_null_identifier", "db.e", ["upsert", "{t}", "{null_id}"], ["id"]),
+    # A bad value past the keys: found while the rows are written, after the old rows' delete
+    # files were: those go again, and the message names the file, row and column.
+    ("upsert_bad_value_after_the_keys", "db.e", ["upsert", "{t}", "{bad_v}"], ["bad_v.csv", "row 3", "v"]),
+    ("overwrite_bad_value", "db.e", ["overwrite", "{t}", "{bad_v}", "--where", "id = 1"], ["bad_v.csv", "row 3", "v"]),
     ("widen_string_to_int", "db.e", ["alter", "{t}", "widen-column", "s", "int"], ["s", "string", "int"]),
     ("narrow_long_to_int", "db.e", ["alter", "{t}", "widen-column", "id", "int"], ["id", "long", "int"]),
     ("drop_identifier_column", "db.e", ["alter", "{t}", "drop-column", "id"], ["id", "identifier"]),
@@ -47,8 +51,10 @@ def test_bad_row_level_input_leaves_table_unchanged(skade, warehouse, tmp_path, 
         "file": str(data),
         "keys_no_id": str(write_parquet(ROWS.select(["grp", "v"]), tmp_path / "no_id.parquet")),
         "null_id": str(tmp_path / "null_id.jsonl"),
+        "bad_v": str(tmp_path / "bad_v.csv"),
         "t": table,
     }
+    (tmp_path / "bad_v.csv").write_text("id,grp,v,s\n1,a,5,p\n2,b,6,q\n3,a,seven,r\n")
     (tmp_path / "null_id.jsonl").write_text('{"id": 7, "grp": "a"}\n{"id": null, "grp": "b"}\n')
 
     row_before = catalog_row(warehouse, table)

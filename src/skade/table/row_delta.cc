@@ -3,6 +3,8 @@
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 
+#include <malloc.h>
+
 #include <chrono>
 #include <random>
 #include <thread>
@@ -362,26 +364,6 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
 }
 
 // Keeps the last row of each key (an upsert batch may repeat a key).
-Result<std::shared_ptr<arrow::Table>> LastRowPerKey(const std::shared_ptr<arrow::Table>& rows,
-                                                    const Schema& schema,
-                                                    const std::vector<const NestedField*>& ids) {
-  SKADE_ARROW_ASSIGN(auto batch, rows->CombineChunksToBatch(), "upsert");
-  SKADE_ASSIGN_OR_RETURN(auto conformed, ConformToSchema(batch, schema, 1));
-  SKADE_ASSIGN_OR_RETURN(auto keys, Keys(*conformed, schema, ids));
-  std::unordered_map<std::string, int64_t> last;
-  for (int64_t r = 0; r < static_cast<int64_t>(keys.size()); ++r) last[keys[r]] = r;
-  if (static_cast<int64_t>(last.size()) == conformed->num_rows())
-    return arrow::Table::FromRecordBatches({conformed}).ValueOrDie();
-  arrow::Int64Builder idx;
-  for (int64_t r = 0; r < static_cast<int64_t>(keys.size()); ++r)
-    if (last[keys[r]] == r) SKADE_ARROW_RETURN(idx.Append(r), "upsert");
-  std::shared_ptr<arrow::Array> ia;
-  SKADE_ARROW_RETURN(idx.Finish(&ia), "upsert");
-  InitArrowCompute();
-  SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(conformed, ia), "upsert");
-  return arrow::Table::FromRecordBatches({taken.record_batch()}).ValueOrDie();
-}
-
 // Changes computed from reading the table are recomputed when a concurrent commit
 // added rows since the read (the producer refuses them), as often as the table's
 // commit.retry.num-retries allows; other conflicts are rebased by the producer itself.
@@ -489,24 +471,81 @@ Result<CommitResult> Table::DeleteKeys(const std::shared_ptr<arrow::Table>& keys
 
 Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& rows,
                                    const WriteOptions& options) {
+  return Upsert(
+      rows,
+      [&](const std::vector<uint8_t>& keep) -> Result<StagedAppend> {
+        SKADE_ARROW_ASSIGN(auto combined, rows->CombineChunksToBatch(), "upsert");
+        // Conformed before the rows are picked, so an error names the input's row.
+        SKADE_ASSIGN_OR_RETURN(auto batch, ConformToSchema(combined, *metadata()->schema(), 1));
+        SKADE_ARROW_ASSIGN(auto bits, arrow::AllocateBitmap(batch->num_rows()), "upsert");
+        int64_t kept = 0;
+        for (int64_t r = 0; r < batch->num_rows(); ++r) {
+          arrow::bit_util::SetBitTo(bits->mutable_data(), r, keep[static_cast<size_t>(r)] != 0);
+          kept += keep[static_cast<size_t>(r)];
+        }
+        if (kept < batch->num_rows()) {
+          SKADE_ASSIGN_OR_RETURN(batch, KeepRows(batch, arrow::BooleanArray(batch->num_rows(), std::move(bits)), kept));
+        }
+        return StageAppend(arrow::Table::FromRecordBatches({batch}).ValueOrDie(), options);
+      },
+      options);
+}
+
+Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& keys,
+                                   const std::function<Result<StagedAppend>(const std::vector<uint8_t>& keep)>& stage,
+                                   const WriteOptions& options) {
   TableMetadataPtr pinned = loaded_.metadata;  // `ids` point into it across refreshes
   const Schema& schema = *pinned->schema();
   SKADE_ASSIGN_OR_RETURN(auto ids, IdentifierFields(schema, ident().ToString()));
-  SKADE_ASSIGN_OR_RETURN(auto latest, LastRowPerKey(rows, schema, ids));
-  // Only the keys go on: an equality delete file of whole rows is as large as the data
-  // it replaces, and every scan would read it.
-  SKADE_ASSIGN_OR_RETURN(auto key_rows, KeyBatch(latest, ids));
+  SKADE_ASSIGN_OR_RETURN(auto all_keys, KeyBatch(keys, ids));
+  // The last row of each key wins; only the keys go on to find the rows they replace (an
+  // equality delete file of whole rows would be as large as the data it replaces). The
+  // keys' texts go before that search makes its own.
+  std::vector<uint8_t> keep(static_cast<size_t>(all_keys->num_rows()), 0);
+  arrow::Int64Builder kept_rows;
+  {
+    SKADE_ASSIGN_OR_RETURN(auto texts, Keys(*all_keys, schema, ids));
+    std::unordered_map<std::string_view, int64_t> last;
+    for (int64_t r = 0; r < static_cast<int64_t>(texts.size()); ++r) last[texts[static_cast<size_t>(r)]] = r;
+    for (int64_t r = 0; r < static_cast<int64_t>(texts.size()); ++r)
+      if (last[texts[static_cast<size_t>(r)]] == r) {
+        keep[static_cast<size_t>(r)] = 1;
+        SKADE_ARROW_RETURN(kept_rows.Append(r), "upsert");
+      }
+  }
+  const int64_t kept = kept_rows.length();
+  std::shared_ptr<arrow::RecordBatch> key_rows = all_keys;
+  if (kept < all_keys->num_rows()) {
+    std::shared_ptr<arrow::Array> indices;
+    SKADE_ARROW_RETURN(kept_rows.Finish(&indices), "upsert");
+    InitArrowCompute();
+    SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(all_keys, indices), "upsert");
+    key_rows = taken.record_batch();
+  }
   return WithRecompute(*this, [&]() -> Result<CommitResult> {
     std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
     SKADE_ASSIGN_OR_RETURN(RowRemoval removal,
                            RemoveKeys(*this, catalog_->io(), key_rows, ids, options.branch));
-    auto staged = StageAppend(latest, options);
+#if defined(__GLIBC__)
+    // The keys' texts and sets (about 150 bytes a key, in many small blocks) are freed by
+    // now; glibc keeps such memory unless asked, and the rows are written next.
+    ::malloc_trim(0);
+#endif
+    auto staged = stage(keep);
+    int64_t staged_rows = 0;
+    if (staged)
+      for (const auto& f : staged->files) staged_rows += f.record_count;
+    if (staged && staged_rows != kept) {
+      DiscardFiles(catalog_->io(), staged->files);
+      staged = Corrupt("the upsert's input gave " + std::to_string(staged_rows) + " rows to write, its keys " +
+                       std::to_string(kept) + " (did it change while it was read?)");
+    }
     if (!staged) {
       DiscardFiles(catalog_->io(), removal.delete_files);
       DiscardFiles(catalog_->io(), removal.rewritten);
       return std::unexpected(staged.error());
     }
-    return CommitFileChange(ChangeFrom(removal, staged->files, options, read, "upsert"), latest->num_rows(),
+    return CommitFileChange(ChangeFrom(removal, staged->files, options, read, "upsert"), kept,
                             removal.rows_deleted);
   });
 }

@@ -115,6 +115,14 @@ class Table {
   /// Inserts or replaces rows by the identifier fields, in one snapshot; duplicate keys
   /// within `rows` resolve last-row-wins. Old rows go as in DeleteKeys.
   Result<CommitResult> Upsert(const std::shared_ptr<arrow::Table>& rows, const WriteOptions& options = {});
+  /// Streaming variant, holding keys rather than rows: `keys` has the identifier columns
+  /// of every input row, in input order (other columns are ignored). `stage` writes the
+  /// input rows whose position `keep` marks (the last row of each key) as data files, once
+  /// per attempt, like Overwrite's. Errors as above; kCorrupt when the rows staged are not
+  /// the rows kept (the input changed between its reads).
+  Result<CommitResult> Upsert(const std::shared_ptr<arrow::Table>& keys,
+                              const std::function<Result<StagedAppend>(const std::vector<uint8_t>& keep)>& stage,
+                              const WriteOptions& options = {});
   /// Replaces the rows matching `filter` with `rows` in one snapshot; without a filter,
   /// replaces the partitions `rows` touch (dynamic overwrite; all rows if unpartitioned).
   Result<CommitResult> Overwrite(const std::shared_ptr<arrow::Table>& rows, const std::optional<std::string>& filter,
