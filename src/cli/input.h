@@ -2,9 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "skade/common/result.h"
 #include "skade/format/types.h"
@@ -16,7 +16,7 @@ class RecordBatchReader;
 namespace skade::cli {
 
 /// Text inputs are read in blocks of this many bytes; a row longer than a block is
-/// read again with a larger one (NextBlockBytes), up to kMaxInputBlockBytes.
+/// read again with a larger one (ReadInGrowingBlocks), up to kMaxInputBlockBytes.
 inline constexpr int64_t kInputBlockBytes = 4 << 20;
 inline constexpr int64_t kMaxInputBlockBytes = 1LL << 30;
 
@@ -27,16 +27,9 @@ inline constexpr int64_t kMaxInputBlockBytes = 1LL << 30;
 Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& path, const Schema& schema,
                                                             int64_t block_bytes = kInputBlockBytes);
 
-/// The block size to read `path` again with after `error`, or 0 when the error is
-/// not a row longer than `block_bytes` (or no larger block is allowed).
-int64_t NextBlockBytes(const Error& error, int64_t block_bytes);
-
-/// The rows of `input` (an input file's, conformed to `schema` as they come, so an error
-/// names the file's row) whose position, counted from `first`, `keep` marks. `*rows_read`
-/// counts the input's rows as they are read. Errors: kCorrupt when the input holds more
-/// rows than `keep` covers.
-std::shared_ptr<arrow::RecordBatchReader> KeepMarkedRows(std::shared_ptr<arrow::RecordBatchReader> input,
-                                                         const Schema& schema, const std::vector<uint8_t>& keep,
-                                                         int64_t first, int64_t* rows_read);
+/// Runs `read` (which reads an input in blocks of the size it is given) with
+/// kInputBlockBytes, and again with blocks four times as large while it fails on a row
+/// longer than its block, up to kMaxInputBlockBytes; its other errors are returned.
+Status ReadInGrowingBlocks(const std::function<Status(int64_t block_bytes)>& read);
 
 }  // namespace skade::cli

@@ -176,6 +176,42 @@ const NestedField* FieldFor(const arrow::Field& f, const Schema& schema) {
   return schema.FindTopLevel(f.name());
 }
 
+// A cell is shown in at most this many characters (longer ones end in "...").
+constexpr size_t kCellChars = 80;
+
+// A cell's text as shown: what PrintAligned would print of it, so a block keeps no more.
+std::string Clipped(std::string text) {
+  if (text.size() > kCellChars) text.resize(kCellChars + 1);  // still longer: PrintAligned cuts it
+  return text;
+}
+
+// A listing's rows as aligned text (after its header and a rule, with `header`). `width`
+// holds each column's width and only grows: blocks printed one after another stay
+// aligned unless a later value needs more room.
+void PrintAligned(const Listing& l, bool header, std::vector<size_t>* width, std::FILE* out) {
+  std::vector<size_t>& w = *width;
+  w.resize(l.headers.size(), 0);
+  for (size_t c = 0; c < l.headers.size(); ++c) w[c] = std::max(w[c], l.headers[c].size());
+  for (const auto& row : l.rows)
+    for (size_t c = 0; c < row.size(); ++c) w[c] = std::max(w[c], std::min(row[c].size(), kCellChars));
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      std::string cell = cells[c].size() > kCellChars ? cells[c].substr(0, kCellChars - 3) + "..." : cells[c];
+      s += (c ? "  " : "") + cell;
+      if (c + 1 < cells.size()) s += std::string(w[c] - std::min(w[c], cell.size()), ' ');
+    }
+    std::fprintf(out, "%s\n", s.c_str());
+  };
+  if (header) {
+    line(l.headers);
+    std::vector<std::string> rule;
+    for (size_t n : w) rule.push_back(std::string(n, '-'));
+    line(rule);
+  }
+  for (const auto& row : l.rows) line(row);
+}
+
 }  // namespace
 
 Result<Format> ParseFormat(const std::string& name, bool data) {
@@ -219,42 +255,6 @@ void PrintListing(const Listing& l, Format format, std::FILE* out) {
   PrintAligned(l, /*header=*/true, &width, out);
 }
 
-namespace {
-
-// A cell is shown in at most this many characters (longer ones end in "...").
-constexpr size_t kCellChars = 80;
-
-// A cell's text as shown: what PrintAligned would print of it, so a block keeps no more.
-std::string Clipped(std::string text) {
-  if (text.size() > kCellChars) text.resize(kCellChars + 1);  // still longer: PrintAligned cuts it
-  return text;
-}
-
-}  // namespace
-
-void PrintAligned(const Listing& l, bool header, std::vector<size_t>* width, std::FILE* out) {
-  std::vector<size_t>& w = *width;
-  w.resize(l.headers.size(), 0);
-  for (size_t c = 0; c < l.headers.size(); ++c) w[c] = std::max(w[c], l.headers[c].size());
-  for (const auto& row : l.rows)
-    for (size_t c = 0; c < row.size(); ++c) w[c] = std::max(w[c], std::min(row[c].size(), kCellChars));
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string s;
-    for (size_t c = 0; c < cells.size(); ++c) {
-      std::string cell = cells[c].size() > kCellChars ? cells[c].substr(0, kCellChars - 3) + "..." : cells[c];
-      s += (c ? "  " : "") + cell;
-      if (c + 1 < cells.size()) s += std::string(w[c] - std::min(w[c], cell.size()), ' ');
-    }
-    std::fprintf(out, "%s\n", s.c_str());
-  };
-  if (header) {
-    line(l.headers);
-    std::vector<std::string> rule;
-    for (size_t n : w) rule.push_back(std::string(n, '-'));
-    line(rule);
-  }
-  for (const auto& row : l.rows) line(row);
-}
 
 std::string TimeText(int64_t ms) {
   return FormatValue(*Type::Primitive(TypeId::kTimestampTz), Value{ms * 1000});

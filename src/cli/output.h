@@ -27,10 +27,6 @@ struct Listing {
   std::vector<bool> numeric;
 };
 void PrintListing(const Listing& listing, Format format, std::FILE* out);
-/// A listing's rows as aligned text (after its header and a rule, with `header`). `width`
-/// holds each column's width and only grows: blocks printed one after another stay
-/// aligned unless a later value needs more room.
-void PrintAligned(const Listing& listing, bool header, std::vector<size_t>* width, std::FILE* out);
 
 /// Streams a scan to `out` (or to `output_path` for parquet). Returns rows written.
 /// With `progress`, a running row count goes to stderr (for terminals).

@@ -34,26 +34,19 @@ Result<StagedAppend> StageInputs(Context& ctx, Table& table, const std::vector<s
     opts.branch = branch;
     if (ctx.progress)
       opts.progress = [&](int64_t rows, int64_t) { std::fprintf(stderr, "\r%s: %lld rows written", path.c_str(), static_cast<long long>(rows)); };
-    for (int64_t block = kInputBlockBytes;;) {
+    int64_t rows_read = 0;
+    Status read = ReadInGrowingBlocks([&](int64_t block) -> Status {
       // OpenInput's errors name the file already; those of the rows get it here.
-      auto reader = OpenInput(path, *table.metadata()->schema(), block);
-      int64_t rows_read = 0;
-      if (reader && keep) *reader = KeepMarkedRows(*reader, *table.metadata()->schema(), *keep, first, &rows_read);
-      auto staged = reader ? table.StageAppend(**reader, opts)
-                           : Result<StagedAppend>(std::unexpected(reader.error()));
+      SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, *table.metadata()->schema(), block));
+      if (keep) reader = KeepMarkedRows(reader, *table.metadata()->schema(), *keep, first, &rows_read);
+      auto staged = table.StageAppend(*reader, opts);
       if (ctx.progress) std::fprintf(stderr, "\n");
-      if (!staged) {
-        // A row longer than the read block: the same file again with a larger one.
-        if (int64_t next = NextBlockBytes(staged.error(), block)) {
-          block = next;
-          continue;
-        }
-        return fail(reader ? std::move(staged).error().WithContext(path) : std::move(staged).error());
-      }
+      if (!staged) return std::unexpected(std::move(staged).error().WithContext(path));
       all.files.insert(all.files.end(), staged->files.begin(), staged->files.end());
-      first += rows_read;
-      break;
-    }
+      return {};
+    });
+    if (!read) return fail(std::move(read).error());
+    first += rows_read;
   }
   if (keep && first != static_cast<int64_t>(keep->size()))
     return fail(Corrupt("the input files hold " + std::to_string(first) + " rows, " + std::to_string(keep->size()) +
@@ -86,40 +79,33 @@ Result<std::shared_ptr<arrow::Table>> ReadInputKeys(const std::vector<std::strin
     if (const NestedField* f = schema.FindField(id)) fields.push_back(*f);
   const Schema key_schema(0, fields);
   std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
-  for (const auto& path : files) {
-    size_t first_batch = batches.size();
-    for (int64_t block = kInputBlockBytes;;) {
-      Status read = [&]() -> Status {
-        SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, schema, block));
-        int64_t row = 1;
-        while (true) {
-          std::shared_ptr<arrow::RecordBatch> batch;
-          auto st = reader->ReadNext(&batch);
-          if (!st.ok()) return Corrupt(path + ": " + st.message());
-          if (!batch) return {};
-          arrow::FieldVector key_fields;
-          arrow::ArrayVector key_columns;
-          for (const auto& f : fields) {
-            int i = batch->schema()->GetFieldIndex(f.name);
-            if (i < 0) return InvalidArgument(path + ": the input lacks identifier column '" + f.name + "'");
-            key_fields.push_back(batch->schema()->field(i));
-            key_columns.push_back(batch->column(i));
-          }
-          auto keys = arrow::RecordBatch::Make(arrow::schema(key_fields), batch->num_rows(), key_columns);
-          auto conformed = ConformToSchema(keys, key_schema, row);
-          if (!conformed) return std::unexpected(std::move(conformed).error().WithContext(path));
-          row += batch->num_rows();
-          batches.push_back(*conformed);
+  // Without identifier fields there are no keys to read: the table's write refuses that.
+  for (const auto& path : fields.empty() ? std::vector<std::string>{} : files) {
+    const size_t first_batch = batches.size();
+    SKADE_RETURN_IF_ERROR(ReadInGrowingBlocks([&](int64_t block) -> Status {
+      batches.resize(first_batch);  // a read again with larger blocks starts the file over
+      SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, schema, block));
+      int64_t row = 1;
+      while (true) {
+        std::shared_ptr<arrow::RecordBatch> batch;
+        auto st = reader->ReadNext(&batch);
+        if (!st.ok()) return Corrupt(path + ": " + st.message());
+        if (!batch) return {};
+        arrow::FieldVector key_fields;
+        arrow::ArrayVector key_columns;
+        for (const auto& f : fields) {
+          int i = batch->schema()->GetFieldIndex(f.name);
+          if (i < 0) return InvalidArgument(path + ": the input lacks identifier column '" + f.name + "'");
+          key_fields.push_back(batch->schema()->field(i));
+          key_columns.push_back(batch->column(i));
         }
-      }();
-      if (read) break;
-      batches.resize(first_batch);
-      if (int64_t next = NextBlockBytes(read.error(), block)) {
-        block = next;
-        continue;
+        auto keys = arrow::RecordBatch::Make(arrow::schema(key_fields), batch->num_rows(), key_columns);
+        auto conformed = ConformToSchema(keys, key_schema, row);
+        if (!conformed) return std::unexpected(std::move(conformed).error().WithContext(path));
+        row += batch->num_rows();
+        batches.push_back(*conformed);
       }
-      return std::unexpected(read.error());
-    }
+    }));
   }
   auto table = arrow::Table::FromRecordBatches(ToArrowSchema(key_schema), batches);
   if (!table.ok()) return Internal(table.status().message());
@@ -224,8 +210,6 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   upsert->add_option("--branch", a.branch, "branch to write to");
   upsert->callback([&] { action = [&]() -> Status {
     SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
-    if (table->metadata()->schema()->identifier_field_ids().empty())
-      return InvalidArgument("table " + a.table + " has no identifier fields (create it with --identifier COLS)");
     // The keys first, then the rows each key keeps, written as they are read again.
     SKADE_ASSIGN_OR_RETURN(auto keys, ReadInputKeys(a.files, *table->metadata()->schema()));
     WriteOptions opts;

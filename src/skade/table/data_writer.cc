@@ -499,6 +499,63 @@ Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::stri
   return df;
 }
 
+namespace {
+
+// KeepMarkedRows' reader.
+class MarkedRows final : public arrow::RecordBatchReader {
+ public:
+  MarkedRows(std::shared_ptr<arrow::RecordBatchReader> input, const Schema& schema, const std::vector<uint8_t>& keep,
+             int64_t first, int64_t* rows_read)
+      : input_(std::move(input)), schema_(schema), arrow_schema_(ToArrowSchema(schema)), keep_(keep), first_(first),
+        rows_read_(rows_read) {
+    *rows_read_ = 0;
+  }
+  std::shared_ptr<arrow::Schema> schema() const override { return arrow_schema_; }
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    while (true) {
+      ARROW_RETURN_NOT_OK(input_->ReadNext(out));
+      if (!*out) return arrow::Status::OK();
+      const int64_t n = (*out)->num_rows(), at = first_ + *rows_read_;
+      if (at + n > static_cast<int64_t>(keep_.size()))
+        return arrow::Status::IOError("the input holds more rows than when its keys were read (did it change?)");
+      auto conformed = ConformToSchema(*out, schema_, *rows_read_ + 1);
+      if (!conformed) return arrow::Status::Invalid(conformed.error().message);
+      *rows_read_ += n;
+      auto bits = arrow::AllocateBitmap(n);
+      if (!bits.ok()) return bits.status();
+      int64_t kept = 0;
+      for (int64_t r = 0; r < n; ++r) {
+        const bool k = keep_[static_cast<size_t>(at + r)] != 0;
+        arrow::bit_util::SetBitTo((*bits)->mutable_data(), r, k);
+        kept += k;
+      }
+      if (kept == 0) continue;
+      *out = *conformed;
+      if (kept == n) return arrow::Status::OK();
+      auto some = KeepRows(*out, arrow::BooleanArray(n, *std::move(bits)), kept);
+      if (!some) return arrow::Status::Invalid(some.error().message);
+      *out = *some;
+      return arrow::Status::OK();
+    }
+  }
+
+ private:
+  std::shared_ptr<arrow::RecordBatchReader> input_;
+  const Schema& schema_;
+  std::shared_ptr<arrow::Schema> arrow_schema_;
+  const std::vector<uint8_t>& keep_;
+  const int64_t first_;
+  int64_t* rows_read_;
+};
+
+}  // namespace
+
+std::shared_ptr<arrow::RecordBatchReader> KeepMarkedRows(std::shared_ptr<arrow::RecordBatchReader> input,
+                                                         const Schema& schema, const std::vector<uint8_t>& keep,
+                                                         int64_t first, int64_t* rows_read) {
+  return std::make_shared<MarkedRows>(std::move(input), schema, keep, first, rows_read);
+}
+
 struct DataWriter::Impl {
   const TableMetadata* metadata = nullptr;
   SchemaPtr schema;

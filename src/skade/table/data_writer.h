@@ -14,6 +14,7 @@
 namespace arrow {
 class MemoryPool;
 class RecordBatch;
+class RecordBatchReader;
 class Schema;
 }
 
@@ -25,6 +26,14 @@ namespace skade {
 /// Errors: kInvalidArgument naming the column and row that do not fit.
 Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
     const std::shared_ptr<arrow::RecordBatch>& batch, const Schema& schema, int64_t first_row);
+
+/// The rows of `input`, conformed to `schema` as they come (so an error names the input's
+/// row), whose position, counted from `first`, `keep` marks (an upsert's last row of each
+/// key). `*rows_read` counts the input's rows as they are read. `schema` and `keep` must
+/// outlive the reader. Errors: kCorrupt when the input holds more rows than `keep` covers.
+std::shared_ptr<arrow::RecordBatchReader> KeepMarkedRows(std::shared_ptr<arrow::RecordBatchReader> input,
+                                                         const Schema& schema, const std::vector<uint8_t>& keep,
+                                                         int64_t first, int64_t* rows_read);
 
 /// Writes one Parquet file of `batch` (whose fields carry the ids of `schema`) at
 /// `location` and describes it; used for delete files.

@@ -363,7 +363,6 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
   return found;
 }
 
-// Keeps the last row of each key (an upsert batch may repeat a key).
 // Changes computed from reading the table are recomputed when a concurrent commit
 // added rows since the read (the producer refuses them), as often as the table's
 // commit.retry.num-retries allows; other conflicts are rebased by the producer itself.
@@ -473,20 +472,11 @@ Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& rows,
                                    const WriteOptions& options) {
   return Upsert(
       rows,
-      [&](const std::vector<uint8_t>& keep) -> Result<StagedAppend> {
-        SKADE_ARROW_ASSIGN(auto combined, rows->CombineChunksToBatch(), "upsert");
-        // Conformed before the rows are picked, so an error names the input's row.
-        SKADE_ASSIGN_OR_RETURN(auto batch, ConformToSchema(combined, *metadata()->schema(), 1));
-        SKADE_ARROW_ASSIGN(auto bits, arrow::AllocateBitmap(batch->num_rows()), "upsert");
-        int64_t kept = 0;
-        for (int64_t r = 0; r < batch->num_rows(); ++r) {
-          arrow::bit_util::SetBitTo(bits->mutable_data(), r, keep[static_cast<size_t>(r)] != 0);
-          kept += keep[static_cast<size_t>(r)];
-        }
-        if (kept < batch->num_rows()) {
-          SKADE_ASSIGN_OR_RETURN(batch, KeepRows(batch, arrow::BooleanArray(batch->num_rows(), std::move(bits)), kept));
-        }
-        return StageAppend(arrow::Table::FromRecordBatches({batch}).ValueOrDie(), options);
+      [&](const std::vector<uint8_t>& keep) {
+        int64_t rows_read = 0;
+        auto kept = KeepMarkedRows(std::make_shared<arrow::TableBatchReader>(rows), *metadata()->schema(), keep, 0,
+                                   &rows_read);
+        return StageAppend(*kept, options);
       },
       options);
 }

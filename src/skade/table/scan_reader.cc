@@ -225,6 +225,11 @@ constexpr int64_t kBatchBytes = 16LL << 20;
 
 // The read-ahead budget when the plan names none: 128 MiB, less beyond four workers,
 // each of whose allocator keeps some of what it decoded (measured: ~25 MiB a worker).
+// Rows that pass stay in the buffers they were decoded into (moved up, or a slice) only
+// where they are at least half of those rows; fewer are copied out and the buffers freed,
+// so a result holds memory for its own rows.
+constexpr bool StayInPlace(int64_t kept, int64_t rows) { return 2 * kept >= rows; }
+
 int64_t DefaultBudget(size_t workers) {
   return std::clamp<int64_t>((512LL << 20) / static_cast<int64_t>(std::max<size_t>(1, workers)), 32LL << 20,
                              128LL << 20);
@@ -957,7 +962,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     MarkKept(mask.get(), rows, s.deciding->data() + at);
     if (mask && deleted > 0) {
       const int64_t kept = rows - deleted;
-      SKADE_ASSIGN_OR_RETURN(*batch, KeepRows(*batch, *mask, kept, /*in_place=*/2 * kept >= rows, s.shape->pool));
+      SKADE_ASSIGN_OR_RETURN(*batch, KeepRows(*batch, *mask, kept, StayInPlace(kept, rows), s.shape->pool));
     }
     s.decided_rows.store(at + rows, std::memory_order_release);
     return {};
@@ -1037,7 +1042,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       SKADE_ASSIGN_OR_RETURN(auto rest, Conform(*shape_, f, f.rest, *raw));
       SKADE_ASSIGN_OR_RETURN(auto batch,
                              Assemble(*shape_, f, std::move(cols), mask, kept, std::move(rest), rows, s.pos,
-                                      /*in_place=*/2 * kept >= rows));
+                                      StayInPlace(kept, rows)));
       ready_.push_back(std::move(batch));
     }
     s.pos += passed;
@@ -1467,11 +1472,11 @@ class ScanReader final : public arrow::RecordBatchReader {
   static void Finish(const JobPtr& job) {
     Job& j = *job;
     const OpenedFile& f = *j.unit.file;
-    // The batches are slices of the row group's column buffers: kept in place, survivors
-    // hold those buffers whole, so only when they are at least half the rows.
+    // The batches are slices of the row group's column buffers: what decides is the
+    // share of the whole row group that passes.
     int64_t kept = 0;
     for (int64_t n : j.kept) kept += n;
-    const bool in_place = 2 * kept >= j.unit.rows;
+    const bool in_place = StayInPlace(kept, j.unit.rows);
     for (int64_t b = 0; b < j.Batches() && !j.Failed(); ++b) {
       if (j.kept[b] == 0) continue;
       arrow::ArrayVector first, rest;
@@ -1548,7 +1553,7 @@ class ScanReader final : public arrow::RecordBatchReader {
   // other rows, a copy in buffers of their own.
   Result<std::shared_ptr<arrow::RecordBatch>> FirstRows(const std::shared_ptr<arrow::RecordBatch>& batch,
                                                         int64_t n) const {
-    if (2 * n >= batch->num_rows()) return batch->Slice(0, n);
+    if (StayInPlace(n, batch->num_rows())) return batch->Slice(0, n);
     SKADE_ARROW_ASSIGN(auto bits, arrow::AllocateBitmap(batch->num_rows(), shape_->pool), "scan");
     arrow::bit_util::SetBitsTo(bits->mutable_data(), 0, n, true);
     arrow::bit_util::SetBitsTo(bits->mutable_data(), n, batch->num_rows() - n, false);
