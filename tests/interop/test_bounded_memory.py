@@ -152,6 +152,40 @@ def test_csv_replacing_writes_stay_under_bound(big, big_csv, command):
     assert kept.split() == ["s1", "stays", "stays", "stays"]
 
 
+KEY_ROWS = 3_000_000
+
+
+def test_upsert_of_many_keys_stays_under_bound(big):
+    """An upsert holds its keys while it matches them, in typed columns and hash tables
+    of a few dozen bytes a key: 3M keys (half of them replacing rows, in an order unlike
+    the table's) stay under the bound, which key texts in hash sets (about 300 bytes a
+    key) did not."""
+    s, root, bound, _ = big
+    s.ok("create", "m.keys", "--schema", "id:long!, v:long", "--identifier", "id")
+    base = root / "keys-base.parquet"
+    ids = pa.array(range(KEY_ROWS), pa.int64())
+    pq.write_table(pa.table({"id": ids, "v": ids}), base)
+    s.ok("append", "m.keys", str(base))
+    # ids KEY_ROWS/2 .. 3*KEY_ROWS/2, permuted by a multiplier coprime with KEY_ROWS.
+    new = pa.array([(i * 7_919) % KEY_ROWS + KEY_ROWS // 2 for i in range(KEY_ROWS)], pa.int64())
+    changes = root / "keys-changes.parquet"
+    pq.write_table(pa.table({"id": new, "v": pc.negate(new)}), changes)
+    said = []
+    rc, rss, err = run_measured([s.binary, "--warehouse", str(s.warehouse), "upsert", "m.keys", str(changes)],
+                                stdout=subprocess.PIPE, consume=lambda f: said.append(f.read().decode()))
+    assert rc == 0, err
+    assert f"{KEY_ROWS} rows added, {KEY_ROWS // 2} removed" in said[0]
+    assert rss < bound, f"upsert of {KEY_ROWS} keys peaked at {rss:.0f} MiB (bound {bound} MiB)"
+    assert s.ok("scan", "m.keys", "--format", "none").strip() == f"{KEY_ROWS * 3 // 2} rows"
+    edge = KEY_ROWS // 2
+    got = [json.loads(line) for line in s.ok("scan", "m.keys", "--where", f"id in ({edge - 1}, {edge}, 7)",
+                                              "--format", "jsonl").splitlines()]
+    assert sorted(got, key=lambda r: r["id"]) == [{"id": 7, "v": 7}, {"id": edge - 1, "v": edge - 1},
+                                                 {"id": edge, "v": -edge}]
+    base.unlink()
+    changes.unlink()
+
+
 def test_scan_table_stays_under_bound(big):
     """The table format prints blocks of rows as it reads: the whole 2.5 GB is never held."""
     s, _, bound, _ = big

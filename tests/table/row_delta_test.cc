@@ -341,6 +341,110 @@ TEST(RowDeltaTest, AStreamedOverwriteWritesItsRowsAgainAfterAConflict) {
   EXPECT_TRUE(std::filesystem::exists(staged[1]));
 }
 
+// Keys are matched on their typed Arrow columns (grouped, hashed, sorted): every type an
+// identifier may have, alone and in a composite key, must find exactly its rows, in files
+// pruned by key bounds and in files that hold the keys.
+TEST(RowDeltaTest, KeysOfEveryIdentifierTypeFindTheirRows) {
+  auto key_value = [](TypeId type, int i) -> Value {
+    switch (type) {
+      case TypeId::kBoolean: return Value{i % 2 == 1};
+      case TypeId::kInt:
+      case TypeId::kDate: return Value{static_cast<int32_t>(i * 3 - 500)};
+      case TypeId::kTime: return Value{static_cast<int64_t>(i) * 1000003};  // within a day
+      case TypeId::kLong:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampTz: return Value{static_cast<int64_t>(i) * 1000003 - 70000000};
+      case TypeId::kDecimal: return Value{Decimal{static_cast<__int128>(i) * 7 - 1000}};
+      case TypeId::kString: return Value{"k" + std::to_string(i * 37 % 1000) + std::string(i % 3 * 20, 'x')};
+      default: {  // uuid, fixed(16): 16 bytes, differing in the first and last
+        std::string b(16, '\0');
+        b[0] = static_cast<char>(i % 251);
+        b[15] = static_cast<char>(i / 251);
+        return Value{b};
+      }
+    }
+  };
+  struct Case {
+    std::string name;
+    std::vector<TypePtr> keys;
+  };
+  auto P = [](TypeId id) { return Type::Primitive(id); };
+  std::vector<Case> cases{{"int", {P(TypeId::kInt)}},
+                          {"long", {P(TypeId::kLong)}},
+                          {"date", {P(TypeId::kDate)}},
+                          {"time", {P(TypeId::kTime)}},
+                          {"timestamptz", {P(TypeId::kTimestampTz)}},
+                          {"decimal", {Type::Decimal(12, 2)}},
+                          {"string", {P(TypeId::kString)}},
+                          {"uuid", {P(TypeId::kUuid)}},
+                          {"fixed", {Type::Fixed(16)}},
+                          {"bool+string", {P(TypeId::kBoolean), P(TypeId::kString)}},
+                          {"date+long+decimal", {P(TypeId::kDate), P(TypeId::kLong), Type::Decimal(9, 0)}}};
+  for (const auto& mode : {"merge-on-read", "copy-on-write"})
+    for (const auto& c : cases) {
+      SCOPED_TRACE(c.name + std::string(" ") + mode);
+      testing::TempDir dir;
+      auto cat = std::move(*Catalog::Create(dir.path()));
+      ASSERT_THAT(cat->CreateNamespace("m"), IsOk());
+      std::vector<NestedField> fields;
+      std::vector<int> ids;
+      for (size_t k = 0; k < c.keys.size(); ++k) {
+        fields.push_back(NestedField{static_cast<int>(k) + 1, "k" + std::to_string(k), true, c.keys[k], ""});
+        ids.push_back(static_cast<int>(k) + 1);
+      }
+      fields.push_back(NestedField{50, "v", false, Type::Primitive(TypeId::kLong), ""});
+      Schema schema(0, fields, ids);
+      ASSERT_THAT(cat->CreateTable({"m", "t"}, schema, PartitionSpec(), {{"write.delete.mode", mode}}), IsOk());
+      auto t = std::move(*Table::Load(*cat, {"m", "t"}));
+      // Key i: one value per key column (a composite key spreads i over its columns).
+      auto key_of = [&](int i) {
+        Row r;
+        for (size_t k = 0; k < c.keys.size(); ++k) {
+          int part = c.keys.size() == 1 ? i : k == 0 ? i % 2 : k == 1 ? i / 2 : i % 5;
+          r.push_back(testing::Cell{false, key_value(c.keys[k]->id, part), {}});
+        }
+        return r;
+      };
+      auto rows = [&](const std::vector<std::pair<int, int64_t>>& kv) {
+        std::vector<Row> out;
+        for (auto [i, v] : kv) {
+          Row r = key_of(i);
+          r.push_back(testing::Cell{false, Value{v}, {}});
+          out.push_back(std::move(r));
+        }
+        return testing::ToArrow(schema, out);
+      };
+      std::map<int, int64_t> model;
+      for (int file = 0; file < 3; ++file) {
+        std::vector<std::pair<int, int64_t>> kv;
+        for (int i = file * 100; i < file * 100 + 100; ++i) kv.push_back({i, i});
+        ASSERT_THAT(t->Append(rows(kv)), IsOk());
+        for (auto [i, v] : kv) model[i] = v;
+      }
+      // Updates in every file, new keys, and a key given twice: the last wins. Keys 100 and
+      // 200 are the lowest of their files, so for ordered types they equal a file's bound.
+      std::vector<std::pair<int, int64_t>> up{{5, 1005}, {250, 1250}, {400, 1400}, {5, 2005}, {100, 1100}, {299, 1299}};
+      ASSERT_THAT(t->Upsert(rows(up)), IsOk());
+      for (auto [i, v] : up) model[i] = v;
+      std::vector<std::pair<int, int64_t>> gone{{6, 0}, {6, 0}, {400, 0}, {150, 0}, {200, 0}, {999, 0}};
+      auto deleted = t->DeleteKeys(rows(gone));
+      ASSERT_THAT(deleted, IsOk());
+      EXPECT_EQ(deleted->rows_deleted, 4);
+      for (auto [i, v] : gone) model.erase(i);
+      std::vector<Row> want;
+      for (auto [i, v] : model) {
+        Row r = key_of(i);
+        r.push_back(testing::Cell{false, Value{v}, {}});
+        want.push_back(std::move(r));
+      }
+      auto got = t->NewScan().ToTable();
+      ASSERT_THAT(got, IsOk());
+      auto got_rows = Render(testing::FromArrow(**got, schema.fields()), schema.fields());
+      auto want_rows = Render(want, schema.fields());
+      ASSERT_TRUE(got_rows == want_rows) << Diff(got_rows, want_rows);
+    }
+}
+
 }  // namespace
 }  // namespace skade
 

@@ -470,19 +470,34 @@ Result<std::shared_ptr<arrow::RecordBatch>> FirstRows(const std::shared_ptr<arro
 }  // namespace
 
 Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::string& location,
-                                  const std::shared_ptr<arrow::RecordBatch>& batch, const Schema& schema) {
+                                  arrow::RecordBatchReader& batches, const Schema& schema) {
   std::string path = LocalPath(location);
   SKADE_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path().string()));
   SKADE_RETURN_IF_ERROR(CheckInside(path, metadata.location));
   SKADE_ARROW_ASSIGN(auto sink, DataFileSink::Open(path), path);
-  auto props = WriterProps(metadata, metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20));
-  SKADE_ARROW_ASSIGN(auto writer,
-                     ParquetFileWriter::Open(*batch->schema(), DataWriter::pool(), sink, props,
-                                             parquet::ArrowWriterProperties::Builder().build()),
-                     path);
-  SKADE_ARROW_RETURN(writer->WriteRecordBatch(batch), path);
-  SKADE_ARROW_RETURN(writer->Close(), path);
-  SKADE_ARROW_RETURN(sink->Finish(), path);
+  int64_t rows = 0;
+  std::shared_ptr<ParquetFileWriter> writer;
+  auto write = [&]() -> arrow::Status {
+    auto props = WriterProps(metadata, metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20));
+    ARROW_ASSIGN_OR_RAISE(writer, ParquetFileWriter::Open(*batches.schema(), DataWriter::pool(), sink, props,
+                                                          parquet::ArrowWriterProperties::Builder().build()));
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      ARROW_RETURN_NOT_OK(batches.ReadNext(&batch));
+      if (!batch) break;
+      rows += batch->num_rows();
+      ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(batch));
+    }
+    ARROW_RETURN_NOT_OK(writer->Close());
+    return sink->Finish();
+  };
+  if (auto st = write(); !st.ok()) {
+    if (writer) (void)writer->Close();
+    (void)sink->Close();
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    return std::unexpected(FromArrow(st, path));
+  }
   SKADE_ARROW_ASSIGN(int64_t size, sink->Tell(), path);
   // On disk, name and contents, before any commit can refer to it.
   SKADE_RETURN_IF_ERROR(SyncFile(sink->file_descriptor(), path));
@@ -491,12 +506,18 @@ Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::stri
   FileMetrics m = ComputeFileMetrics(*writer->metadata(), schema);
   DataFile df;
   df.file_path = FileUri(path);
-  df.record_count = batch->num_rows();
+  df.record_count = rows;
   df.file_size_in_bytes = size;
   df.column_sizes = std::move(m.column_sizes);
   df.stats = std::move(m.stats);
   df.split_offsets = std::move(m.split_offsets);
   return df;
+}
+
+Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::string& location,
+                                  const std::shared_ptr<arrow::RecordBatch>& batch, const Schema& schema) {
+  SKADE_ARROW_ASSIGN(auto one, arrow::RecordBatchReader::Make({batch}), location);
+  return WriteParquetFile(metadata, location, *one, schema);
 }
 
 namespace {

@@ -35,8 +35,12 @@ std::shared_ptr<arrow::RecordBatchReader> KeepMarkedRows(std::shared_ptr<arrow::
                                                          const Schema& schema, const std::vector<uint8_t>& keep,
                                                          int64_t first, int64_t* rows_read);
 
-/// Writes one Parquet file of `batch` (whose fields carry the ids of `schema`) at
-/// `location` and describes it; used for delete files.
+/// Writes one Parquet file of the batches of `batches` (whose fields carry the ids of
+/// `schema`) at `location` as they come, and describes it; used for delete files. A file
+/// left unfinished by an error is removed.
+Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::string& location,
+                                  arrow::RecordBatchReader& batches, const Schema& schema);
+/// The same for one batch.
 Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::string& location,
                                   const std::shared_ptr<arrow::RecordBatch>& batch, const Schema& schema);
 

@@ -499,24 +499,6 @@ Status EqualityProbe::Mark(const std::vector<std::shared_ptr<arrow::Array>>& col
   return {};
 }
 
-Result<std::string> EqualityKey(const std::vector<std::shared_ptr<arrow::Array>>& columns,
-                                const std::vector<TypePtr>& types, int64_t row) {
-  std::string key;
-  for (size_t c = 0; c < columns.size(); ++c) {
-    SKADE_ASSIGN_OR_RETURN(Value v, ValueAt(*columns[c], row, *types[c]));
-    if (IsNull(v)) {
-      key += '\0';
-      continue;
-    }
-    SKADE_ASSIGN_OR_RETURN(std::string b, SerializeValue(*types[c], v));
-    key += '\1';
-    key += std::to_string(b.size());
-    key += ':';
-    key += b;
-  }
-  return key;
-}
-
 Result<std::vector<bool>> DeletedFlags(const DeletedRows& deleted, const arrow::RecordBatch& batch,
                                        const Schema& schema,
                                        const std::function<int64_t(int64_t)>& position_of) {

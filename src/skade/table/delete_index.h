@@ -205,9 +205,4 @@ Result<std::shared_ptr<arrow::RecordBatch>> KeepRows(const std::shared_ptr<arrow
                                                      const arrow::BooleanArray& keep, int64_t kept,
                                                      bool in_place = false, arrow::MemoryPool* pool = nullptr);
 
-/// The equality key of row `row` over the given columns (same encoding for data
-/// and delete files; nulls match nulls).
-Result<std::string> EqualityKey(const std::vector<std::shared_ptr<arrow::Array>>& columns,
-                                const std::vector<TypePtr>& types, int64_t row);
-
 }  // namespace skade

@@ -16,6 +16,7 @@
 #include "skade/format/table_metadata.h"
 
 namespace arrow {
+class Array;
 class RecordBatch;
 }  // namespace arrow
 
@@ -43,7 +44,9 @@ class KeyCandidates {
   struct Column {
     int field_id;
     TypePtr type;
-    std::vector<Value> sorted;  // distinct non-null key values, ascending
+    // Distinct non-null key values, ascending, as an Arrow array: a few bytes a key where
+    // a vector of Values took 40 and more.
+    std::shared_ptr<arrow::Array> sorted;
   };
   std::vector<Column> columns_;
   // Per spec id whose partition fields all derive from key columns: the tuples of the keys.

@@ -2,14 +2,13 @@
 // becomes a single FileChange committed through the SnapshotProducer.
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
+#include <arrow/compute/row/grouper.h>
 
 #include <malloc.h>
 
 #include <chrono>
 #include <random>
 #include <thread>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "skade/expr/arrow_filter.h"
 #include "skade/io/file_io.h"
@@ -38,21 +37,31 @@ const Schema& PositionDeleteSchema() {
   return s;
 }
 
+// The file's path repeats on every row: it is written in blocks, not held for all of them
+// (2.5M deletes of a 100-byte path would take 250 MB).
 Result<DataFile> WritePositionDeletes(const TableMetadata& m, const DataFile& target,
                                       std::vector<int64_t> positions) {
+  constexpr size_t kBlock = 64 * 1024;
   std::sort(positions.begin(), positions.end());
-  arrow::StringBuilder paths;
-  arrow::Int64Builder pos;
-  for (int64_t p : positions) {
-    SKADE_ARROW_RETURN(paths.Append(target.file_path), "position deletes");
-    SKADE_ARROW_RETURN(pos.Append(p), "position deletes");
-  }
-  std::shared_ptr<arrow::Array> a, b;
-  SKADE_ARROW_RETURN(paths.Finish(&a), "position deletes");
-  SKADE_ARROW_RETURN(pos.Finish(&b), "position deletes");
-  auto batch = arrow::RecordBatch::Make(ToArrowSchema(PositionDeleteSchema()), a->length(), {a, b});
-  SKADE_ASSIGN_OR_RETURN(DataFile df,
-                         WriteParquetFile(m, DeleteFileLocation(m), batch, PositionDeleteSchema()));
+  auto schema = ToArrowSchema(PositionDeleteSchema());
+  size_t next = 0;
+  auto blocks = arrow::MakeFunctionIterator([&]() -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
+    if (next == positions.size()) return arrow::IterationTraits<std::shared_ptr<arrow::RecordBatch>>::End();
+    const size_t n = std::min(kBlock, positions.size() - next);
+    arrow::StringBuilder paths;
+    ARROW_RETURN_NOT_OK(paths.Reserve(static_cast<int64_t>(n)));
+    ARROW_RETURN_NOT_OK(paths.ReserveData(static_cast<int64_t>(n * target.file_path.size())));
+    for (size_t i = 0; i < n; ++i) paths.UnsafeAppend(target.file_path);
+    arrow::Int64Builder pos;
+    ARROW_RETURN_NOT_OK(pos.AppendValues(positions.data() + next, static_cast<int64_t>(n)));
+    next += n;
+    ARROW_ASSIGN_OR_RAISE(auto a, paths.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto b, pos.Finish());
+    return arrow::RecordBatch::Make(schema, static_cast<int64_t>(n), {a, b});
+  });
+  SKADE_ARROW_ASSIGN(auto reader, arrow::RecordBatchReader::MakeFromIterator(std::move(blocks), schema),
+                     "position deletes");
+  SKADE_ASSIGN_OR_RETURN(DataFile df, WriteParquetFile(m, DeleteFileLocation(m), *reader, PositionDeleteSchema()));
   df.content = FileContent::kPositionDeletes;
   df.partition = target.partition;
   df.spec_id = target.spec_id;
@@ -241,27 +250,59 @@ Result<std::shared_ptr<arrow::RecordBatch>> KeyBatch(const std::shared_ptr<arrow
   return ConformToSchema(projected, key_schema, 1);
 }
 
-// The equality key of every row of `batch` over the identifier columns.
-Result<std::vector<std::string>> Keys(const arrow::RecordBatch& batch, const Schema& schema,
-                                      const std::vector<const NestedField*>& ids) {
-  std::vector<std::shared_ptr<arrow::Array>> cols;
-  std::vector<TypePtr> types;
-  for (const auto* f : ids) {
-    auto col = ColumnForFieldId(batch, schema, f->id);
-    if (!col) return Internal("identifier column " + f->name + " missing from batch");
-    cols.push_back(col);
-    types.push_back(f->type);
+// The distinct keys of `all_keys` (the identifier columns), each as its last row: what an
+// upsert keeps. Rows are grouped by Arrow's hash grouper over the typed columns, which
+// holds a few bytes a key where key texts in hash sets took about 150.
+struct LastOfEachKey {
+  std::vector<uint8_t> keep;                // per row of all_keys: the last of its key
+  std::shared_ptr<arrow::RecordBatch> rows;  // those rows, in input order
+};
+
+Result<LastOfEachKey> LastRowOfEachKey(const std::shared_ptr<arrow::RecordBatch>& all_keys) {
+  const int64_t n = all_keys->num_rows();
+  LastOfEachKey out;
+  out.keep.assign(static_cast<size_t>(n), 0);
+  arrow::Int64Builder kept_rows;
+  {
+    std::vector<arrow::TypeHolder> types;
+    for (const auto& c : all_keys->columns()) types.emplace_back(c->type());
+    SKADE_ARROW_ASSIGN(auto grouper, arrow::compute::Grouper::Make(types), "keys");
+    arrow::compute::ExecBatch batch(*all_keys);
+    SKADE_ARROW_ASSIGN(auto groups, grouper->Consume(arrow::compute::ExecSpan(batch)), "keys");
+    const uint32_t* group = groups.array()->GetValues<uint32_t>(1);
+    std::vector<bool> seen(grouper->num_groups());
+    for (int64_t r = n - 1; r >= 0; --r)
+      if (!seen[group[r]]) {
+        seen[group[r]] = true;
+        out.keep[static_cast<size_t>(r)] = 1;
+      }
   }
-  std::vector<std::string> out;
-  out.reserve(static_cast<size_t>(batch.num_rows()));
-  for (int64_t r = 0; r < batch.num_rows(); ++r) {
-    SKADE_ASSIGN_OR_RETURN(std::string k, EqualityKey(cols, types, r));
-    out.push_back(std::move(k));
+  for (int64_t r = 0; r < n; ++r)
+    if (out.keep[static_cast<size_t>(r)]) SKADE_ARROW_RETURN(kept_rows.Append(r), "keys");
+  out.rows = all_keys;
+  if (kept_rows.length() < n) {
+    std::shared_ptr<arrow::Array> indices;
+    SKADE_ARROW_RETURN(kept_rows.Finish(&indices), "keys");
+    InitArrowCompute();
+    SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(all_keys, indices), "keys");
+    out.rows = taken.record_batch();
   }
   return out;
 }
 
-// Removes rows whose key is in `keys`: position deletes (or rewritten files, for
+// The identifier columns of `batch`, in the order of `ids`.
+Result<std::vector<std::shared_ptr<arrow::Array>>> KeyColumns(const arrow::RecordBatch& batch, const Schema& schema,
+                                                              const std::vector<const NestedField*>& ids) {
+  std::vector<std::shared_ptr<arrow::Array>> cols;
+  for (const auto* f : ids) {
+    auto col = ColumnForFieldId(batch, schema, f->id);
+    if (!col) return Internal("identifier column " + f->name + " missing from batch");
+    cols.push_back(std::move(col));
+  }
+  return cols;
+}
+
+// Removes rows whose key is in `key_rows` (distinct keys): position deletes (or rewritten files, for
 // copy-on-write) found by reading the key columns of the candidate files; equality
 // delete files instead when the table opts in and every partition source is an
 // identifier column (the key then names its partition).
@@ -278,8 +319,6 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
     for (const auto* f : ids) in_key = in_key || f->id == pf.source_id;
     key_names_partition = key_names_partition && in_key;
   }
-  SKADE_ASSIGN_OR_RETURN(auto keys, Keys(*key_rows, schema, ids));
-  std::unordered_set<std::string> key_set(keys.begin(), keys.end());
   RowRemoval out;
   // A partition-scoped equality delete reaches only files of its own spec, so
   // once the table has had several specs only unpartitioned (global) ones are safe.
@@ -333,13 +372,15 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
       df.sort_order_id.reset();
       out.delete_files.push_back(std::move(df));
     }
-    out.rows_deleted = static_cast<int64_t>(key_set.size());
+    out.rows_deleted = key_rows->num_rows();
     return out;
   }
   if (!BranchHead(*m, branch)) return out;
   // Only files whose partition and key-column bounds admit one of the keys are read,
   // and of those only the key columns.
   SKADE_ASSIGN_OR_RETURN(KeyCandidates candidate_keys, KeyCandidates::Make(*key_rows, schema, ids, *m));
+  SKADE_ASSIGN_OR_RETURN(auto key_columns, KeyColumns(*key_rows, schema, ids));
+  SKADE_ASSIGN_OR_RETURN(auto probe, EqualityProbe::Make(std::move(key_columns)));
   SKADE_ASSIGN_OR_RETURN(ScanPlan candidates, CandidatePlan(t, std::nullopt, branch));
   std::erase_if(candidates.tasks,
                 [&](const FileScanTask& task) { return !candidate_keys.MightHold(task.file); });
@@ -351,10 +392,11 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
       found, RemoveRows(m, io, candidates, CopyOnWrite(*m), match_ids,
                         [&](const std::shared_ptr<arrow::RecordBatch>& batch)
                             -> Result<std::shared_ptr<arrow::Array>> {
-                          SKADE_ASSIGN_OR_RETURN(auto row_keys, Keys(*batch, schema, ids));
+                          SKADE_ASSIGN_OR_RETURN(auto cols, KeyColumns(*batch, schema, ids));
+                          std::vector<bool> hit(static_cast<size_t>(batch->num_rows()));
+                          SKADE_RETURN_IF_ERROR(probe->Mark(cols, &hit));
                           arrow::BooleanBuilder b;
-                          for (const auto& k : row_keys)
-                            SKADE_ARROW_RETURN(b.Append(key_set.contains(k)), "keys");
+                          SKADE_ARROW_RETURN(b.AppendValues(hit), "keys");
                           std::shared_ptr<arrow::Array> out_mask;
                           SKADE_ARROW_RETURN(b.Finish(&out_mask), "keys");
                           return out_mask;
@@ -459,11 +501,13 @@ Result<CommitResult> Table::DeleteKeys(const std::shared_ptr<arrow::Table>& keys
                                        const WriteOptions& options) {
   TableMetadataPtr pinned = loaded_.metadata;  // `ids` point into it across refreshes
   SKADE_ASSIGN_OR_RETURN(auto ids, IdentifierFields(*pinned->schema(), ident().ToString()));
-  SKADE_ASSIGN_OR_RETURN(auto key_rows, KeyBatch(keys, ids));
+  SKADE_ASSIGN_OR_RETURN(auto all_keys, KeyBatch(keys, ids));
+  SKADE_ASSIGN_OR_RETURN(LastOfEachKey distinct, LastRowOfEachKey(all_keys));
+  all_keys.reset();
   return WithRecompute(*this, [&]() -> Result<CommitResult> {
     std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
     SKADE_ASSIGN_OR_RETURN(RowRemoval removal,
-                           RemoveKeys(*this, catalog_->io(), key_rows, ids, options.branch));
+                           RemoveKeys(*this, catalog_->io(), distinct.rows, ids, options.branch));
     return CommitFileChange(ChangeFrom(removal, {}, options, read, "delete"), 0, removal.rows_deleted);
   });
 }
@@ -489,36 +533,19 @@ Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& keys,
   SKADE_ASSIGN_OR_RETURN(auto ids, IdentifierFields(schema, ident().ToString()));
   SKADE_ASSIGN_OR_RETURN(auto all_keys, KeyBatch(keys, ids));
   // The last row of each key wins; only the keys go on to find the rows they replace (an
-  // equality delete file of whole rows would be as large as the data it replaces). The
-  // keys' texts go before that search makes its own.
-  std::vector<uint8_t> keep(static_cast<size_t>(all_keys->num_rows()), 0);
-  arrow::Int64Builder kept_rows;
-  {
-    SKADE_ASSIGN_OR_RETURN(auto texts, Keys(*all_keys, schema, ids));
-    std::unordered_map<std::string_view, int64_t> last;
-    for (int64_t r = 0; r < static_cast<int64_t>(texts.size()); ++r) last[texts[static_cast<size_t>(r)]] = r;
-    for (int64_t r = 0; r < static_cast<int64_t>(texts.size()); ++r)
-      if (last[texts[static_cast<size_t>(r)]] == r) {
-        keep[static_cast<size_t>(r)] = 1;
-        SKADE_ARROW_RETURN(kept_rows.Append(r), "upsert");
-      }
-  }
-  const int64_t kept = kept_rows.length();
-  std::shared_ptr<arrow::RecordBatch> key_rows = all_keys;
-  if (kept < all_keys->num_rows()) {
-    std::shared_ptr<arrow::Array> indices;
-    SKADE_ARROW_RETURN(kept_rows.Finish(&indices), "upsert");
-    InitArrowCompute();
-    SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(all_keys, indices), "upsert");
-    key_rows = taken.record_batch();
-  }
+  // equality delete file of whole rows would be as large as the data it replaces).
+  SKADE_ASSIGN_OR_RETURN(LastOfEachKey distinct, LastRowOfEachKey(all_keys));
+  all_keys.reset();
+  const std::vector<uint8_t>& keep = distinct.keep;
+  const std::shared_ptr<arrow::RecordBatch>& key_rows = distinct.rows;
+  const int64_t kept = key_rows->num_rows();
   return WithRecompute(*this, [&]() -> Result<CommitResult> {
     std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
     SKADE_ASSIGN_OR_RETURN(RowRemoval removal,
                            RemoveKeys(*this, catalog_->io(), key_rows, ids, options.branch));
 #if defined(__GLIBC__)
-    // The keys' texts and sets (about 150 bytes a key, in many small blocks) are freed by
-    // now; glibc keeps such memory unless asked, and the rows are written next.
+    // The search's key values (in small blocks for long string keys) are freed by now;
+    // glibc keeps such memory unless asked, and the rows are written next.
     ::malloc_trim(0);
 #endif
     auto staged = stage(keep);
