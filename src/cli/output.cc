@@ -179,9 +179,26 @@ const NestedField* FieldFor(const arrow::Field& f, const Schema& schema) {
 // A cell is shown in at most this many characters (longer ones end in "...").
 constexpr size_t kCellChars = 80;
 
+// Widths and cuts count characters (UTF-8 code points), not bytes: a cut never splits a
+// character, and columns of non-ASCII text line up.
+size_t Chars(std::string_view text) {
+  size_t n = 0;
+  for (char ch : text) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+  return n;
+}
+
+// The first `chars` characters of `text`.
+std::string_view FirstChars(std::string_view text, size_t chars) {
+  size_t seen = 0;
+  for (size_t i = 0; i < text.size(); ++i)
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80 && seen++ == chars) return text.substr(0, i);
+  return text;
+}
+
 // A cell's text as shown: what PrintAligned would print of it, so a block keeps no more.
 std::string Clipped(std::string text) {
-  if (text.size() > kCellChars) text.resize(kCellChars + 1);  // still longer: PrintAligned cuts it
+  // One character more than shown: still longer, so PrintAligned cuts it.
+  if (text.size() > kCellChars) text.resize(FirstChars(text, kCellChars + 1).size());
   return text;
 }
 
@@ -191,15 +208,16 @@ std::string Clipped(std::string text) {
 void PrintAligned(const Listing& l, bool header, std::vector<size_t>* width, std::FILE* out) {
   std::vector<size_t>& w = *width;
   w.resize(l.headers.size(), 0);
-  for (size_t c = 0; c < l.headers.size(); ++c) w[c] = std::max(w[c], l.headers[c].size());
+  for (size_t c = 0; c < l.headers.size(); ++c) w[c] = std::max(w[c], Chars(l.headers[c]));
   for (const auto& row : l.rows)
-    for (size_t c = 0; c < row.size(); ++c) w[c] = std::max(w[c], std::min(row[c].size(), kCellChars));
+    for (size_t c = 0; c < row.size(); ++c) w[c] = std::max(w[c], std::min(Chars(row[c]), kCellChars));
   auto line = [&](const std::vector<std::string>& cells) {
     std::string s;
     for (size_t c = 0; c < cells.size(); ++c) {
-      std::string cell = cells[c].size() > kCellChars ? cells[c].substr(0, kCellChars - 3) + "..." : cells[c];
+      const size_t chars = Chars(cells[c]);
+      std::string cell = chars > kCellChars ? std::string(FirstChars(cells[c], kCellChars - 3)) + "..." : cells[c];
       s += (c ? "  " : "") + cell;
-      if (c + 1 < cells.size()) s += std::string(w[c] - std::min(w[c], cell.size()), ' ');
+      if (c + 1 < cells.size()) s += std::string(w[c] - std::min(w[c], std::min(chars, kCellChars)), ' ');
     }
     std::fprintf(out, "%s\n", s.c_str());
   };

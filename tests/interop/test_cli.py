@@ -232,6 +232,22 @@ def test_table_format_prints_as_it_reads(skade, tmp_path):
     assert body[10_000].index("s") == len("10000") + 2
 
 
+def test_table_format_counts_characters(skade, tmp_path):
+    """Widths and cuts count characters, not UTF-8 bytes: a long cell of two-byte
+    characters is cut whole, and the next column starts at the same character on every row."""
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.utf8", "--schema", "id:long, s:string, t:string")
+    strs = ["plain", "æøå" * 10, "ø" * 100, "日本語"]
+    skade.ok("append", "db.utf8", write_parquet(pa.table({"id": pa.array(range(4), pa.int64()), "s": strs,
+                                                          "t": ["end"] * 4}), tmp_path / "scratch-utf8.parquet"))
+    lines = skade.ok("scan", "db.utf8", "--format", "table").splitlines()
+    body = {int(line.split()[0]): line for line in lines[2:-1]}
+    assert body[2].split()[1] == "ø" * 77 + "..."
+    assert body[1].split()[1] == "æøå" * 10
+    # "id" is 2 wide, then 2 spaces, the cut cell's 80 characters and 2 spaces.
+    assert {line.index("end") for line in body.values()} == {2 + 2 + 80 + 2}
+
+
 def test_stats_show_pruning(skade, orders):
     out = skade.ok("scan", "shop.orders", "--stats", "--format", "none")
     assert _stats(out)[:2] == (3, 3)
