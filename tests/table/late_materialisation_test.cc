@@ -139,6 +139,55 @@ TEST_F(LateMaterialisation, PagesWithoutSurvivorsAreNotDecoded) {
   }
 }
 
+TEST_F(LateMaterialisation, FilterColumnPagesOutsideTheFilterAreNeitherReadNorDecoded) {
+  // Each page's bounds are in the file's page index: a page of a number the filter reads
+  // whose bounds rule the filter out is skipped before the filter sees it. Projecting only
+  // `id` leaves no other column to skip pages of, so every page skipped is such a page.
+  auto ids_only = [&](const std::string& filter, int parallelism) {
+    auto plan = table_->NewScan().Select({"id"}).Filter(filter).Plan();
+    EXPECT_THAT(plan, IsOk()) << filter;
+    plan->parallelism = parallelism;
+    auto reader = TableScan::Read(*plan, &cat_->io());
+    EXPECT_THAT(reader, IsOk());
+    auto table = (*reader)->ToTable();
+    EXPECT_TRUE(table.ok()) << filter;
+    return std::make_pair((*table)->num_rows(), plan->stats->pages_skipped);
+  };
+  for (int parallelism : {1, 0}) {
+    // Rows 41000..41499: the first row group's third page; the second row group is pruned
+    // by its own bounds.
+    EXPECT_EQ(ids_only("id >= 41000 and id < 41500", parallelism), std::make_pair(int64_t{500}, int64_t{2}));
+    // Both ends of the table: the pages in between go, in both row groups.
+    EXPECT_EQ(ids_only("id < 5 or id > 99990", parallelism), std::make_pair(int64_t{14}, int64_t{4}));
+    // A condition on another column keeps every page: the page index of `id` cannot rule
+    // out a row that `w` alone may select.
+    EXPECT_EQ(ids_only("id < 5 or w = 7", parallelism).second, 0);
+  }
+  // Whatever the filter and projection, the rows are the reference's.
+  const char* filters[] = {
+      "id >= 41000 and id < 41500",
+      "id < 5 or id > 99990",
+      "id > 30000 and note = 'other' and id <= 30100",
+      "id is null or id = 45000",
+      "not (id >= 10)",
+      "v < 10",
+      "v is null and id > 95000",
+      "w = 7 and id >= 20000 and id <= 20100",
+      "id >= 41000 and id < 41500 and cat = 'c3'",
+      "ts >= '2023-11-14T22:14:59.999Z' and id < 60000",
+  };
+  for (const char* f : filters)
+    for (int parallelism : {1, 0}) EXPECT_EQ(Scan(f, parallelism).rows, Expected(f)) << f;
+  // And with rows deleted inside the pages that are read.
+  ASSERT_THAT(table_->Delete("id >= 41100 and id < 41200"), IsOk());
+  std::erase_if(rows_, [](const Row& r) {
+    int64_t id = std::get<int64_t>(r[0].value);
+    return id >= 41100 && id < 41200;
+  });
+  EXPECT_EQ(Scan("id >= 41000 and id < 41500", 0).rows, Expected("id >= 41000 and id < 41500"));
+  EXPECT_EQ(ids_only("id >= 41000 and id < 41500", 0).first, 400);
+}
+
 TEST_F(LateMaterialisation, FiltersOnDictionaryStringsMatchTheReference) {
   const char* filters[] = {
       "cat = 'c3'",

@@ -390,6 +390,9 @@ parquet::WriterProperties::Builder WriterPropsBuilder(const TableMetadata& metad
   b.compression_level(page.level);
   b.max_row_group_length(row_group_rows);
   b.enable_statistics();
+  // Each page's bounds in the footer's page index: scans (skade's, Spark's) skip the data
+  // pages of a filter column that cannot match, before decompressing them.
+  b.enable_write_page_index();
   return b;
 }
 

@@ -196,6 +196,24 @@ expr::ColumnStats RowGroupStats(const parquet::FileMetaData& md, int row_group, 
   return stats;
 }
 
+expr::ColumnStats PageStats(const parquet::EncodedStatistics& page, int64_t values, const NestedField& field,
+                            int physical_type) {
+  expr::ColumnStats stats;
+  stats.record_count = values;
+  stats.value_counts[field.id] = values;
+  if (page.has_null_count) stats.null_value_counts[field.id] = page.null_count;
+  if (page.has_min && page.has_max) {
+    auto physical = static_cast<parquet::Type::type>(physical_type);
+    auto lo = ToIcebergBound(*field.type, physical, page.min());
+    auto hi = ToIcebergBound(*field.type, physical, page.max());
+    if (lo && hi) {
+      stats.lower_bounds[field.id] = std::move(*lo);
+      stats.upper_bounds[field.id] = std::move(*hi);
+    }
+  }
+  return stats;
+}
+
 FileMetrics ComputeFileMetrics(const parquet::FileMetaData& md, const Schema& schema,
                                int truncate_length) {
   FileMetrics m;

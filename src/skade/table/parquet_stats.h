@@ -10,6 +10,7 @@
 #include "skade/format/types.h"
 
 namespace parquet {
+class EncodedStatistics;
 class FileMetaData;
 }
 
@@ -17,6 +18,11 @@ namespace skade {
 
 /// Metrics of one row group; bounds untruncated (exact pruning input).
 expr::ColumnStats RowGroupStats(const parquet::FileMetaData& md, int row_group, const Schema& schema);
+
+/// Metrics of one data page of `field` (flat: its values are its rows) from its statistics
+/// (as its page index entry gives them); only that column is known.
+expr::ColumnStats PageStats(const parquet::EncodedStatistics& page, int64_t values, const NestedField& field,
+                            int physical_type);
 
 /// File-level metrics for a manifest entry: counts for every leaf, bounds for
 /// primitive leaves outside lists and maps, strings/binary truncated to

@@ -1265,6 +1265,10 @@ class ScanReader final : public arrow::RecordBatchReader {
     std::vector<std::shared_ptr<arrow::BooleanArray>> masks;
     std::vector<int64_t> kept;
     std::shared_ptr<std::vector<uint8_t>> needed;  // per row: still needed by the second phase (null: all are)
+    // Per row (empty: none): in a data page of a filter column whose header's bounds rule
+    // the filter out. Such pages are not decoded; their rows go whatever the filter says
+    // of the nulls read in their place. Guarded by mu.
+    std::vector<uint8_t> excluded;
     std::atomic<int64_t> pages_skipped{0};
     UnitResult out;
 
@@ -1318,6 +1322,19 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
   }
 
+  // The field of first-phase column `i` when its data pages may be skipped by the bounds
+  // in their headers: a number the filter looks at, read by ReadNeededPages.
+  static const NestedField* PagesByStats(const Job& job, size_t i, int leaf, parquet::ParquetFileReader& file) {
+    const ScanShape& shape = *job.shape;
+    const OpenedFile& f = *job.unit.file;
+    if (!job.masks.empty() || !f.filter) return nullptr;
+    const int id = shape.read_ids[i];
+    const auto ids = expr::ReferencedFieldIds(*f.filter);
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) return nullptr;
+    if (!ReadsNeededPages(file, leaf, *shape.fields[i]->type())) return nullptr;
+    return shape.schema->FindField(id);
+  }
+
   // Decodes a group of columns of the job's row group and lines them up with the table's
   // fields, cut into the unit's batches.
   static Status DecodeColumns(Job& job, const std::vector<size_t>& group) {
@@ -1342,8 +1359,16 @@ class ScanReader final : public arrow::RecordBatchReader {
     if (!leaves.empty() || !flat.empty()) {
       parquet::ArrowReaderProperties props = TaskReadProperties(f, u.row_group, leaves);
       try {
-        // Decompressed pages come from the reader properties' pool.
-        auto pq = parquet::ParquetFileReader::Open(f.source, parquet::ReaderProperties(shape.pool), f.metadata);
+        // Decompressed pages come from the reader properties' pool. When pages may be
+        // skipped (the second phase's, or a filter column's by its page index), they are
+        // read as they are reached, so a skipped page is not read at all; otherwise each
+        // column chunk is read whole.
+        parquet::ReaderProperties read_props(shape.pool);
+        if (job.needed || (job.masks.empty() && f.filter)) {
+          read_props.enable_buffered_stream();
+          read_props.set_buffer_size(64 << 10);
+        }
+        auto pq = parquet::ParquetFileReader::Open(f.source, read_props, f.metadata);
         std::unique_ptr<parquet::arrow::FileReader> reader;
         SKADE_ARROW_ASSIGN(reader, parquet::arrow::FileReader::Make(shape.pool, std::move(pq), props),
                            f.path);
@@ -1362,13 +1387,29 @@ class ScanReader final : public arrow::RecordBatchReader {
           }
           int64_t skipped = 0;
           SKADE_ASSIGN_OR_RETURN(auto arr, ReadNeededPages(*reader->parquet_reader(), u.row_group, leaf,
-                                                           top->field->type(), *job.needed, shape.pool, f.path,
-                                                           &skipped));
+                                                           top->field->type(), job.needed.get(), nullptr, shape.pool,
+                                                           f.path, &skipped));
           job.pages_skipped += skipped;
           paged.emplace_back(top->field, std::move(arr));
         }
         // Flat leaves decode into arrays of the table's types (their fields carry the ids).
         for (const auto& [i, leaf] : flat) {
+          if (auto by_stats = PagesByStats(job, i, leaf, *reader->parquet_reader())) {
+            std::vector<uint8_t> excluded(static_cast<size_t>(u.rows), 0);
+            PageFilter filter{f.filter.get(), by_stats, &excluded, u.batch_rows};
+            int64_t skipped = 0;
+            SKADE_ASSIGN_OR_RETURN(auto arr, ReadNeededPages(*reader->parquet_reader(), u.row_group, leaf,
+                                                             shape.fields[i]->type(), nullptr, &filter, shape.pool,
+                                                             f.path, &skipped));
+            job.pages_skipped += skipped;
+            if (skipped > 0) {
+              std::lock_guard lock(job.mu);
+              if (job.excluded.empty()) job.excluded.assign(excluded.size(), 0);
+              for (size_t r = 0; r < excluded.size(); ++r) job.excluded[r] |= excluded[r];
+            }
+            paged.emplace_back(shape.fields[i], std::move(arr));
+            continue;
+          }
           FlatColumnReader column(*reader->parquet_reader(), u.row_group, leaf, shape.fields[i]->type(), shape.pool,
                                   f.path + ": row group " + std::to_string(u.row_group), job.needed);
           SKADE_ASSIGN_OR_RETURN(auto arr, column.Next(u.rows));
@@ -1437,6 +1478,19 @@ class ScanReader final : public arrow::RecordBatchReader {
     Finish(job);
   }
 
+  // `mask` false where `excluded` (an entry per row of the mask) is set.
+  static Result<std::shared_ptr<arrow::BooleanArray>> WithoutExcluded(const std::shared_ptr<arrow::BooleanArray>& mask,
+                                                                    const uint8_t* excluded) {
+    const int64_t n = mask->length();
+    if (std::find(excluded, excluded + n, 1) == excluded + n) return mask;
+    arrow::BooleanBuilder b;
+    SKADE_ARROW_RETURN(b.Reserve(n), "scan");
+    for (int64_t r = 0; r < n; ++r) b.UnsafeAppend(!excluded[r] && mask->IsValid(r) && mask->Value(r));
+    std::shared_ptr<arrow::BooleanArray> out;
+    SKADE_ARROW_RETURN(b.Finish(&out), "scan");
+    return out;
+  }
+
   static Status SelectRows(Job& job) {
     const Unit& u = job.unit;
     const OpenedFile& f = *u.file;
@@ -1446,11 +1500,19 @@ class ScanReader final : public arrow::RecordBatchReader {
       int64_t rows = job.BatchRows(b);
       job.out.rows_read += rows;
       std::shared_ptr<arrow::BooleanArray> mask;
-      if (f.filter || !f.deleted.empty()) {
+      const uint8_t* excluded = job.excluded.empty() ? nullptr : job.excluded.data() + b * u.batch_rows;
+      if (excluded && std::find(excluded, excluded + rows, 0) == excluded + rows) {
+        // Every row is in a page the filter rules out: its columns were not even written.
+        SKADE_ARROW_ASSIGN(auto none, arrow::MakeArrayFromScalar(arrow::BooleanScalar(false), rows), "scan");
+        mask = std::static_pointer_cast<arrow::BooleanArray>(none);
+      } else if (f.filter || !f.deleted.empty()) {
         arrow::ArrayVector cols;
         for (size_t i : f.first) cols.push_back(job.cols[i][b]);
         SKADE_ASSIGN_OR_RETURN(mask, Selection(*job.shape, f, f.first, cols, rows, u.first_row + b * u.batch_rows,
                                                &job.out.rows_deleted));
+      }
+      if (excluded && mask) {
+        SKADE_ASSIGN_OR_RETURN(mask, WithoutExcluded(mask, excluded));
       }
       job.kept[b] = mask ? mask->true_count() : rows;
       job.masks[b] = std::move(mask);
