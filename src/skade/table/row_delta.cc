@@ -135,13 +135,13 @@ Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& can
       const auto& bm = static_cast<const arrow::BooleanArray&>(*mask);
       const auto& pos =
           static_cast<const arrow::Int64Array&>(*batch->column(batch->num_columns() - 1));
-      arrow::BooleanBuilder keep;
-      for (int64_t r = 0; r < batch->num_rows(); ++r) {
-        bool del = bm.IsValid(r) && bm.Value(r);
-        if (del) hit.push_back(pos.Value(r));
-        SKADE_ARROW_RETURN(keep.Append(!del), "rewrite");
-      }
+      for (int64_t r = 0; r < batch->num_rows(); ++r)
+        if (bm.IsValid(r) && bm.Value(r)) hit.push_back(pos.Value(r));
       if (copy_on_write) {
+        // The rows that stay: the mask inverted (a null match keeps its row).
+        arrow::BooleanBuilder keep;
+        SKADE_ARROW_RETURN(keep.Reserve(batch->num_rows()), "rewrite");
+        for (int64_t r = 0; r < batch->num_rows(); ++r) keep.UnsafeAppend(!(bm.IsValid(r) && bm.Value(r)));
         std::shared_ptr<arrow::Array> km;
         SKADE_ARROW_RETURN(keep.Finish(&km), "rewrite");
         auto without_pos = batch->RemoveColumn(batch->num_columns() - 1);
