@@ -7,9 +7,11 @@
 #include <malloc.h>
 
 #include <chrono>
+#include <optional>
 #include <random>
 #include <thread>
 
+#include "skade/common/task_pool.h"
 #include "skade/expr/arrow_filter.h"
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
@@ -104,69 +106,99 @@ std::vector<int> TopLevelIds(const Schema& schema, const std::vector<int>& ids) 
   return out;
 }
 
+// What one candidate file gives: the positions `match` selects, of how many live rows,
+// and (copy-on-write) the rows that stay.
+struct FileMatch {
+  std::vector<int64_t> hit;
+  int64_t live = 0;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> survivors;
+  std::optional<DataFile> deletes;  // merge-on-read: the position delete file written for it
+};
+
+Result<FileMatch> MatchFile(const TableMetadataPtr& m, FileIO& io, const ScanPlan& candidates,
+                            const FileScanTask& task, bool copy_on_write, const std::vector<int>& match_ids,
+                            const MatchFn& match) {
+  ScanPlan one;
+  one.metadata = m;
+  one.snapshot = candidates.snapshot;
+  one.schema = candidates.schema;
+  for (const auto& f : one.schema->fields())
+    if (copy_on_write || match_ids.empty() ||
+        std::find(match_ids.begin(), match_ids.end(), f.id) != match_ids.end())
+      one.projected_ids.push_back(f.id);
+  one.tasks = {task};
+  one.stats = std::make_shared<ScanStats>();
+  one.emit_positions = true;
+  if (copy_on_write) one.pool = DataWriter::pool();
+  SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(std::move(one), &io));
+  FileMatch out;
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    auto st = reader->ReadNext(&batch);
+    if (!st.ok()) return std::unexpected(ErrorFromReader(st));
+    if (!batch) break;
+    out.live += batch->num_rows();
+    SKADE_ASSIGN_OR_RETURN(auto mask, match(batch));
+    const auto& bm = static_cast<const arrow::BooleanArray&>(*mask);
+    const auto& pos = static_cast<const arrow::Int64Array&>(*batch->column(batch->num_columns() - 1));
+    for (int64_t r = 0; r < batch->num_rows(); ++r)
+      if (bm.IsValid(r) && bm.Value(r)) out.hit.push_back(pos.Value(r));
+    if (copy_on_write) {
+      // The rows that stay: the mask inverted (a null match keeps its row).
+      arrow::BooleanBuilder keep;
+      SKADE_ARROW_RETURN(keep.Reserve(batch->num_rows()), "rewrite");
+      for (int64_t r = 0; r < batch->num_rows(); ++r) keep.UnsafeAppend(!(bm.IsValid(r) && bm.Value(r)));
+      std::shared_ptr<arrow::Array> km;
+      SKADE_ARROW_RETURN(keep.Finish(&km), "rewrite");
+      auto without_pos = batch->RemoveColumn(batch->num_columns() - 1);
+      if (!without_pos.ok()) return Internal(without_pos.status().message());
+      InitArrowCompute();
+      SKADE_ARROW_ASSIGN(auto kept, arrow::compute::Filter(*without_pos, km), "rewrite");
+      if (kept.record_batch()->num_rows() > 0) out.survivors.push_back(kept.record_batch());
+    }
+  }
+  return out;
+}
+
 // RemoveRows' work: `out` and `rewriter` hold what was written so far, also on an error.
 Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& candidates, bool copy_on_write,
                       const std::vector<int>& match_ids, const MatchFn& match, RowRemoval& out,
                       std::unique_ptr<DataWriter>& rewriter) {
-  for (const auto& task : candidates.tasks) {
-    ScanPlan one;
-    one.metadata = m;
-    one.snapshot = candidates.snapshot;
-    one.schema = candidates.schema;
-    for (const auto& f : one.schema->fields())
-      if (copy_on_write || match_ids.empty() ||
-          std::find(match_ids.begin(), match_ids.end(), f.id) != match_ids.end())
-        one.projected_ids.push_back(f.id);
-    one.tasks = {task};
-    one.stats = std::make_shared<ScanStats>();
-    one.emit_positions = true;
-    if (copy_on_write) one.pool = DataWriter::pool();
-    SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(std::move(one), &io));
-    std::vector<int64_t> hit;
-    std::vector<std::shared_ptr<arrow::RecordBatch>> survivors;
-    int64_t live = 0;
-    while (true) {
-      std::shared_ptr<arrow::RecordBatch> batch;
-      auto st = reader->ReadNext(&batch);
-      if (!st.ok()) return std::unexpected(ErrorFromReader(st));
-      if (!batch) break;
-      live += batch->num_rows();
-      SKADE_ASSIGN_OR_RETURN(auto mask, match(batch));
-      const auto& bm = static_cast<const arrow::BooleanArray&>(*mask);
-      const auto& pos =
-          static_cast<const arrow::Int64Array&>(*batch->column(batch->num_columns() - 1));
-      for (int64_t r = 0; r < batch->num_rows(); ++r)
-        if (bm.IsValid(r) && bm.Value(r)) hit.push_back(pos.Value(r));
-      if (copy_on_write) {
-        // The rows that stay: the mask inverted (a null match keeps its row).
-        arrow::BooleanBuilder keep;
-        SKADE_ARROW_RETURN(keep.Reserve(batch->num_rows()), "rewrite");
-        for (int64_t r = 0; r < batch->num_rows(); ++r) keep.UnsafeAppend(!(bm.IsValid(r) && bm.Value(r)));
-        std::shared_ptr<arrow::Array> km;
-        SKADE_ARROW_RETURN(keep.Finish(&km), "rewrite");
-        auto without_pos = batch->RemoveColumn(batch->num_columns() - 1);
-        if (!without_pos.ok()) return Internal(without_pos.status().message());
-        InitArrowCompute();
-        SKADE_ARROW_ASSIGN(auto kept, arrow::compute::Filter(*without_pos, km), "rewrite");
-        if (kept.record_batch()->num_rows() > 0) survivors.push_back(kept.record_batch());
-      }
+  const auto& tasks = candidates.tasks;
+  std::vector<FileMatch> found(tasks.size());
+  // Merge-on-read: files are matched, and their position delete files written, a few at
+  // once. One file's work (plan, open, delete files, a small decode, fsyncs) is mostly
+  // latency, and an upsert into a partitioned table reads dozens of files.
+  Status matched = RunConcurrently(copy_on_write ? 0 : tasks.size(), [&](size_t i) -> Status {
+    SKADE_ASSIGN_OR_RETURN(found[i], MatchFile(m, io, candidates, tasks[i], false, match_ids, match));
+    FileMatch& f = found[i];
+    if (!f.hit.empty() && static_cast<int64_t>(f.hit.size()) != f.live) {
+      SKADE_ASSIGN_OR_RETURN(f.deletes, WritePositionDeletes(*m, tasks[i].file, f.hit));
     }
-    if (hit.empty()) continue;
-    out.rows_deleted += static_cast<int64_t>(hit.size());
-    if (static_cast<int64_t>(hit.size()) == live) {
-      out.removed.insert(task.file.file_path);  // every live row goes: metadata only
-      continue;
+    return {};
+  });
+  for (size_t i = 0; i < tasks.size(); ++i)
+    if (found[i].deletes) {
+      out.delete_files.push_back(std::move(*found[i].deletes));
+      out.position_targets.insert(tasks[i].file.file_path);
     }
+  if (!matched) return matched;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    FileMatch& f = found[i];
     if (copy_on_write) {
+      SKADE_ASSIGN_OR_RETURN(f, MatchFile(m, io, candidates, tasks[i], true, match_ids, match));
+    }
+    if (f.hit.empty()) continue;
+    out.rows_deleted += static_cast<int64_t>(f.hit.size());
+    if (static_cast<int64_t>(f.hit.size()) == f.live) {
+      out.removed.insert(tasks[i].file.file_path);  // every live row goes: metadata only
+    } else if (copy_on_write) {
       if (!rewriter) {
         SKADE_ASSIGN_OR_RETURN(rewriter, DataWriter::Make(*m));
       }
-      for (const auto& b : survivors) SKADE_RETURN_IF_ERROR(rewriter->Write(b));
-      out.removed.insert(task.file.file_path);
-    } else {
-      SKADE_ASSIGN_OR_RETURN(DataFile df, WritePositionDeletes(*m, task.file, std::move(hit)));
-      out.delete_files.push_back(std::move(df));
-      out.position_targets.insert(task.file.file_path);
+      for (const auto& b : f.survivors) SKADE_RETURN_IF_ERROR(rewriter->Write(b));
+      f.survivors.clear();
+      out.removed.insert(tasks[i].file.file_path);
     }
   }
   if (rewriter) {
