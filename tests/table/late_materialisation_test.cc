@@ -6,10 +6,14 @@
 #include <arrow/util/byte_size.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <parquet/file_reader.h>
+#include <parquet/metadata.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "skade/expr/expression.h"
+#include "skade/io/file_io.h"
 #include "skade/table/scan.h"
 #include "skade/table/table.h"
 #include "testing/matchers.h"
@@ -186,6 +190,35 @@ TEST_F(LateMaterialisation, FilterColumnPagesOutsideTheFilterAreNeitherReadNorDe
   });
   EXPECT_EQ(Scan("id >= 41000 and id < 41500", 0).rows, Expected("id >= 41000 and id < 41500"));
   EXPECT_EQ(ids_only("id >= 41000 and id < 41500", 0).first, 400);
+}
+
+TEST_F(LateMaterialisation, ADamagedPageIndexIsIgnored) {
+  // The page index only saves work: overwrite every column index of the data file with
+  // bytes that are no index, and the scan reads as it would without one.
+  auto plan = table_->NewScan().Plan();
+  ASSERT_THAT(plan, IsOk());
+  ASSERT_EQ(plan->tasks.size(), 1u);
+  const std::string path = LocalPath(plan->tasks[0].file.file_path);
+  std::vector<std::pair<int64_t, int64_t>> indexes;
+  {
+    auto reader = parquet::ParquetFileReader::OpenFile(path);
+    auto md = reader->metadata();
+    for (int rg = 0; rg < md->num_row_groups(); ++rg)
+      for (int c = 0; c < md->num_columns(); ++c)
+        if (auto at = md->RowGroup(rg)->ColumnChunk(c)->GetColumnIndexLocation()) indexes.emplace_back(at->offset, at->length);
+  }
+  ASSERT_FALSE(indexes.empty()) << "the data file has no page index";
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  for (const auto& [offset, length] : indexes) {
+    file.seekp(offset);
+    const std::string junk(static_cast<size_t>(length), '\xff');
+    file.write(junk.data(), length);
+  }
+  file.close();
+  for (const char* f : {"id >= 41000 and id < 41500", "v < 10", "id < 5 or id > 99990"}) {
+    auto got = Scan(f, 0);
+    EXPECT_EQ(got.rows, Expected(f)) << f;
+  }
 }
 
 TEST_F(LateMaterialisation, FiltersOnDictionaryStringsMatchTheReference) {

@@ -25,8 +25,10 @@ constexpr int64_t kLevelsPerRead = 4096;
 
 // The stats of each data page of `leaf` in the file's page index (Arrow's writer keeps page
 // bounds there, not in the page headers); empty when the file has no usable index for it.
+// The index only saves work: one that cannot be read, or whose pages do not follow each
+// other, is ignored rather than failing the scan.
 std::vector<expr::ColumnStats> IndexedPageStats(parquet::ParquetFileReader& file, int row_group, int leaf,
-                                                const NestedField& field) {
+                                                const NestedField& field) try {
   std::shared_ptr<parquet::PageIndexReader> index = file.GetPageIndexReader();
   std::shared_ptr<parquet::RowGroupPageIndexReader> group = index ? index->RowGroup(row_group) : nullptr;
   std::shared_ptr<parquet::ColumnIndex> bounds = group ? group->GetColumnIndex(leaf) : nullptr;
@@ -40,14 +42,18 @@ std::vector<expr::ColumnStats> IndexedPageStats(parquet::ParquetFileReader& file
   const int64_t rows = file.metadata()->RowGroup(row_group)->num_rows();
   const int physical = file.metadata()->schema()->Column(leaf)->physical_type();
   std::vector<expr::ColumnStats> out;
+  if (n == 0 || pages[0].first_row_index != 0) return {};
   for (size_t k = 0; k < n; ++k) {
     int64_t page_rows = (k + 1 < n ? pages[k + 1].first_row_index : rows) - pages[k].first_row_index;
+    if (page_rows <= 0) return {};
     parquet::EncodedStatistics s;
     if (!bounds->null_pages()[k]) s.set_min(bounds->encoded_min_values()[k]).set_max(bounds->encoded_max_values()[k]);
     if (bounds->has_null_counts()) s.set_null_count(bounds->null_counts()[k]);
     out.push_back(PageStats(s, page_rows, field, physical));
   }
   return out;
+} catch (const std::exception&) {
+  return {};
 }
 
 template <typename PType>
