@@ -5,16 +5,19 @@
 #include <arrow/io/file.h>
 #include <arrow/json/api.h>
 #include <parquet/arrow/reader.h>
+#include <parquet/arrow/schema.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <numeric>
 #include <set>
 
 #include "skade/common/nesting.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
+#include "skade/table/parquet_read.h"
 
 namespace skade::cli {
 namespace {
@@ -97,7 +100,7 @@ Status ReadInGrowingBlocks(const std::function<Status(int64_t block_bytes)>& rea
 }
 
 Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& path, const Schema& schema,
-                                                            int64_t block_bytes) {
+                                                            int64_t block_bytes, const Schema* only) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return NotFound("input file not found: " + path);
   if (std::filesystem::is_directory(path, ec)) return InvalidArgument("input " + path + " is a directory, not a file");
@@ -108,7 +111,12 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     auto st = b.Open(file);
     if (!st.ok()) return Corrupt(path + ": not a readable Parquet file (" + st.message() + ")");
     SKADE_ARROW_ASSIGN(auto reader, b.Build(), path);
-    auto batches = reader->GetRecordBatchReader();
+    std::vector<int> leaves;
+    for (const auto& field : reader->manifest().schema_fields)
+      if (only && only->FindTopLevel(field.field->name()) != nullptr) CollectLeaves(field, &leaves);
+    std::vector<int> row_groups(static_cast<size_t>(reader->num_row_groups()));
+    std::iota(row_groups.begin(), row_groups.end(), 0);
+    auto batches = only ? reader->GetRecordBatchReader(row_groups, leaves) : reader->GetRecordBatchReader();
     if (!batches.ok()) return Corrupt(path + ": " + batches.status().message());
     return Checked(std::make_shared<OwningReader>(std::move(reader), std::move(*batches)), path);
   }

@@ -22,10 +22,13 @@ inline constexpr int64_t kMaxInputBlockBytes = 1LL << 30;
 
 /// A streaming reader of `path`, chosen by extension (.parquet, .csv, .jsonl/.json/.ndjson).
 /// CSV and JSON columns that the table schema names are parsed as its types.
-/// Errors: kInvalidArgument (unknown extension, a column named twice, JSON nested
-/// deeper than kMaxJsonDepth), kNotFound, kCorrupt naming the file.
+/// With `only`, a Parquet input decodes only the columns `only` names (text inputs parse
+/// every column either way). Errors: kInvalidArgument (unknown
+/// extension, a column named twice, JSON nested deeper than kMaxJsonDepth), kNotFound,
+/// kCorrupt naming the file.
 Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& path, const Schema& schema,
-                                                            int64_t block_bytes = kInputBlockBytes);
+                                                            int64_t block_bytes = kInputBlockBytes,
+                                                            const Schema* only = nullptr);
 
 /// Runs `read` (which reads an input in blocks of the size it is given) with
 /// kInputBlockBytes, and again with blocks four times as large while it fails on a row

@@ -273,7 +273,6 @@ void PrintListing(const Listing& l, Format format, std::FILE* out) {
   PrintAligned(l, /*header=*/true, &width, out);
 }
 
-
 std::string TimeText(int64_t ms) {
   return FormatValue(*Type::Primitive(TypeId::kTimestampTz), Value{ms * 1000});
 }

@@ -71,8 +71,8 @@ Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::s
 }
 
 // The identifier columns of every row of the input files, in input order, conformed to
-// their types (the keys an upsert or a delete by key reads first; the other columns of
-// each block are dropped as it is read).
+// their types (the keys an upsert or a delete by key reads first): a Parquet input
+// decodes only them; the other columns of a text input's blocks are dropped as read.
 Result<std::shared_ptr<arrow::Table>> ReadInputKeys(const std::vector<std::string>& files, const Schema& schema) {
   std::vector<NestedField> fields;
   for (int id : schema.identifier_field_ids())
@@ -84,7 +84,7 @@ Result<std::shared_ptr<arrow::Table>> ReadInputKeys(const std::vector<std::strin
     const size_t first_batch = batches.size();
     SKADE_RETURN_IF_ERROR(ReadInGrowingBlocks([&](int64_t block) -> Status {
       batches.resize(first_batch);  // a read again with larger blocks starts the file over
-      SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, schema, block));
+      SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, schema, block, &key_schema));
       int64_t row = 1;
       while (true) {
         std::shared_ptr<arrow::RecordBatch> batch;

@@ -41,8 +41,8 @@ std::vector<expr::ColumnStats> IndexedPageStats(parquet::ParquetFileReader& file
     return {};
   const int64_t rows = file.metadata()->RowGroup(row_group)->num_rows();
   const int physical = file.metadata()->schema()->Column(leaf)->physical_type();
-  std::vector<expr::ColumnStats> out;
   if (n == 0 || pages[0].first_row_index != 0) return {};
+  std::vector<expr::ColumnStats> out;
   for (size_t k = 0; k < n; ++k) {
     int64_t page_rows = (k + 1 < n ? pages[k + 1].first_row_index : rows) - pages[k].first_row_index;
     if (page_rows <= 0) return {};

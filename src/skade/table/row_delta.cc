@@ -42,9 +42,10 @@ const Schema& PositionDeleteSchema() {
 // The file's path repeats on every row: it is written in blocks, not held for all of them
 // (2.5M deletes of a 100-byte path would take 250 MB).
 Result<DataFile> WritePositionDeletes(const TableMetadata& m, const DataFile& target,
-                                      std::vector<int64_t> positions) {
+                                      const std::vector<int64_t>& positions) {
   constexpr size_t kBlock = 64 * 1024;
-  std::sort(positions.begin(), positions.end());
+  // The spec orders them; a scan of one file gives them in file order.
+  if (!std::is_sorted(positions.begin(), positions.end())) return Internal("position deletes out of order");
   auto schema = ToArrowSchema(PositionDeleteSchema());
   size_t next = 0;
   auto blocks = arrow::MakeFunctionIterator([&]() -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
@@ -166,23 +167,25 @@ Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& can
                       std::unique_ptr<DataWriter>& rewriter) {
   const auto& tasks = candidates.tasks;
   std::vector<FileMatch> found(tasks.size());
-  // Merge-on-read: files are matched, and their position delete files written, a few at
-  // once. One file's work (plan, open, delete files, a small decode, fsyncs) is mostly
-  // latency, and an upsert into a partitioned table reads dozens of files.
-  Status matched = RunConcurrently(copy_on_write ? 0 : tasks.size(), [&](size_t i) -> Status {
-    SKADE_ASSIGN_OR_RETURN(found[i], MatchFile(m, io, candidates, tasks[i], false, match_ids, match));
-    FileMatch& f = found[i];
-    if (!f.hit.empty() && static_cast<int64_t>(f.hit.size()) != f.live) {
-      SKADE_ASSIGN_OR_RETURN(f.deletes, WritePositionDeletes(*m, tasks[i].file, f.hit));
-    }
-    return {};
-  });
-  for (size_t i = 0; i < tasks.size(); ++i)
-    if (found[i].deletes) {
-      out.delete_files.push_back(std::move(*found[i].deletes));
-      out.position_targets.insert(tasks[i].file.file_path);
-    }
-  if (!matched) return matched;
+  if (!copy_on_write) {
+    // Files are matched, and their position delete files written, a few at once. One
+    // file's work (plan, open, delete files, a small decode, fsyncs) is mostly latency,
+    // and an upsert into a partitioned table reads dozens of files.
+    Status matched = RunConcurrently(tasks.size(), [&](size_t i) -> Status {
+      SKADE_ASSIGN_OR_RETURN(found[i], MatchFile(m, io, candidates, tasks[i], false, match_ids, match));
+      FileMatch& f = found[i];
+      if (!f.hit.empty() && static_cast<int64_t>(f.hit.size()) != f.live) {
+        SKADE_ASSIGN_OR_RETURN(f.deletes, WritePositionDeletes(*m, tasks[i].file, f.hit));
+      }
+      return {};
+    });
+    for (size_t i = 0; i < tasks.size(); ++i)
+      if (found[i].deletes) {
+        out.delete_files.push_back(std::move(*found[i].deletes));
+        out.position_targets.insert(tasks[i].file.file_path);
+      }
+    if (!matched) return matched;
+  }
   for (size_t i = 0; i < tasks.size(); ++i) {
     FileMatch& f = found[i];
     if (copy_on_write) {

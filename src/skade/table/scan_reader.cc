@@ -223,13 +223,13 @@ constexpr int64_t kBatchRows = 64 * 1024;
 // Batches are cut smaller when their rows are wide, so no batch holds much more than this.
 constexpr int64_t kBatchBytes = 16LL << 20;
 
-// The read-ahead budget when the plan names none: 128 MiB, less beyond four workers,
-// each of whose allocator keeps some of what it decoded (measured: ~25 MiB a worker).
 // Rows that pass stay in the buffers they were decoded into (moved up, or a slice) only
 // where they are at least half of those rows; fewer are copied out and the buffers freed,
 // so a result holds memory for its own rows.
 constexpr bool StayInPlace(int64_t kept, int64_t rows) { return 2 * kept >= rows; }
 
+// The read-ahead budget when the plan names none: 128 MiB, less beyond four workers,
+// each of whose allocator keeps some of what it decoded (measured: ~25 MiB a worker).
 int64_t DefaultBudget(size_t workers) {
   return std::clamp<int64_t>((512LL << 20) / static_cast<int64_t>(std::max<size_t>(1, workers)), 32LL << 20,
                              128LL << 20);
@@ -1265,8 +1265,8 @@ class ScanReader final : public arrow::RecordBatchReader {
     std::vector<std::shared_ptr<arrow::BooleanArray>> masks;
     std::vector<int64_t> kept;
     std::shared_ptr<std::vector<uint8_t>> needed;  // per row: still needed by the second phase (null: all are)
-    // Per row (empty: none): in a data page of a filter column whose header's bounds rule
-    // the filter out. Such pages are not decoded; their rows go whatever the filter says
+    // Per row (empty: none): in a data page of a filter column whose page-index bounds
+    // rule the filter out. Such pages are not decoded; their rows go whatever the filter says
     // of the nulls read in their place. Guarded by mu.
     std::vector<uint8_t> excluded;
     std::atomic<int64_t> pages_skipped{0};
@@ -1322,8 +1322,8 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
   }
 
-  // The field of first-phase column `i` when its data pages may be skipped by the bounds
-  // in their headers: a number the filter looks at, read by ReadNeededPages.
+  // The field of first-phase column `i` when its data pages may be skipped by their
+  // bounds in the page index: a number the filter looks at, read by ReadNeededPages.
   static const NestedField* PagesByStats(const Job& job, size_t i, int leaf, parquet::ParquetFileReader& file) {
     const ScanShape& shape = *job.shape;
     const OpenedFile& f = *job.unit.file;
