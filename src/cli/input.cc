@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "skade/common/nesting.h"
@@ -27,19 +28,59 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// Types the JSON parser reads directly; the rest come in as text and are converted
-// (with row-precise errors) when the batch is conformed to the table.
-bool ParsesDirectly(const Type& t) {
+// The type the JSON parser reads a primitive column as. Decimals may be JSON numbers or
+// strings: Arrow keeps a number's text, so both are read exactly at the widest precision
+// and scale of any Iceberg decimal, then narrowed with row-precise errors when the batch
+// is conformed to the table, as are the types read as text (dates, times, uuids...).
+std::shared_ptr<arrow::DataType> JsonReadType(const Type& t) {
   switch (t.id) {
     case TypeId::kBoolean:
     case TypeId::kInt:
     case TypeId::kLong:
     case TypeId::kFloat:
     case TypeId::kDouble:
-    case TypeId::kString: return true;
-    default: return false;
+    case TypeId::kString: return ToArrowType(t);
+    case TypeId::kDecimal: return arrow::decimal256(76, 38);
+    default: return arrow::utf8();
   }
 }
+
+// Arrow's "Column(/NAME) changed from string to number in row N" (N counts from the
+// start of a block, not of the file) in the words of the table's columns; nullopt for
+// any other error.
+std::optional<std::string> KindMismatch(const arrow::Status& st, const Schema& schema) {
+  const std::string& m = st.message();
+  const std::string open = "Column(/", changed = ") changed from ", to = " to ";
+  size_t a = m.find(open), b = m.find(changed, a == std::string::npos ? 0 : a);
+  size_t c = b == std::string::npos ? b : m.find(to, b + changed.size());
+  if (a == std::string::npos || b == std::string::npos || c == std::string::npos) return std::nullopt;
+  std::string column = m.substr(a + open.size(), b - a - open.size());
+  std::string want = m.substr(b + changed.size(), c - b - changed.size());
+  std::string got = m.substr(c + to.size());
+  got = got.substr(0, got.find(' '));
+  const NestedField* f = schema.FindTopLevel(column);
+  const char* article = want.empty() || std::string_view("aeiou").find(want[0]) == std::string_view::npos ? "a " : "an ";
+  return "column '" + column + "' holds a JSON " + got + " where " + article + want + " is expected" +
+         (f ? " (its type is " + f->type->ToString() + ")" : std::string());
+}
+
+// Rewords the JSON parser's errors (see KindMismatch) as the batches are read.
+class JsonLinesReader final : public arrow::RecordBatchReader {
+ public:
+  JsonLinesReader(std::shared_ptr<arrow::RecordBatchReader> r, const Schema& schema)
+      : reader_(std::move(r)), schema_(schema) {}
+  std::shared_ptr<arrow::Schema> schema() const override { return reader_->schema(); }
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    auto st = reader_->ReadNext(out);
+    if (st.ok()) return st;
+    auto reworded = KindMismatch(st, schema_);
+    return reworded ? arrow::Status::Invalid(*reworded) : st;
+  }
+
+ private:
+  std::shared_ptr<arrow::RecordBatchReader> reader_;
+  Schema schema_;
+};
 
 // Keeps the reader's owner (the Parquet FileReader) alive with the batches.
 class OwningReader final : public arrow::RecordBatchReader {
@@ -141,12 +182,15 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     auto parse = arrow::json::ParseOptions::Defaults();
     arrow::FieldVector fields;
     for (const auto& f : schema.fields())
-      if (ParsesDirectly(*f.type)) fields.push_back(arrow::field(f.name, ToArrowType(*f.type)));
-      else if (f.type->is_primitive()) fields.push_back(arrow::field(f.name, arrow::utf8()));
+      if (f.type->is_primitive()) fields.push_back(arrow::field(f.name, JsonReadType(*f.type)));
     parse.explicit_schema = arrow::schema(fields);
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
-    SKADE_ARROW_ASSIGN(auto reader, arrow::json::StreamingReader::Make(file, read, parse), path);
-    return Checked(std::move(reader), path);
+    auto reader = arrow::json::StreamingReader::Make(file, read, parse);
+    if (!reader.ok()) {
+      if (auto reworded = KindMismatch(reader.status(), schema)) return InvalidArgument(path + ": " + *reworded);
+      return std::unexpected(FromArrow(reader.status(), path));
+    }
+    return Checked(std::make_shared<JsonLinesReader>(std::move(*reader), schema), path);
   }
   return InvalidArgument("cannot tell the format of '" + path +
                          "' (expected .parquet, .csv, .jsonl, .json or .ndjson)");

@@ -271,6 +271,22 @@ def test_corrupt_jsonl_input(skade, warehouse, table, tmp_path):
     _append_fails(skade, warehouse, table, f, [f.name])
 
 
+def test_jsonl_value_of_the_wrong_kind_names_column_and_type(skade, warehouse, tmp_path):
+    skade.ok("create-namespace", "db")
+    skade.ok("create", TABLE, "--schema", "id:long!, price:decimal(10,2), ts:timestamptz, tags:list<string>")
+    f = tmp_path / "epoch.jsonl"
+    f.write_text('{"id": 1, "ts": "2024-01-01T00:00:00Z"}\n{"id": 2, "ts": 1700000000}\n')
+    _append_fails(skade, warehouse, TABLE, f, [f.name, "column 'ts' holds a JSON number where a string is expected",
+                                                "timestamptz"])
+    f = tmp_path / "tags.jsonl"
+    f.write_text('{"id": 1, "tags": "a,b"}\n')
+    _append_fails(skade, warehouse, TABLE, f, [f.name, "column 'tags'", "where an array is expected"])
+    f = tmp_path / "scale.jsonl"
+    f.write_text('{"id": 1, "price": 2}\n{"id": 2, "price": 1.234}\n')
+    _append_fails(skade, warehouse, TABLE, f, [f.name, "column 'price' row 2", "value 1.234 does not fit",
+                                                "decimal(10,2)"])
+
+
 # --- bad specs, filters, names ---------------------------------------------------------------
 
 

@@ -43,6 +43,12 @@ std::string ShowValue(const arrow::Array& a, int64_t i) {
   auto s = a.GetScalar(i);
   if (!s.ok()) return "?";
   std::string text = (*s)->ToString();
+  // A decimal read at a wider scale than its column's (JSON input) shows without the
+  // zeros that scale added.
+  if (arrow::is_decimal(a.type_id()) && text.find('.') != std::string::npos) {
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.back() == '.') text.pop_back();
+  }
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   return text;
 }
@@ -105,15 +111,36 @@ Result<std::shared_ptr<arrow::Array>> ParseStrings(const arrow::Array& in, const
 }
 
 // JSON objects arrive as structs (one field per key seen); a map column takes the
-// keys whose value is present in each row.
+// keys whose value is present in each row. A key whose values were all null has no
+// type of its own; whole numbers widen to doubles where a key holds fractions.
 Result<std::shared_ptr<arrow::Array>> StructToMap(const arrow::StructArray& in, const Type& type,
                                                   const std::string& column) {
   if (type.key().type->id != TypeId::kString)
     return InvalidArgument("column '" + column + "': JSON objects only fill maps with string keys");
-  auto value_type = in.num_fields() > 0 ? in.field(0)->type() : arrow::null();
-  for (int k = 1; k < in.num_fields(); ++k)
-    if (!in.field(k)->type()->Equals(*value_type))
-      return InvalidArgument("column '" + column + "': the values of a map object must share one type");
+  std::shared_ptr<arrow::DataType> value_type = arrow::null();
+  for (int k = 0; k < in.num_fields(); ++k) {
+    const auto& t = in.field(k)->type();
+    if (t->id() == arrow::Type::NA || t->Equals(*value_type)) continue;
+    if (value_type->id() == arrow::Type::NA) {
+      value_type = t;
+    } else if (arrow::is_integer(t->id()) && value_type->id() == arrow::Type::DOUBLE) {
+      continue;
+    } else if (t->id() == arrow::Type::DOUBLE && arrow::is_integer(value_type->id())) {
+      value_type = t;
+    } else {
+      return InvalidArgument("column '" + column + "': the values of a map object must share one type (" +
+                             value_type->ToString() + " and " + t->ToString() + ")");
+    }
+  }
+  std::vector<std::shared_ptr<arrow::Array>> values;
+  for (int k = 0; k < in.num_fields(); ++k) {
+    auto child = in.field(k);
+    if (child->type()->id() != arrow::Type::NA && !child->type()->Equals(*value_type)) {
+      InitArrowCompute();
+      SKADE_ARROW_ASSIGN(child, arrow::compute::Cast(*child, value_type), column);
+    }
+    values.push_back(std::move(child));
+  }
   auto map_type = arrow::map(arrow::utf8(), value_type);
   SKADE_ARROW_ASSIGN(auto builder, arrow::MakeBuilder(map_type), column);
   auto& mb = static_cast<arrow::MapBuilder&>(*builder);
@@ -125,7 +152,7 @@ Result<std::shared_ptr<arrow::Array>> StructToMap(const arrow::StructArray& in, 
     }
     SKADE_ARROW_RETURN(mb.Append(), column);
     for (int k = 0; k < in.num_fields(); ++k) {
-      const auto& child = *in.field(k);
+      const auto& child = *values[static_cast<size_t>(k)];
       if (child.IsNull(r)) continue;
       SKADE_ARROW_RETURN(kb.Append(in.struct_type()->field(k)->name()), column);
       SKADE_ARROW_ASSIGN(auto scalar, child.GetScalar(r), column);
