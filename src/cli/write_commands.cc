@@ -2,7 +2,9 @@
 #include <CLI/CLI.hpp>
 #include <arrow/api.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "commands.h"
 #include "input.h"
@@ -122,45 +124,61 @@ void PrintChange(const char* verb, const std::string& table, const CommitResult&
               static_cast<long long>(r.snapshot_id), static_cast<long long>(r.commit_seq));
 }
 
+// One `alter` command takes several changes, each a verb and its arguments. Schema
+// changes become one new schema (one commit: all apply or none); a partition change is a
+// commit of its own, so it comes alone.
 Status CmdAlter(Context& ctx, const std::string& table_name, const std::vector<std::string>& args,
                 const std::string& after) {
-  const std::string& verb = args[0];
-  auto need = [&](size_t n) -> Status {
-    if (args.size() != n + 1)
-      return InvalidArgument("alter " + verb + " takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s"));
-    return {};
+  static const std::map<std::string, size_t> kArity = {
+      {"add-column", 2}, {"rename-column", 2}, {"drop-column", 1}, {"widen-column", 2},
+      {"set-optional", 1}, {"add-partition", 1}, {"drop-partition", 1}};
+  std::vector<std::vector<std::string>> changes;
+  for (size_t i = 0; i < args.size();) {
+    auto verb = kArity.find(args[i]);
+    if (verb == kArity.end())
+      return InvalidArgument("unknown alter change '" + args[i] +
+                             "' (add-column, rename-column, drop-column, widen-column, set-optional, add-partition, "
+                             "drop-partition)");
+    size_t n = verb->second, end = i + 1;
+    while (end < args.size() && !kArity.contains(args[end])) ++end;
+    if (end - i - 1 != n)
+      return InvalidArgument("alter " + verb->first + " takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s"));
+    changes.emplace_back(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(end));
+    i = end;
+  }
+  auto count = [&](const std::string& v) {
+    return std::count_if(changes.begin(), changes.end(), [&](const auto& c) { return c[0] == v; });
   };
+  const bool partition = count("add-partition") + count("drop-partition") > 0;
+  if (partition && changes.size() > 1)
+    return InvalidArgument("alter: a partition change is a commit of its own; give it in an alter of its own");
+  if (!after.empty() && (count("add-column") != 1 || changes.size() != 1))
+    return InvalidArgument("alter: --after goes with a single add-column");
   SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
-  SchemaUpdate u;
-  if (verb == "add-column") {
-    SKADE_RETURN_IF_ERROR(need(2));
-    SKADE_ASSIGN_OR_RETURN(Schema parsed, ParseSchemaSpec("x:" + args[2]));
-    std::optional<std::string> pos;
-    if (!after.empty()) pos = after;
-    u.AddColumn(args[1], parsed.fields()[0].type, pos);
-  } else if (verb == "rename-column") {
-    SKADE_RETURN_IF_ERROR(need(2));
-    u.RenameColumn(args[1], args[2]);
-  } else if (verb == "drop-column") {
-    SKADE_RETURN_IF_ERROR(need(1));
-    u.DropColumn(args[1]);
-  } else if (verb == "widen-column") {
-    SKADE_RETURN_IF_ERROR(need(2));
-    SKADE_ASSIGN_OR_RETURN(TypePtr type, ParsePrimitiveType(args[2]));
-    u.WidenColumn(args[1], type);
-  } else if (verb == "set-optional") {
-    SKADE_RETURN_IF_ERROR(need(1));
-    u.MakeOptional(args[1]);
-  } else if (verb == "add-partition" || verb == "drop-partition") {
-    SKADE_RETURN_IF_ERROR(need(1));
-    if (verb == "add-partition") SKADE_RETURN_IF_ERROR(table->AddPartitionFields(args[1]));
-    else SKADE_RETURN_IF_ERROR(table->RemovePartitionField(args[1]));
+  if (partition) {
+    const auto& c = changes[0];
+    if (c[0] == "add-partition") SKADE_RETURN_IF_ERROR(table->AddPartitionFields(c[1]));
+    else SKADE_RETURN_IF_ERROR(table->RemovePartitionField(c[1]));
     std::printf("%s: partition spec %d is now the default\n", table_name.c_str(), table->metadata()->default_spec_id);
     return {};
-  } else {
-    return InvalidArgument("unknown alter change '" + verb +
-                           "' (add-column, rename-column, drop-column, widen-column, set-optional, add-partition, "
-                           "drop-partition)");
+  }
+  SchemaUpdate u;
+  for (const auto& c : changes) {
+    if (c[0] == "add-column") {
+      SKADE_ASSIGN_OR_RETURN(Schema parsed, ParseSchemaSpec("x:" + c[2]));
+      std::optional<std::string> pos;
+      if (!after.empty()) pos = after;
+      u.AddColumn(c[1], parsed.fields()[0].type, pos);
+    } else if (c[0] == "rename-column") {
+      u.RenameColumn(c[1], c[2]);
+    } else if (c[0] == "drop-column") {
+      u.DropColumn(c[1]);
+    } else if (c[0] == "widen-column") {
+      SKADE_ASSIGN_OR_RETURN(TypePtr type, ParsePrimitiveType(c[2]));
+      u.WidenColumn(c[1], type);
+    } else {
+      u.MakeOptional(c[1]);
+    }
   }
   SKADE_RETURN_IF_ERROR(table->UpdateSchema(u));
   std::printf("%s: schema %d is now current\n", table_name.c_str(), table->metadata()->current_schema_id);
@@ -243,7 +261,8 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   alter->add_option("TABLE", a.table)->required();
   alter->add_option("CHANGE", a.alter,
                     "add-column NAME TYPE | rename-column OLD NEW | drop-column NAME | widen-column NAME TYPE | "
-                    "set-optional NAME | add-partition SPEC | drop-partition NAME")
+                    "set-optional NAME (several: one new schema, all or none) | add-partition SPEC | "
+                    "drop-partition NAME (alone)")
       ->required();
   alter->add_option("--after", a.after, "with add-column: place the column after COL");
   alter->callback([&] { action = [&] { return CmdAlter(ctx, a.table, a.alter, a.after); }; });

@@ -136,6 +136,32 @@ def test_listing_formats_agree(skade, warehouse, orders):
     assert rc in (1, 2) and "xml" in err
 
 
+def test_alter_with_several_changes_is_one_schema_all_or_nothing(skade, warehouse, catalog, orders):
+    _, before = current_metadata(warehouse, "shop.orders")
+    # a failing change among good ones: nothing applies
+    rc, out, err = skade("alter", "shop.orders", "add-column", "note", "string", "drop-column", "nope")
+    assert rc == 2 and "nope" in err and out == "", err
+    assert current_metadata(warehouse, "shop.orders")[1]["schemas"] == before["schemas"]
+    out = skade.ok("alter", "shop.orders", "add-column", "note", "string", "rename-column", "amount", "total",
+                   "add-column", "seen", "timestamptz")
+    _, after = current_metadata(warehouse, "shop.orders")
+    assert len(after["schemas"]) == len(before["schemas"]) + 1, "one new schema for the three changes"
+    assert f"schema {after['current-schema-id']} is now current" in out
+    t = catalog().load_table("shop.orders")
+    assert [f.name for f in t.schema().fields] == ["id", "country", "total", "ts", "note", "seen"]
+    assert t.scan().to_arrow().num_rows == skade.rows("shop.orders").num_rows
+    for args, words in [
+        (["add-column", "x", "int", "add-column"], "add-column takes 2 arguments"),
+        (["drop-column"], "drop-column takes 1 argument"),
+        (["add-column", "x", "int", "add-partition", "bucket(2,id)"], "a partition change is a commit of its own"),
+        (["add-column", "x", "int", "add-column", "y", "int", "--after", "id"], "--after goes with a single add-column"),
+        (["frob"], "unknown alter change 'frob'"),
+    ]:
+        rc, out, err = skade("alter", "shop.orders", *args)
+        assert rc == 2 and words in err and out == "", (args, err)
+    assert current_metadata(warehouse, "shop.orders")[1]["schemas"] == after["schemas"]
+
+
 # --- scan options ----------------------------------------------------------------------------
 
 

@@ -290,10 +290,12 @@ def test_pyiceberg_reads_after_schema_evolution(skade, catalog, warehouse, tmp_p
     oracle.delete_keys(keys)
     commit("delete keys", skade.ok("delete", T, "--keys", write_keys(keys, tmp_path / "k4", "csv")))
 
-    # widen int->long, float->double, decimal(9,2)->decimal(12,2)
-    skade.ok("alter", T, "widen-column", "i", "long")
-    skade.ok("alter", T, "widen-column", "f", "double")
-    skade.ok("alter", T, "widen-column", "dec", "decimal(12,2)")
+    # widen int->long, float->double, decimal(9,2)->decimal(12,2): one alter, one new schema
+    _, before = current_metadata(warehouse, T)
+    skade.ok("alter", T, "widen-column", "i", "long", "widen-column", "f", "double",
+             "widen-column", "dec", "decimal(12,2)")
+    _, widened = current_metadata(warehouse, T)
+    assert len(widened["schemas"]) == len(before["schemas"]) + 1
     stage[0] = 5
     append(12, "append widened")
     upsert(5, "upsert widened")
