@@ -14,6 +14,7 @@
 #include <parquet/properties.h>
 
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -321,6 +322,89 @@ TEST(FlatColumnReader, BatchReaderCutsEveryColumnAtTheSameRows) {
     auto all = arrow::Concatenate(table->column(c)->chunks()).ValueOrDie();
     EXPECT_TRUE(column.ValueOrDie()->Equals(*Wanted(all, *wanted)));
   }
+}
+
+// Whether every data page of a chunk is dictionary-encoded, by its encoding statistics.
+bool DictionaryThroughout(const parquet::FileMetaData& md, int rg, int leaf) {
+  bool data = false, all = true;
+  const auto stats = md.RowGroup(rg)->ColumnChunk(leaf)->encoding_stats();  // a copy: the chunk is a temporary
+  for (const auto& e : stats) {
+    if (e.page_type != parquet::PageType::DATA_PAGE && e.page_type != parquet::PageType::DATA_PAGE_V2) continue;
+    data = true;
+    all &= e.encoding == parquet::Encoding::RLE_DICTIONARY || e.encoding == parquet::Encoding::PLAIN_DICTIONARY;
+  }
+  return data && all;
+}
+
+// A string chunk kept as a dictionary: batches of random sizes, each dictionary<int32>
+// over the one array of the chunk's dictionary page, which read densely are the rows
+// Arrow's reader gives; a chunk that turns PLAIN part way is refused, naming it.
+TEST(FlatColumnReader, KeepDictionaryGivesIndicesIntoTheChunksDictionary) {
+  std::mt19937_64 rng(1207);
+  int kept = 0, refused = 0;
+  for (int round = 0; round < 30; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const int64_t rows = round % 10 == 0 ? static_cast<int64_t>(rng() % 3) : static_cast<int64_t>(rng() % 30000);
+    const double null_chances[] = {0, 0.1, 1.0};
+    const int distincts[] = {1, 7, 300, 5000};
+    arrow::FieldVector fields;
+    arrow::ArrayVector arrays;
+    for (const auto& type : {arrow::utf8(), arrow::binary()}) {
+      Column c{type, rng() % 4 != 0, null_chances[rng() % 3], distincts[rng() % 4]};
+      fields.push_back(arrow::field("c" + std::to_string(fields.size()), type, c.nullable));
+      arrays.push_back(RandomArray(c, rows, rng));
+    }
+    auto table = arrow::Table::Make(arrow::schema(fields), arrays, rows);
+    parquet::WriterProperties::Builder b;
+    b.data_pagesize(static_cast<int64_t>(64 + rng() % 20000));
+    b.dictionary_pagesize_limit(rng() % 3 == 0 ? static_cast<int64_t>(64 + rng() % 4000) : 1 << 22);
+    b.max_row_group_length(static_cast<int64_t>(1 + rng() % 20000));
+    b.data_page_version(rng() % 2 ? parquet::ParquetDataPageVersion::V2 : parquet::ParquetDataPageVersion::V1);
+    auto file = WriteParquet(*table, b.build());
+    auto pq = Open(file);
+    auto arrow_reader = parquet::arrow::FileReader::Make(arrow::default_memory_pool(), Open(file)).ValueOrDie();
+    const auto& md = *pq->metadata();
+    for (int rg = 0; rg < md.num_row_groups(); ++rg) {
+      for (int leaf = 0; leaf < md.num_columns(); ++leaf) {
+        SCOPED_TRACE("row group " + std::to_string(rg) + ", column " + std::to_string(leaf));
+        const auto& type = fields[leaf]->type();
+        auto want = arrow::Concatenate(arrow_reader->ReadRowGroup(rg, {leaf}).ValueOrDie()->column(0)->chunks())
+                        .ValueOrDie();
+        FlatColumnReader reader(*pq, rg, leaf, type, arrow::default_memory_pool(), "test");
+        reader.KeepDictionary();
+        const bool throughout = DictionaryThroughout(md, rg, leaf);
+        arrow::ArrayVector dense;
+        std::shared_ptr<arrow::Array> dictionary;
+        std::optional<Error> error;
+        for (;;) {
+          auto part = reader.Next(1 + static_cast<int64_t>(rng() % 4000));
+          if (!part) {
+            error = part.error();
+            break;
+          }
+          if ((*part)->length() == 0) break;
+          ASSERT_TRUE((*part)->type()->Equals(*arrow::dictionary(arrow::int32(), type))) << (*part)->type()->ToString();
+          ASSERT_TRUE((*part)->ValidateFull().ok());
+          const auto& d = static_cast<const arrow::DictionaryArray&>(**part);
+          if (dictionary) EXPECT_EQ(d.dictionary()->data().get(), dictionary->data().get()) << "one for the chunk";
+          dictionary = d.dictionary();
+          dense.push_back(arrow::compute::Take(d.dictionary(), d.indices()).ValueOrDie().make_array());
+        }
+        if (error) {
+          ++refused;
+          EXPECT_FALSE(throughout) << error->message;
+          EXPECT_EQ(error->kind, ErrorKind::kCorrupt);
+          EXPECT_THAT(error->message, ::testing::HasSubstr("PLAIN data page"));
+          continue;
+        }
+        ++kept;
+        auto got = dense.empty() ? arrow::MakeEmptyArray(type).ValueOrDie() : arrow::Concatenate(dense).ValueOrDie();
+        EXPECT_TRUE(got->Equals(*want)) << got->Diff(*want);
+      }
+    }
+  }
+  EXPECT_GT(kept, 20);
+  EXPECT_GT(refused, 0);
 }
 
 // What the reader leaves to Arrow's: nested, repeated, boolean, decimal and fixed-size

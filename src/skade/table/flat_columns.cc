@@ -306,6 +306,8 @@ struct FlatColumnReader::State {
   std::string where;  // "<where>: column <name>", for errors
   bool optional = false;
   bool strings = false;
+  bool as_dictionary = false;  // strings as indices into dictionary_values (KeepDictionary)
+  std::shared_ptr<arrow::Array> dictionary_values;
   int width = 0;  // bytes of a fixed-width value
   int64_t string_bytes_per_row = 0;  // the chunk's average, to size a batch's bytes at once
 
@@ -439,15 +441,34 @@ struct FlatColumnReader::State {
     }
   }
 
-  // m dictionary indices of the current page into index_scratch, each checked.
-  Status Indices(int64_t m) {
-    index_scratch.resize(static_cast<size_t>(m));
-    if (indices.Get(index_scratch.data(), m) != m) return Corrupt("dictionary indices end before the page's values");
+  // m dictionary indices of the current page into `out`, each checked.
+  Status IndicesInto(uint32_t* out, int64_t m) {
+    if (indices.Get(out, m) != m) return Corrupt("dictionary indices end before the page's values");
     uint32_t top = 0;
-    for (uint32_t i : index_scratch) top = std::max(top, i);
+    for (int64_t i = 0; i < m; ++i) top = std::max(top, out[i]);
     if (m > 0 && top >= dictionary_size)
       return Corrupt("dictionary index " + std::to_string(top) + " past the dictionary's " +
                      std::to_string(dictionary_size) + " values");
+    return {};
+  }
+  Status Indices(int64_t m) {
+    index_scratch.resize(static_cast<size_t>(m));
+    return IndicesInto(index_scratch.data(), m);
+  }
+
+  // k rows' dictionary indices from output row `at` (as_dictionary), m of them valid (per
+  // `valid`, or all); a null row's index is 0.
+  Status DictionaryIndices(uint32_t* out, const uint8_t* valid, int64_t at, int64_t k, int64_t m) {
+    if (!dictionary_encoded && m > 0)
+      return Corrupt("a PLAIN data page where the chunk's encoding statistics say dictionary");
+    if (m == 0) {
+      std::memset(out + at, 0, static_cast<size_t>(k) * 4);
+      return {};
+    }
+    if (m == k) return IndicesInto(out + at, m);
+    SKADE_RETURN_IF_ERROR(Indices(m));
+    for (int64_t r = 0, v = 0; r < k; ++r)
+      out[at + r] = arrow::bit_util::GetBit(valid, at + r) ? index_scratch[static_cast<size_t>(v++)] : 0;
     return {};
   }
 
@@ -557,7 +578,9 @@ struct FlatColumnReader::State {
       SKADE_ARROW_ASSIGN(out.validity, arrow::AllocateBitmap(rows, pool), where);
       out.valid = out.validity->mutable_data();
     }
-    if (strings) {
+    if (as_dictionary) {
+      SKADE_ARROW_ASSIGN(out.values, arrow::AllocateBuffer(rows * 4, pool), where);
+    } else if (strings) {
       SKADE_ARROW_ASSIGN(out.values, arrow::AllocateBuffer((rows + 1) * 4, pool), where);
       reinterpret_cast<int32_t*>(out.values->mutable_data())[0] = 0;
       SKADE_ARROW_ASSIGN(out.data, arrow::AllocateResizableBuffer(0, pool), where);
@@ -570,6 +593,24 @@ struct FlatColumnReader::State {
 
   Result<std::shared_ptr<arrow::Array>> Finish(Output out, int64_t rows, int64_t nulls) {
     if (nulls == 0) out.validity = nullptr;
+    if (as_dictionary) {
+      // The chunk's dictionary page as one array, shared by every batch of the chunk.
+      if (!dictionary_values) {
+        const int64_t n = have_dictionary ? dictionary_size : 0;
+        const int64_t bytes = n > 0 ? dictionary_offsets[static_cast<size_t>(n)] : 0;
+        SKADE_ARROW_ASSIGN(auto offsets, arrow::AllocateBuffer((n + 1) * 4, pool), where);
+        if (n > 0) std::memcpy(offsets->mutable_data(), dictionary_offsets.data(), static_cast<size_t>(n + 1) * 4);
+        else reinterpret_cast<int32_t*>(offsets->mutable_data())[0] = 0;
+        SKADE_ARROW_ASSIGN(auto data, arrow::AllocateBuffer(bytes, pool), where);
+        if (bytes > 0) std::memcpy(data->mutable_data(), dictionary.data(), static_cast<size_t>(bytes));
+        dictionary_values = arrow::MakeArray(
+            arrow::ArrayData::Make(type, n, {nullptr, std::move(offsets), std::move(data)}, 0));
+      }
+      auto indices = arrow::MakeArray(
+          arrow::ArrayData::Make(arrow::int32(), rows, {std::move(out.validity), std::move(out.values)}, nulls));
+      return std::make_shared<arrow::DictionaryArray>(arrow::dictionary(arrow::int32(), type), indices,
+                                                      dictionary_values);
+    }
     if (!strings)
       return arrow::MakeArray(
           arrow::ArrayData::Make(type, rows, {std::move(out.validity), std::move(out.values)}, nulls));
@@ -597,7 +638,9 @@ struct FlatColumnReader::State {
         if (m < 0) return Corrupt("definition levels end before the page's values");
       }
       uint8_t* out = o.values->mutable_data();
-      if (strings) {
+      if (as_dictionary) {
+        SKADE_RETURN_IF_ERROR(DictionaryIndices(reinterpret_cast<uint32_t*>(out), o.valid, got, k, m));
+      } else if (strings) {
         SKADE_RETURN_IF_ERROR(StringValues(reinterpret_cast<int32_t*>(out), *o.data, o.valid, got, k, m));
       } else if (width == 4) {
         SKADE_RETURN_IF_ERROR(FixedValues(reinterpret_cast<uint32_t*>(out), o.valid, got, k, m));
@@ -838,6 +881,8 @@ Result<std::shared_ptr<arrow::Array>> FlatColumnReader::Next(int64_t rows) {
 }
 
 int64_t FlatColumnReader::pages_skipped() const { return s_->pages_skipped; }
+
+void FlatColumnReader::KeepDictionary() { s_->as_dictionary = s_->strings && !s_->wanted; }
 
 namespace {
 

@@ -82,6 +82,12 @@ class FlatColumnReader {
   /// Data pages passed over so far (with `wanted`).
   int64_t pages_skipped() const;
 
+  /// Before the first Next, for a string or binary chunk without `wanted` whose data pages
+  /// are all dictionary-encoded (its encoding statistics say so; a PLAIN page is then an
+  /// error): Next gives dictionary<int32, type> arrays, all over one array of the
+  /// chunk's dictionary page, as Arrow's reader does with read_dictionary.
+  void KeepDictionary();
+
  private:
   struct State;
   std::unique_ptr<State> s_;

@@ -279,6 +279,20 @@ struct OpenedFile {
   std::vector<int> string_leaves;        // top-level string and binary columns
 };
 
+// Whether a string leaf's chunk in `row_group` has data pages, all dictionary-encoded
+// (by its encoding statistics).
+bool DictionaryThroughout(const OpenedFile& f, int row_group, int leaf) {
+  if (std::find(f.string_leaves.begin(), f.string_leaves.end(), leaf) == f.string_leaves.end()) return false;
+  const auto stats = f.metadata->RowGroup(row_group)->ColumnChunk(leaf)->encoding_stats();
+  bool data_pages = false, all_dictionary = true;
+  for (const auto& e : stats) {
+    if (e.page_type != parquet::PageType::DATA_PAGE && e.page_type != parquet::PageType::DATA_PAGE_V2) continue;
+    data_pages = true;
+    all_dictionary &= e.encoding == parquet::Encoding::RLE_DICTIONARY || e.encoding == parquet::Encoding::PLAIN_DICTIONARY;
+  }
+  return data_pages && all_dictionary;
+}
+
 // The Parquet leaves of some read positions, in file order.
 std::vector<int> GroupLeaves(const OpenedFile& f, const std::vector<size_t>& positions) {
   std::vector<int> leaves;
@@ -297,19 +311,8 @@ parquet::ArrowReaderProperties TaskReadProperties(const OpenedFile& f, int row_g
   parquet::ArrowReaderProperties props;
   props.set_use_threads(false);
   props.set_pre_buffer(false);
-  auto rg = f.metadata->RowGroup(row_group);
-  for (int leaf : leaves) {
-    if (std::find(f.string_leaves.begin(), f.string_leaves.end(), leaf) == f.string_leaves.end()) continue;
-    const auto stats = rg->ColumnChunk(leaf)->encoding_stats();
-    bool data_pages = false, all_dictionary = true;
-    for (const auto& e : stats) {
-      if (e.page_type != parquet::PageType::DATA_PAGE && e.page_type != parquet::PageType::DATA_PAGE_V2) continue;
-      data_pages = true;
-      all_dictionary &= e.encoding == parquet::Encoding::RLE_DICTIONARY ||
-                        e.encoding == parquet::Encoding::PLAIN_DICTIONARY;
-    }
-    if (data_pages && all_dictionary) props.set_read_dictionary(leaf, true);
-  }
+  for (int leaf : leaves)
+    if (DictionaryThroughout(f, row_group, leaf)) props.set_read_dictionary(leaf, true);
   return props;
 }
 
@@ -438,6 +441,16 @@ int FlatLeaf(const ScanShape& shape, const OpenedFile& f, int row_group, size_t 
   const arrow::DataType& type = *shape.fields[i]->type();
   if (filtered && f.filter && (type.id() == arrow::Type::STRING || type.id() == arrow::Type::BINARY)) return -1;
   return ReadsFlatColumn(*f.metadata, row_group, f.leaves[i][0], type) ? f.leaves[i][0] : -1;
+}
+
+// The leaf of a filter step's string column that FlatColumnReader can give as a dictionary
+// (KeepDictionary: the filter looks at each entry once), -1 when it cannot.
+int DictionaryLeaf(const ScanShape& shape, const OpenedFile& f, int row_group, size_t i) {
+  if (f.leaves[i].size() != 1) return -1;
+  const int leaf = f.leaves[i][0];
+  return DictionaryThroughout(f, row_group, leaf) && ReadsFlatColumn(*f.metadata, row_group, leaf, *shape.fields[i]->type())
+             ? leaf
+             : -1;
 }
 
 // SKADE_SCAN_TRACE=FILE appends a JSON line per decode task, per streamed batch read, and per
@@ -1342,14 +1355,22 @@ class ScanReader final : public arrow::RecordBatchReader {
     const Unit& u = job.unit;
     const OpenedFile& f = *u.file;
     std::vector<size_t> by_arrow;  // positions Arrow's reader decodes (the others: FlatColumnReader)
-    std::vector<std::pair<size_t, int>> flat;
+    struct Flat {
+      size_t i;
+      int leaf;
+      bool dictionary;  // a filter column's strings kept as a dictionary
+    };
+    std::vector<Flat> flat;
     // Flat columns of the second phase are decoded for the needed rows only, skipping
     // the pages holding none (the first phase's masks are made: job.masks).
     std::vector<std::pair<size_t, std::shared_ptr<arrow::Array>>> selected;
     for (size_t i : group) {
-      int leaf = FlatLeaf(shape, f, u.row_group, i, /*filtered=*/job.masks.empty());
+      const bool filtered = job.masks.empty();
+      int leaf = FlatLeaf(shape, f, u.row_group, i, filtered);
       if (leaf >= 0) {
-        flat.emplace_back(i, leaf);
+        flat.push_back({i, leaf, false});
+      } else if (filtered && f.filter && !job.needed && (leaf = DictionaryLeaf(shape, f, u.row_group, i)) >= 0) {
+        flat.push_back({i, leaf, true});
       } else {
         by_arrow.push_back(i);
       }
@@ -1393,8 +1414,8 @@ class ScanReader final : public arrow::RecordBatchReader {
           paged.emplace_back(top->field, std::move(arr));
         }
         // Flat leaves decode into arrays of the table's types (their fields carry the ids).
-        for (const auto& [i, leaf] : flat) {
-          if (auto by_stats = PagesByStats(job, i, leaf, *reader->parquet_reader())) {
+        for (const auto& [i, leaf, dictionary] : flat) {
+          if (auto by_stats = dictionary ? nullptr : PagesByStats(job, i, leaf, *reader->parquet_reader())) {
             std::vector<uint8_t> excluded(static_cast<size_t>(u.rows), 0);
             PageFilter filter{f.filter.get(), by_stats, &excluded, u.batch_rows};
             int64_t skipped = 0;
@@ -1412,12 +1433,13 @@ class ScanReader final : public arrow::RecordBatchReader {
           }
           FlatColumnReader column(*reader->parquet_reader(), u.row_group, leaf, shape.fields[i]->type(), shape.pool,
                                   f.path + ": row group " + std::to_string(u.row_group), job.needed);
+          if (dictionary) column.KeepDictionary();
           SKADE_ASSIGN_OR_RETURN(auto arr, column.Next(u.rows));
           job.pages_skipped += column.pages_skipped();
           if (job.needed) {
             selected.emplace_back(i, std::move(arr));
           } else {
-            paged.emplace_back(shape.fields[i], std::move(arr));
+            paged.emplace_back(shape.fields[i]->WithType(arr->type()), std::move(arr));
           }
         }
         // A whole column chunk at a time decodes into one pre-sized array (as
