@@ -8,8 +8,24 @@
 
 namespace skade {
 
+namespace {
+
+size_t Cores() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+}  // namespace
+
+size_t WorkerCount(const char* skade_threads, size_t cores) {
+  if (!skade_threads) return cores;
+  try {
+    return std::clamp<size_t>(std::stoul(skade_threads), 1, 256);
+  } catch (...) {
+    return cores;
+  }
+}
+
 Status RunConcurrently(size_t n, const std::function<Status(size_t)>& fn) {
-  size_t threads = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  static const size_t most = std::min(Cores(), WorkerCount(std::getenv("SKADE_THREADS"), Cores()));
+  size_t threads = std::min(n, most);
   if (threads <= 1) {
     for (size_t i = 0; i < n; ++i) SKADE_RETURN_IF_ERROR(fn(i));
     return {};
@@ -88,16 +104,8 @@ void TaskPool::Work() {
 }
 
 TaskPool& TaskPool::Shared() {
-  static TaskPool* pool = [] {
-    size_t n = std::max(1u, std::thread::hardware_concurrency());
-    if (const char* env = std::getenv("SKADE_THREADS")) {
-      try {
-        n = std::clamp<size_t>(std::stoul(env), 1, 256);
-      } catch (...) {
-      }
-    }
-    return new TaskPool(n);  // never destroyed: tasks may still run at exit
-  }();
+  // Never destroyed: tasks may still run at exit.
+  static TaskPool* pool = new TaskPool(WorkerCount(std::getenv("SKADE_THREADS"), Cores()));
   return *pool;
 }
 
