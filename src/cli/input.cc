@@ -4,6 +4,7 @@
 #include <arrow/csv/api.h>
 #include <arrow/io/file.h>
 #include <arrow/json/api.h>
+#include <nlohmann/json.hpp>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/schema.h>
 
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -64,22 +66,53 @@ std::optional<std::string> KindMismatch(const arrow::Status& st, const Schema& s
          (f ? " (its type is " + f->type->ToString() + ")" : std::string());
 }
 
-// Rewords the JSON parser's errors (see KindMismatch) as the batches are read.
+// Arrow's parser names neither the column nor the row of a decimal it cannot read ("The
+// string 'oops' is not a valid decimal256 number"): the first such value is looked for
+// line by line, and named as a text input's would be; nullopt when none is found.
+std::optional<std::string> BadDecimal(const arrow::Status& st, const Schema& schema, const std::string& path) {
+  if (st.message().find("decimal256") == std::string::npos) return std::nullopt;
+  std::ifstream in(path);
+  std::string line;
+  int64_t row = 0;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    ++row;
+    auto doc = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!doc.is_object()) continue;
+    for (const auto& f : schema.fields()) {
+      auto it = doc.find(f.name);
+      if (f.type->id != TypeId::kDecimal || it == doc.end() || it->is_null()) continue;
+      const std::string text = it->is_string() ? it->get<std::string>() : it->dump();
+      arrow::Decimal256 value;
+      int32_t precision = 0, scale = 0;
+      if ((it->is_string() || it->is_number()) &&
+          arrow::Decimal256::FromString(text, &value, &precision, &scale).ok() && scale <= 38 && precision - scale <= 38)
+        continue;
+      return "column '" + f.name + "' row " + std::to_string(row) + ": value " + text + " does not fit type " +
+             f.type->ToString();
+    }
+  }
+  return std::nullopt;
+}
+
+// Rewords the JSON parser's errors (KindMismatch, BadDecimal) as the batches are read.
 class JsonLinesReader final : public arrow::RecordBatchReader {
  public:
-  JsonLinesReader(std::shared_ptr<arrow::RecordBatchReader> r, const Schema& schema)
-      : reader_(std::move(r)), schema_(schema) {}
+  JsonLinesReader(std::shared_ptr<arrow::RecordBatchReader> r, const Schema& schema, std::string path)
+      : reader_(std::move(r)), schema_(schema), path_(std::move(path)) {}
   std::shared_ptr<arrow::Schema> schema() const override { return reader_->schema(); }
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
     auto st = reader_->ReadNext(out);
     if (st.ok()) return st;
     auto reworded = KindMismatch(st, schema_);
+    if (!reworded) reworded = BadDecimal(st, schema_, path_);
     return reworded ? arrow::Status::Invalid(*reworded) : st;
   }
 
  private:
   std::shared_ptr<arrow::RecordBatchReader> reader_;
   Schema schema_;
+  std::string path_;
 };
 
 // Keeps the reader's owner (the Parquet FileReader) alive with the batches.
@@ -187,10 +220,12 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
     auto reader = arrow::json::StreamingReader::Make(file, read, parse);
     if (!reader.ok()) {
-      if (auto reworded = KindMismatch(reader.status(), schema)) return InvalidArgument(path + ": " + *reworded);
+      auto reworded = KindMismatch(reader.status(), schema);
+      if (!reworded) reworded = BadDecimal(reader.status(), schema, path);
+      if (reworded) return InvalidArgument(path + ": " + *reworded);
       return std::unexpected(FromArrow(reader.status(), path));
     }
-    return Checked(std::make_shared<JsonLinesReader>(std::move(*reader), schema), path);
+    return Checked(std::make_shared<JsonLinesReader>(std::move(*reader), schema, path), path);
   }
   return InvalidArgument("cannot tell the format of '" + path +
                          "' (expected .parquet, .csv, .jsonl, .json or .ndjson)");
