@@ -9,6 +9,7 @@
 #include <parquet/arrow/schema.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -66,36 +67,54 @@ std::optional<std::string> KindMismatch(const arrow::Status& st, const Schema& s
          (f ? " (its type is " + f->type->ToString() + ")" : std::string());
 }
 
-// Arrow's parser names neither the column nor the row of a decimal it cannot read ("The
-// string 'oops' is not a valid decimal256 number"): the first such value is looked for
-// line by line, and named as a text input's would be; nullopt when none is found.
-std::optional<std::string> BadDecimal(const arrow::Status& st, const Schema& schema, const std::string& path) {
-  if (st.message().find("decimal256") == std::string::npos) return std::nullopt;
+// Whether a JSON value (not null) fits a column of type t as Arrow's parser reads it.
+bool FitsJson(const nlohmann::json& v, const Type& t) {
+  switch (t.id) {
+    case TypeId::kInt:
+      return v.is_number_integer() && v.get<int64_t>() >= INT32_MIN && v.get<int64_t>() <= INT32_MAX &&
+             !(v.is_number_unsigned() && v.get<uint64_t>() > INT32_MAX);
+    case TypeId::kLong: return v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX);
+    case TypeId::kFloat:
+    case TypeId::kDouble: return v.is_number();
+    case TypeId::kDecimal: {
+      if (!v.is_string() && !v.is_number()) return false;
+      arrow::Decimal256 value;
+      int32_t precision = 0, scale = 0;
+      return arrow::Decimal256::FromString(v.is_string() ? v.get<std::string>() : v.dump(), &value, &precision, &scale)
+                 .ok() &&
+             scale <= 38 && precision - scale <= 38;
+    }
+    default: return true;  // read as text, or a kind KindMismatch names
+  }
+}
+
+// Arrow's parser names neither the column nor the row of a value it cannot convert ("Failed
+// to convert JSON to int32, couldn't parse:1.5", "The string 'oops' is not a valid
+// decimal256 number"): the first such value is looked for line by line, and named as a text
+// input's would be; nullopt when none is found.
+std::optional<std::string> BadValue(const arrow::Status& st, const Schema& schema, const std::string& path) {
+  const std::string& m = st.message();
+  if (m.find("Failed to convert JSON to") == std::string::npos && m.find("decimal256") == std::string::npos)
+    return std::nullopt;
   std::ifstream in(path);
   std::string line;
   int64_t row = 0;
   while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // Arrow's reader skips blank lines
     ++row;
     auto doc = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!doc.is_object()) continue;
     for (const auto& f : schema.fields()) {
       auto it = doc.find(f.name);
-      if (f.type->id != TypeId::kDecimal || it == doc.end() || it->is_null()) continue;
-      const std::string text = it->is_string() ? it->get<std::string>() : it->dump();
-      arrow::Decimal256 value;
-      int32_t precision = 0, scale = 0;
-      if ((it->is_string() || it->is_number()) &&
-          arrow::Decimal256::FromString(text, &value, &precision, &scale).ok() && scale <= 38 && precision - scale <= 38)
-        continue;
-      return "column '" + f.name + "' row " + std::to_string(row) + ": value " + text + " does not fit type " +
-             f.type->ToString();
+      if (it == doc.end() || it->is_null() || FitsJson(*it, *f.type)) continue;
+      return "column '" + f.name + "' row " + std::to_string(row) + ": value " +
+             (it->is_string() ? it->get<std::string>() : it->dump()) + " does not fit type " + f.type->ToString();
     }
   }
   return std::nullopt;
 }
 
-// Rewords the JSON parser's errors (KindMismatch, BadDecimal) as the batches are read.
+// Rewords the JSON parser's errors (KindMismatch, BadValue) as the batches are read.
 class JsonLinesReader final : public arrow::RecordBatchReader {
  public:
   JsonLinesReader(std::shared_ptr<arrow::RecordBatchReader> r, const Schema& schema, std::string path)
@@ -105,7 +124,7 @@ class JsonLinesReader final : public arrow::RecordBatchReader {
     auto st = reader_->ReadNext(out);
     if (st.ok()) return st;
     auto reworded = KindMismatch(st, schema_);
-    if (!reworded) reworded = BadDecimal(st, schema_, path_);
+    if (!reworded) reworded = BadValue(st, schema_, path_);
     return reworded ? arrow::Status::Invalid(*reworded) : st;
   }
 
@@ -221,7 +240,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     auto reader = arrow::json::StreamingReader::Make(file, read, parse);
     if (!reader.ok()) {
       auto reworded = KindMismatch(reader.status(), schema);
-      if (!reworded) reworded = BadDecimal(reader.status(), schema, path);
+      if (!reworded) reworded = BadValue(reader.status(), schema, path);
       if (reworded) return InvalidArgument(path + ": " + *reworded);
       return std::unexpected(FromArrow(reader.status(), path));
     }

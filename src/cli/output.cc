@@ -132,8 +132,9 @@ void AppendJson(const arrow::Array& a, int64_t i, const Type& type, std::string*
       }
       if (type.id == TypeId::kBoolean) *out += std::get<bool>(*v) ? "true" : "false";
       else if (IsNumeric(type.id)) {
+        // JSON has no NaN or infinities: they go as strings ("NaN", "Infinity"), as Spark writes them.
         std::string t = FormatValue(type, *v);
-        if (t == "nan" || t == "NaN" || t.find("inf") != std::string::npos) AppendJsonString(t, out);
+        if (t.find_first_of("nNiI") != std::string::npos) AppendJsonString(t, out);
         else *out += t;
       } else {
         AppendJsonString(FormatValue(type, *v), out);

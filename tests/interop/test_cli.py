@@ -444,6 +444,27 @@ def test_csv_and_jsonl_input_types_converted(skade, catalog, tmp_path):
     assert_same_rows(catalog().load_table("db.t").scan().to_arrow(), want, what="PyIceberg")
 
 
+def test_jsonl_output_of_nan_and_infinities_is_json(skade, tmp_path):
+    """JSON has no NaN or infinities: scan --format jsonl writes them as strings, as the server does."""
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.nf", "--schema", "id:long!, f:float, d:double, xs:list<double>")
+    inf, nan = float("inf"), float("nan")
+    data = pa.table({"id": pa.array([1, 2, 3, 4], pa.int64()),
+                     "f": pa.array([nan, inf, -inf, 1.5], pa.float32()),
+                     "d": pa.array([nan, inf, -inf, 2.5], pa.float64()),
+                     "xs": pa.array([[nan], [inf, 1.0], [-inf], []], pa.list_(pa.float64()))})
+    skade.ok("append", "db.nf", write_parquet(data, tmp_path / "nf.parquet"))
+
+    def strict(constant):
+        raise AssertionError(f"{constant} is not JSON")
+
+    out = skade.ok("scan", "db.nf", "--format", "jsonl")
+    rows = sorted((json.loads(line, parse_constant=strict) for line in out.splitlines()), key=lambda r: r["id"])
+    assert [(r["f"], r["d"], r["xs"]) for r in rows] == [
+        ("NaN", "NaN", ["NaN"]), ("Infinity", "Infinity", ["Infinity", 1.0]), ("-Infinity", "-Infinity", ["-Infinity"]),
+        (1.5, 2.5, [])]
+
+
 def test_jsonl_decimals_as_numbers_or_text(skade, catalog, tmp_path):
     """A JSON number for a decimal is read from its text, so no digit is lost to a double."""
     from decimal import Decimal

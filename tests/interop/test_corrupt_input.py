@@ -285,6 +285,9 @@ def test_jsonl_value_of_the_wrong_kind_names_column_and_type(skade, warehouse, t
     f.write_text('{"id": 1, "price": "1.00"}\n\n{"id": 2, "price": 3}\n{"id": 3, "price": "1.2.3"}\n')
     _append_fails(skade, warehouse, TABLE, f, [f.name, "column 'price' row 3: value 1.2.3 does not fit",
                                                 "decimal(10,2)"])
+    f = tmp_path / "fraction.jsonl"
+    f.write_text('{"id": 1}\n{"id": 2.5}\n')
+    _append_fails(skade, warehouse, TABLE, f, [f.name, "column 'id' row 2: value 2.5 does not fit type long"])
     f = tmp_path / "scale.jsonl"
     f.write_text('{"id": 1, "price": 2}\n{"id": 2, "price": 1.234}\n')
     _append_fails(skade, warehouse, TABLE, f, [f.name, "column 'price' row 2", "value 1.234 does not fit",
