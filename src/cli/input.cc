@@ -1,6 +1,7 @@
 #include "input.h"
 
 #include <arrow/api.h>
+#include <arrow/compute/api.h>
 #include <arrow/csv/api.h>
 #include <arrow/io/file.h>
 #include <arrow/json/api.h>
@@ -134,6 +135,46 @@ class JsonLinesReader final : public arrow::RecordBatchReader {
   std::string path_;
 };
 
+// CSV text for a column that is not text (numbers, dates, ...): an empty field, quoted or not,
+// and the usual spellings of a missing value are null there; "NaN" stays a float's value.
+// (A string column's "NA" or "null" is the string: only an unquoted empty field is null.)
+class CsvNullsReader final : public arrow::RecordBatchReader {
+ public:
+  CsvNullsReader(std::shared_ptr<arrow::RecordBatchReader> r, const Schema& schema)
+      : reader_(std::move(r)), schema_(schema) {}
+  std::shared_ptr<arrow::Schema> schema() const override { return reader_->schema(); }
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    ARROW_RETURN_NOT_OK(reader_->ReadNext(out));
+    if (!*out) return arrow::Status::OK();
+    static const std::shared_ptr<arrow::Array> spellings = [] {
+      arrow::StringBuilder b;
+      (void)b.AppendValues(std::vector<std::string>{"", "NA", "N/A", "NULL", "null", "#N/A"});
+      return b.Finish().ValueOr(nullptr);
+    }();
+    InitArrowCompute();
+    std::shared_ptr<arrow::RecordBatch> batch = *out;
+    for (int c = 0; c < batch->num_columns(); ++c) {
+      const NestedField* f = schema_.FindTopLevel(batch->schema()->field(c)->name());
+      if (!f || f->type->id == TypeId::kString || f->type->id == TypeId::kBinary || f->type->id == TypeId::kFixed ||
+          batch->column(c)->type_id() != arrow::Type::STRING)
+        continue;
+      ARROW_ASSIGN_OR_RAISE(auto missing, arrow::compute::IsIn(batch->column(c), arrow::compute::SetLookupOptions(spellings)));
+      if (missing.make_array()->null_count() == 0 &&
+          std::static_pointer_cast<arrow::BooleanArray>(missing.make_array())->true_count() == 0)
+        continue;
+      ARROW_ASSIGN_OR_RAISE(auto nulled, arrow::compute::IfElse(missing, arrow::MakeNullScalar(arrow::utf8()),
+                                                                batch->column(c)));
+      ARROW_ASSIGN_OR_RAISE(batch, batch->SetColumn(c, batch->schema()->field(c), nulled.make_array()));
+    }
+    *out = std::move(batch);
+    return arrow::Status::OK();
+  }
+
+ private:
+  std::shared_ptr<arrow::RecordBatchReader> reader_;
+  Schema schema_;
+};
+
 // Keeps the reader's owner (the Parquet FileReader) alive with the batches.
 class OwningReader final : public arrow::RecordBatchReader {
  public:
@@ -221,11 +262,15 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     // Everything arrives as text and is converted when conformed to the table, so a
     // value that does not fit is reported with its column and row.
     for (const auto& f : schema.fields()) convert.column_types[f.name] = arrow::utf8();
+    // Only an empty, unquoted field is null ("" is an empty string, as scan writes it): none
+    // of Arrow's default null spellings ("NA", "null", "NaN"...), which are values of a string.
     convert.strings_can_be_null = true;
+    convert.quoted_strings_can_be_null = false;
+    convert.null_values = {""};
     SKADE_ARROW_ASSIGN(auto reader,
                        arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), file, read, parse, convert),
                        path);
-    return Checked(std::move(reader), path);
+    return Checked(std::make_shared<CsvNullsReader>(std::move(reader), schema), path);
   }
   if (ext == ".jsonl" || ext == ".json" || ext == ".ndjson") {
     SKADE_RETURN_IF_ERROR(CheckJsonLinesDepth(path));

@@ -161,9 +161,11 @@ void AppendCsvCell(const arrow::Array& a, int64_t i, const NestedField* field, s
     *out += '?';
     return;
   }
-  if (a.IsNull(i)) return;
+  if (a.IsNull(i)) return;  // null: an empty field; an empty string: "" (as append reads them)
   if (a.type_id() == arrow::Type::STRING && field->type->id == TypeId::kString) {
-    AppendCsvField(static_cast<const arrow::StringArray&>(a).GetView(i), out);
+    auto text = static_cast<const arrow::StringArray&>(a).GetView(i);
+    if (text.empty()) *out += "\"\"";
+    else AppendCsvField(text, out);
     return;
   }
   if (a.type_id() != arrow::Type::STRING && AppendPlainJson(a, i, *field->type, out)) return;

@@ -444,6 +444,35 @@ def test_csv_and_jsonl_input_types_converted(skade, catalog, tmp_path):
     assert_same_rows(catalog().load_table("db.t").scan().to_arrow(), want, what="PyIceberg")
 
 
+def test_csv_nulls_empty_strings_and_nan_round_trip(skade, catalog, tmp_path):
+    """Only an unquoted empty field is a null string; "" is an empty string and "NA" or "null"
+    are strings. In other columns an empty field and the usual missing-value spellings are
+    null, while NaN and infinities stay float values. scan --format csv writes what append reads."""
+    skade.ok("create-namespace", "db")
+    spec = "id:long!, s:string, i:int, f:double, d:date"
+    skade.ok("create", "db.c", "--schema", spec)
+    f = tmp_path / "in.csv"
+    f.write_text('id,s,i,f,d\n1,NA,NA,NaN,NA\n2,null,"",nan,""\n3,,,,\n4,"",7,1e5,2024-01-01\n'
+                 '5,N/A,null,-Infinity,null\n6,"a,b",#N/A,inf,NULL\n')
+    skade.ok("append", "db.c", f)
+    nan, inf = float("nan"), float("inf")
+    want = [(1, "NA", None, nan, None), (2, "null", None, nan, None), (3, None, None, None, None),
+            (4, "", 7, 1e5, dt.date(2024, 1, 1)), (5, "N/A", None, -inf, None), (6, "a,b", None, inf, None)]
+
+    def rows(t):
+        got = sorted(zip(*(t.column(c).to_pylist() for c in ["id", "s", "i", "f", "d"])))
+        return [tuple("nan" if isinstance(v, float) and v != v else v for v in r) for r in got]
+
+    expect = [tuple("nan" if isinstance(v, float) and v != v else v for v in r) for r in want]
+    assert rows(skade.rows("db.c")) == expect
+    assert rows(catalog().load_table("db.c").scan().to_arrow()) == expect
+    out = tmp_path / "out.csv"
+    skade.ok("scan", "db.c", "--format", "csv", "--output", out)
+    skade.ok("create", "db.c2", "--schema", spec)
+    skade.ok("append", "db.c2", out)
+    assert rows(skade.rows("db.c2")) == expect
+
+
 def test_jsonl_output_of_nan_and_infinities_is_json(skade, tmp_path):
     """JSON has no NaN or infinities: scan --format jsonl writes them as strings, as the server does."""
     skade.ok("create-namespace", "db")

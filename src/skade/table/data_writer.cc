@@ -259,6 +259,22 @@ Result<std::shared_ptr<arrow::Array>> ConvertColumn(const std::shared_ptr<arrow:
                              field.type->ToString() + " (" + cast.status().message() + ")");
     }
     out = *cast;
+    // Arrow turns a number too large for the type into an infinity; only an infinity's
+    // own spelling ("inf", "Infinity") may give one.
+    if (is_text && (tid == TypeId::kFloat || tid == TypeId::kDouble)) {
+      const auto& text = static_cast<const arrow::StringArray&>(*in);
+      for (int64_t r = 0; r < out->length(); ++r) {
+        if (out->IsNull(r)) continue;
+        double v = tid == TypeId::kFloat ? static_cast<const arrow::FloatArray&>(*out).Value(r)
+                                         : static_cast<const arrow::DoubleArray&>(*out).Value(r);
+        if (!std::isinf(v)) continue;
+        std::string t(text.GetView(r));
+        for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (t.find("inf") == std::string::npos)
+          return InvalidArgument("column '" + field.name + "' row " + std::to_string(first_row + r) + ": value " +
+                                 std::string(text.GetView(r)) + " does not fit type " + field.type->ToString());
+      }
+    }
   }
   // Same layout, but with the target type (its nested fields carry field ids).
   auto view = out->View(target);
