@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -123,16 +124,43 @@ class JsonLinesReader final : public arrow::RecordBatchReader {
   std::shared_ptr<arrow::Schema> schema() const override { return reader_->schema(); }
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
     auto st = reader_->ReadNext(out);
-    if (st.ok()) return st;
-    auto reworded = KindMismatch(st, schema_);
-    if (!reworded) reworded = BadValue(st, schema_, path_);
-    return reworded ? arrow::Status::Invalid(*reworded) : st;
+    if (!st.ok()) {
+      auto reworded = KindMismatch(st, schema_);
+      if (!reworded) reworded = BadValue(st, schema_, path_);
+      return reworded ? arrow::Status::Invalid(*reworded) : st;
+    }
+    if (*out) {
+      ARROW_RETURN_NOT_OK(NoInfinities(**out));
+      rows_ += (*out)->num_rows();
+    }
+    return st;
   }
 
  private:
+  // JSON has no infinities: one in a float or double column is a number too large for it
+  // (Arrow's parser rounds 1e39 to a float's infinity).
+  arrow::Status NoInfinities(const arrow::RecordBatch& batch) const {
+    for (int c = 0; c < batch.num_columns(); ++c) {
+      const auto& a = *batch.column(c);
+      for (int64_t r = 0; r < a.length(); ++r) {
+        double v = 0;
+        if (a.type_id() == arrow::Type::FLOAT) v = static_cast<const arrow::FloatArray&>(a).Value(r);
+        else if (a.type_id() == arrow::Type::DOUBLE) v = static_cast<const arrow::DoubleArray&>(a).Value(r);
+        else break;
+        if (std::isinf(v) && a.IsValid(r)) {
+          const NestedField* f = schema_.FindTopLevel(batch.schema()->field(c)->name());
+          return arrow::Status::Invalid("column '", batch.schema()->field(c)->name(), "' row ", rows_ + r + 1,
+                                        ": a number too large for type ", f ? f->type->ToString() : "float");
+        }
+      }
+    }
+    return arrow::Status::OK();
+  }
+
   std::shared_ptr<arrow::RecordBatchReader> reader_;
   Schema schema_;
   std::string path_;
+  int64_t rows_ = 0;  // rows of the batches before
 };
 
 // CSV text for a column that is not text (numbers, dates, ...): an empty field, quoted or not,

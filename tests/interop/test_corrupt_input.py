@@ -228,13 +228,16 @@ def test_csv_int_overflow_and_bad_date(skade, warehouse, tmp_path):
     _append_fails(skade, warehouse, TABLE, f, [f.name], contains=["day"])
 
 
-def test_csv_number_too_large_for_a_float_is_refused(skade, warehouse, tmp_path):
+def test_number_too_large_for_a_float_is_refused(skade, warehouse, tmp_path):
     skade.ok("create-namespace", "db")
     skade.ok("create", TABLE, "--schema", "id:long!, f:float, d:double")
     for cells, column, value in (("1,1e39,1", "f", "1e39"), ("1,1,1e309", "d", "1e309")):
         f = tmp_path / f"big-{column}.csv"
         f.write_text(f"id,f,d\n0,1,1\n{cells}\n")
         _append_fails(skade, warehouse, TABLE, f, [f.name, f"column '{column}' row 2: value {value} does not fit"])
+        j = tmp_path / f"big-{column}.jsonl"
+        j.write_text(f'{{"id": 0, "f": 1, "d": 1}}\n\n{{"id": 1, "{column}": {value}}}\n')
+        _append_fails(skade, warehouse, TABLE, j, [j.name, f"column '{column}' row 2: a number too large"])
 
 
 def test_csv_null_in_required_column(skade, warehouse, table, tmp_path):
