@@ -116,7 +116,13 @@ std::optional<std::string> BadValue(const arrow::Status& st, const Schema& schem
   return std::nullopt;
 }
 
-// Rewords the JSON parser's errors (KindMismatch, BadValue) as the batches are read.
+// The JSON parser's error in the words of the table's columns (KindMismatch, BadValue).
+std::optional<std::string> Reworded(const arrow::Status& st, const Schema& schema, const std::string& path) {
+  auto reworded = KindMismatch(st, schema);
+  return reworded ? reworded : BadValue(st, schema, path);
+}
+
+// Rewords the JSON parser's errors as the batches are read.
 class JsonLinesReader final : public arrow::RecordBatchReader {
  public:
   JsonLinesReader(std::shared_ptr<arrow::RecordBatchReader> r, const Schema& schema, std::string path)
@@ -125,8 +131,7 @@ class JsonLinesReader final : public arrow::RecordBatchReader {
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
     auto st = reader_->ReadNext(out);
     if (!st.ok()) {
-      auto reworded = KindMismatch(st, schema_);
-      if (!reworded) reworded = BadValue(st, schema_, path_);
+      auto reworded = Reworded(st, schema_, path_);
       return reworded ? arrow::Status::Invalid(*reworded) : st;
     }
     if (*out) {
@@ -142,11 +147,11 @@ class JsonLinesReader final : public arrow::RecordBatchReader {
   arrow::Status NoInfinities(const arrow::RecordBatch& batch) const {
     for (int c = 0; c < batch.num_columns(); ++c) {
       const auto& a = *batch.column(c);
+      const bool is_float = a.type_id() == arrow::Type::FLOAT;
+      if (!is_float && a.type_id() != arrow::Type::DOUBLE) continue;
       for (int64_t r = 0; r < a.length(); ++r) {
-        double v = 0;
-        if (a.type_id() == arrow::Type::FLOAT) v = static_cast<const arrow::FloatArray&>(a).Value(r);
-        else if (a.type_id() == arrow::Type::DOUBLE) v = static_cast<const arrow::DoubleArray&>(a).Value(r);
-        else break;
+        const double v = is_float ? static_cast<const arrow::FloatArray&>(a).Value(r)
+                                  : static_cast<const arrow::DoubleArray&>(a).Value(r);
         if (std::isinf(v) && a.IsValid(r)) {
           const NestedField* f = schema_.FindTopLevel(batch.schema()->field(c)->name());
           return arrow::Status::Invalid("column '", batch.schema()->field(c)->name(), "' row ", rows_ + r + 1,
@@ -186,10 +191,9 @@ class CsvNullsReader final : public arrow::RecordBatchReader {
       if (!f || f->type->id == TypeId::kString || f->type->id == TypeId::kBinary || f->type->id == TypeId::kFixed ||
           batch->column(c)->type_id() != arrow::Type::STRING)
         continue;
-      ARROW_ASSIGN_OR_RAISE(auto missing, arrow::compute::IsIn(batch->column(c), arrow::compute::SetLookupOptions(spellings)));
-      if (missing.make_array()->null_count() == 0 &&
-          std::static_pointer_cast<arrow::BooleanArray>(missing.make_array())->true_count() == 0)
-        continue;
+      ARROW_ASSIGN_OR_RAISE(auto found, arrow::compute::IsIn(batch->column(c), arrow::compute::SetLookupOptions(spellings)));
+      auto missing = std::static_pointer_cast<arrow::BooleanArray>(found.make_array());
+      if (missing->true_count() == 0) continue;
       ARROW_ASSIGN_OR_RAISE(auto nulled, arrow::compute::IfElse(missing, arrow::MakeNullScalar(arrow::utf8()),
                                                                 batch->column(c)));
       ARROW_ASSIGN_OR_RAISE(batch, batch->SetColumn(c, batch->schema()->field(c), nulled.make_array()));
@@ -312,9 +316,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
     auto reader = arrow::json::StreamingReader::Make(file, read, parse);
     if (!reader.ok()) {
-      auto reworded = KindMismatch(reader.status(), schema);
-      if (!reworded) reworded = BadValue(reader.status(), schema, path);
-      if (reworded) return InvalidArgument(path + ": " + *reworded);
+      if (auto reworded = Reworded(reader.status(), schema, path)) return InvalidArgument(path + ": " + *reworded);
       return std::unexpected(FromArrow(reader.status(), path));
     }
     return Checked(std::make_shared<JsonLinesReader>(std::move(*reader), schema, path), path);

@@ -286,24 +286,20 @@ def test_corrupt_jsonl_input(skade, warehouse, table, tmp_path):
 def test_jsonl_value_of_the_wrong_kind_names_column_and_type(skade, warehouse, tmp_path):
     skade.ok("create-namespace", "db")
     skade.ok("create", TABLE, "--schema", "id:long!, price:decimal(10,2), ts:timestamptz, tags:list<string>")
-    f = tmp_path / "epoch.jsonl"
-    f.write_text('{"id": 1, "ts": "2024-01-01T00:00:00Z"}\n{"id": 2, "ts": 1700000000}\n')
-    _append_fails(skade, warehouse, TABLE, f, [f.name, "column 'ts' holds a JSON number where a string is expected",
-                                                "timestamptz"])
-    f = tmp_path / "tags.jsonl"
-    f.write_text('{"id": 1, "tags": "a,b"}\n')
-    _append_fails(skade, warehouse, TABLE, f, [f.name, "column 'tags'", "where an array is expected"])
-    f = tmp_path / "text.jsonl"
-    f.write_text('{"id": 1, "price": "1.00"}\n\n{"id": 2, "price": 3}\n{"id": 3, "price": "1.2.3"}\n')
-    _append_fails(skade, warehouse, TABLE, f, [f.name, "column 'price' row 3: value 1.2.3 does not fit",
-                                                "decimal(10,2)"])
-    f = tmp_path / "fraction.jsonl"
-    f.write_text('{"id": 1}\n{"id": 2.5}\n')
-    _append_fails(skade, warehouse, TABLE, f, [f.name, "column 'id' row 2: value 2.5 does not fit type long"])
-    f = tmp_path / "scale.jsonl"
-    f.write_text('{"id": 1, "price": 2}\n{"id": 2, "price": 1.234}\n')
-    _append_fails(skade, warehouse, TABLE, f, [f.name, "column 'price' row 2", "value 1.234 does not fit",
-                                                "decimal(10,2)"])
+    cases = [
+        ("epoch", '{"id": 1, "ts": "2024-01-01T00:00:00Z"}\n{"id": 2, "ts": 1700000000}\n',
+         ["column 'ts' holds a JSON number where a string is expected", "timestamptz"]),
+        ("tags", '{"id": 1, "tags": "a,b"}\n', ["column 'tags'", "where an array is expected"]),
+        ("text", '{"id": 1, "price": "1.00"}\n\n{"id": 2, "price": 3}\n{"id": 3, "price": "1.2.3"}\n',
+         ["column 'price' row 3: value 1.2.3 does not fit", "decimal(10,2)"]),
+        ("fraction", '{"id": 1}\n{"id": 2.5}\n', ["column 'id' row 2: value 2.5 does not fit type long"]),
+        ("scale", '{"id": 1, "price": 2}\n{"id": 2, "price": 1.234}\n',
+         ["column 'price' row 2", "value 1.234 does not fit", "decimal(10,2)"]),
+    ]
+    for name, text, words in cases:
+        f = tmp_path / f"{name}.jsonl"
+        f.write_text(text)
+        _append_fails(skade, warehouse, TABLE, f, [f.name, *words])
 
 
 # --- bad specs, filters, names ---------------------------------------------------------------

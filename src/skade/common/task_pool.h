@@ -21,8 +21,9 @@ size_t WorkerCount(const char* skade_threads, size_t cores);
 
 /// Runs fn(0..n-1) on up to one thread per core (fewer when SKADE_THREADS says so), each
 /// index once, and returns the error of the lowest index that failed (all run; one
-/// thread: in order, stopping at the first error). Own threads, not a TaskPool: fn may wait on another pool (Arrow's
-/// column encoding), and the caller may itself be a task of skade's pool.
+/// thread: in order, stopping at the first error). Own threads, not a TaskPool: fn may
+/// wait on another pool (Arrow's column encoding), and the caller may itself be a task of
+/// skade's pool.
 Status RunConcurrently(size_t n, const std::function<Status(size_t)>& fn);
 
 /// Workers for CPU-bound tasks (decoding column chunks). A task must not wait for another

@@ -434,8 +434,9 @@ int RawIndex(const ScanShape& shape, size_t i, const arrow::Schema& raw) {
 }
 
 // The leaf holding read position i when FlatColumnReader decodes it in `row_group`
-// (-1: Arrow's reader does). String columns the filter step may look at (`filtered`)
-// keep Arrow's reader: it gives dictionaries, which the filter looks at an entry at a time.
+// (-1: Arrow's reader does). String columns the filter step may look at (`filtered`) are
+// not decoded dense: the filter looks at a dictionary's entries once each (DictionaryLeaf
+// reads them as dictionaries where it can, else Arrow's reader gives them).
 int FlatLeaf(const ScanShape& shape, const OpenedFile& f, int row_group, size_t i, bool filtered) {
   if (f.leaves[i].size() != 1) return -1;
   const arrow::DataType& type = *shape.fields[i]->type();
@@ -1369,7 +1370,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       int leaf = FlatLeaf(shape, f, u.row_group, i, filtered);
       if (leaf >= 0) {
         flat.push_back({i, leaf, false});
-      } else if (filtered && f.filter && !job.needed && (leaf = DictionaryLeaf(shape, f, u.row_group, i)) >= 0) {
+      } else if (filtered && f.filter && (leaf = DictionaryLeaf(shape, f, u.row_group, i)) >= 0) {
         flat.push_back({i, leaf, true});
       } else {
         by_arrow.push_back(i);
