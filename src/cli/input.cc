@@ -20,6 +20,7 @@
 #include <optional>
 #include <set>
 
+#include "json_floats.h"
 #include "skade/common/nesting.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
@@ -69,6 +70,10 @@ std::optional<std::string> KindMismatch(const arrow::Status& st, const Schema& s
          (f ? " (its type is " + f->type->ToString() + ")" : std::string());
 }
 
+bool IsNonFiniteWord(const nlohmann::json& v) {
+  return v.is_string() && (v == "NaN" || v == "Infinity" || v == "-Infinity");
+}
+
 // Whether a JSON value (not null) fits a column of type t as Arrow's parser reads it.
 bool FitsJson(const nlohmann::json& v, const Type& t) {
   switch (t.id) {
@@ -77,7 +82,7 @@ bool FitsJson(const nlohmann::json& v, const Type& t) {
              !(v.is_number_unsigned() && v.get<uint64_t>() > INT32_MAX);
     case TypeId::kLong: return v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX);
     case TypeId::kFloat:
-    case TypeId::kDouble: return v.is_number();
+    case TypeId::kDouble: return v.is_number() || IsNonFiniteWord(v);  // see FloatTextStream
     case TypeId::kDecimal: {
       if (!v.is_string() && !v.is_number()) return false;
       arrow::Decimal256 value;
@@ -90,13 +95,46 @@ bool FitsJson(const nlohmann::json& v, const Type& t) {
   }
 }
 
+// Follows a JSON line's top-level keys and stops at a number too large for a double
+// (nlohmann's error 406), noting its key and text.
+class NumberTooLarge final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::string top_key, text;
+  bool found = false;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return ++depth_, true; }
+  bool key(string_t& k) override {
+    if (depth_ == 1) top_key = k;
+    return true;
+  }
+  bool end_object() override { return --depth_, true; }
+  bool start_array(std::size_t) override { return ++depth_, true; }
+  bool end_array() override { return --depth_, true; }
+  bool parse_error(std::size_t, const std::string& token, const nlohmann::detail::exception& e) override {
+    found = e.id == 406 && depth_ >= 1;
+    text = token;
+    return false;
+  }
+
+ private:
+  int depth_ = 0;
+};
+
 // Arrow's parser names neither the column nor the row of a value it cannot convert ("Failed
 // to convert JSON to int32, couldn't parse:1.5", "The string 'oops' is not a valid
-// decimal256 number"): the first such value is looked for line by line, and named as a text
-// input's would be; nullopt when none is found.
+// decimal256 number", "Number too big to be stored in double"): the first such value is
+// looked for line by line, and named as a text input's would be; nullopt when none is found.
 std::optional<std::string> BadValue(const arrow::Status& st, const Schema& schema, const std::string& path) {
   const std::string& m = st.message();
-  if (m.find("Failed to convert JSON to") == std::string::npos && m.find("decimal256") == std::string::npos)
+  const bool too_big = m.find("Number too big") != std::string::npos;
+  if (m.find("Failed to convert JSON to") == std::string::npos && m.find("decimal256") == std::string::npos &&
+      !too_big)
     return std::nullopt;
   std::ifstream in(path);
   std::string line;
@@ -104,6 +142,14 @@ std::optional<std::string> BadValue(const arrow::Status& st, const Schema& schem
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // Arrow's reader skips blank lines
     ++row;
+    if (too_big) {
+      NumberTooLarge sax;
+      nlohmann::json::sax_parse(line, &sax, nlohmann::json::input_format_t::json, /*strict=*/false);
+      if (!sax.found) continue;
+      const NestedField* f = schema.FindTopLevel(sax.top_key);
+      return "column '" + sax.top_key + "' row " + std::to_string(row) + ": a number too large for type " +
+             (f ? f->type->ToString() : std::string("double")) + " (" + sax.text + ")";
+    }
     auto doc = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!doc.is_object()) continue;
     for (const auto& f : schema.fields()) {
@@ -134,38 +180,13 @@ class JsonLinesReader final : public arrow::RecordBatchReader {
       auto reworded = Reworded(st, schema_, path_);
       return reworded ? arrow::Status::Invalid(*reworded) : st;
     }
-    if (*out) {
-      ARROW_RETURN_NOT_OK(NoInfinities(**out));
-      rows_ += (*out)->num_rows();
-    }
     return st;
   }
 
  private:
-  // JSON has no infinities: one in a float or double column is a number too large for it
-  // (Arrow's parser rounds 1e39 to a float's infinity).
-  arrow::Status NoInfinities(const arrow::RecordBatch& batch) const {
-    for (int c = 0; c < batch.num_columns(); ++c) {
-      const auto& a = *batch.column(c);
-      const bool is_float = a.type_id() == arrow::Type::FLOAT;
-      if (!is_float && a.type_id() != arrow::Type::DOUBLE) continue;
-      for (int64_t r = 0; r < a.length(); ++r) {
-        const double v = is_float ? static_cast<const arrow::FloatArray&>(a).Value(r)
-                                  : static_cast<const arrow::DoubleArray&>(a).Value(r);
-        if (std::isinf(v) && a.IsValid(r)) {
-          const NestedField* f = schema_.FindTopLevel(batch.schema()->field(c)->name());
-          return arrow::Status::Invalid("column '", batch.schema()->field(c)->name(), "' row ", rows_ + r + 1,
-                                        ": a number too large for type ", f ? f->type->ToString() : "float");
-        }
-      }
-    }
-    return arrow::Status::OK();
-  }
-
   std::shared_ptr<arrow::RecordBatchReader> reader_;
   Schema schema_;
   std::string path_;
-  int64_t rows_ = 0;  // rows of the batches before
 };
 
 // CSV text for a column that is not text (numbers, dates, ...): an empty field, quoted or not,
@@ -314,7 +335,9 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
       if (f.type->is_primitive()) fields.push_back(arrow::field(f.name, JsonReadType(*f.type)));
     parse.explicit_schema = arrow::schema(fields);
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
-    auto reader = arrow::json::StreamingReader::Make(file, read, parse);
+    std::shared_ptr<arrow::io::InputStream> text = file;
+    if (auto floats = FloatColumns(schema); !floats.empty()) text = FloatTextStream(file, std::move(floats));
+    auto reader = arrow::json::StreamingReader::Make(text, read, parse);
     if (!reader.ok()) {
       if (auto reworded = Reworded(reader.status(), schema, path)) return InvalidArgument(path + ": " + *reworded);
       return std::unexpected(FromArrow(reader.status(), path));

@@ -494,6 +494,73 @@ def test_jsonl_output_of_nan_and_infinities_is_json(skade, tmp_path):
         (1.5, 2.5, [])]
 
 
+def test_jsonl_non_finite_floats_append_and_round_trip(skade, catalog, tmp_path):
+    """"NaN", "Infinity" and "-Infinity" (as scan --format jsonl writes them, or bare) are floats in float
+    columns, at any depth of lists and as map values; in string columns and map keys they stay strings."""
+    import math
+    import random
+
+    schema = "id:long!, f:float, d:double, xs:list<list<double>>, m:map<string,float>, s:string, ls:list<string>"
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.nf", "--schema", schema)
+    import struct
+
+    rnd = random.Random(7)
+    words = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+    def f32(x: float) -> float:
+        return struct.unpack("f", struct.pack("f", x))[0]
+
+    def value():
+        """(its JSON text, the float it reads as)"""
+        word = rnd.choice(list(words) + ["num"])
+        if word == "num":
+            x = rnd.choice([rnd.uniform(-1e6, 1e6), 1.5e38, -3.0e-45, 0.0, float(rnd.randint(-99, 99))])
+            return json.dumps(x), x
+        return (json.dumps(word) if rnd.random() < 0.8 else word), words[word]
+
+    lines, want = [], []
+    for i in range(20000):  # about 2.5 MB: strings and numbers fall across the 64 KiB reads
+        f, fv = value()
+        d, dv = value()
+        inner = [[value() for _ in range(rnd.randint(0, 3))] for _ in range(rnd.randint(0, 2))]
+        m = {rnd.choice(list(words) + ["k"]) + str(j): value() for j in range(rnd.randint(0, 2))}
+        s = rnd.choice(list(words) + ["x" * rnd.randint(0, 12), "NaN\\u0041", "Infinityy"])
+        pad = " " * rnd.randint(0, 40)
+        lines.append(f'{{"id": {i},{pad}"f": {f}, "d":{d}, "xs": [{", ".join("[" + ", ".join(t for t, _ in xs) + "]" for xs in inner)}], '
+                     f'"m": {{{", ".join(json.dumps(k) + ": " + t for k, (t, _) in m.items())}}}, '
+                     f'"s": {json.dumps(s)}, "ls": [{json.dumps(s)}, "NaN"]}}')
+        want.append((i, f32(fv), dv, [[v for _, v in xs] for xs in inner], sorted((k, f32(v)) for k, (_, v) in m.items()),
+                     json.loads(json.dumps(s)), [json.loads(json.dumps(s)), "NaN"]))
+    src = tmp_path / "nf.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    skade.ok("append", "db.nf", src)
+
+    def norm(x):
+        """Floats as text, so NaN equals NaN; float columns compared at float precision."""
+        if isinstance(x, float):
+            return repr(x) if not math.isfinite(x) else f"{x:.6g}"
+        if isinstance(x, (list, tuple)):
+            return [norm(v) for v in x]
+        return x
+
+    def got(table: pa.Table):
+        out = []
+        for r in sorted(table.to_pylist(), key=lambda r: r["id"]):
+            out.append(norm((r["id"], r["f"], r["d"], r["xs"], sorted(r["m"]) if r["m"] is not None else None,
+                             r["s"], r["ls"])))
+        return out
+
+    expect = [norm(w) for w in want]
+    assert got(catalog().load_table("db.nf").scan().to_arrow()) == expect
+    # what scan --format jsonl writes appends back to the same rows
+    out = tmp_path / "out.jsonl"
+    skade.ok("scan", "db.nf", "--format", "jsonl", "--output", out)
+    skade.ok("create", "db.nf2", "--schema", schema)
+    skade.ok("append", "db.nf2", out)
+    assert got(catalog().load_table("db.nf2").scan().to_arrow()) == expect
+
+
 def test_jsonl_decimals_as_numbers_or_text(skade, catalog, tmp_path):
     """A JSON number for a decimal is read from its text, so no digit is lost to a double."""
     from decimal import Decimal

@@ -238,6 +238,14 @@ def test_number_too_large_for_a_float_is_refused(skade, warehouse, tmp_path):
         j = tmp_path / f"big-{column}.jsonl"
         j.write_text(f'{{"id": 0, "f": 1, "d": 1}}\n\n{{"id": 1, "{column}": {value}}}\n')
         _append_fails(skade, warehouse, TABLE, j, [j.name, f"column '{column}' row 2: a number too large"])
+    # JSON lines: too large for a double anywhere, in a list, or in a column that is no float at all
+    skade.ok("create", "db.w", "--schema", "id:long!, xs:list<double>, s:string")
+    for line, message in (('{"id": 1, "xs": [1, 2e400]}', "column 'xs' row 2: a number too large for type double (2e400)"),
+                          ('{"id": 1e400}', "column 'id' row 2: a number too large for type long (1e400)"),
+                          ('{"id": 1, "s": -1e999}', "column 's' row 2: a number too large for type string (-1e999)")):
+        j = tmp_path / "big.jsonl"
+        j.write_text('{"id": 0, "xs": [], "s": "a"}\n' + line + "\n")
+        _append_fails(skade, warehouse, "db.w", j, [j.name, message])
 
 
 def test_csv_null_in_required_column(skade, warehouse, table, tmp_path):
