@@ -217,6 +217,20 @@ def test_csv_value_that_does_not_fit_names_column_and_row(skade, warehouse, tabl
     assert "row 3" in err or "line 4" in err, err
 
 
+def test_upsert_and_overwrite_word_a_bad_value_as_append_does(skade, warehouse, tmp_path):
+    skade.ok("create-namespace", "db")
+    skade.ok("create", TABLE, "--schema", "id:long!, v:int", "--identifier", "id")
+    f = tmp_path / "bad.csv"
+    f.write_text("id,v\n1,2\n2,x\n")
+    n, state = _snapshot_count(skade), _state(warehouse)[:2]
+    want = f"skade: error: {f}: column 'v' row 2: value x does not fit type int"
+    for command in ("append", "upsert", "overwrite"):
+        rc, out, err = skade(command, TABLE, f)
+        _assert_clean_failure(rc, out, err, 2, [str(f)])
+        assert err.startswith(want), (command, err)
+    assert _snapshot_count(skade) == n and _state(warehouse)[:2] == state
+
+
 def test_csv_int_overflow_and_bad_date(skade, warehouse, tmp_path):
     skade.ok("create-namespace", "db")
     skade.ok("create", TABLE, "--schema", "id:long!, small:int, day:date")

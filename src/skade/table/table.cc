@@ -31,7 +31,7 @@ Result<StagedAppend> Table::StageAppend(arrow::RecordBatchReader& reader, const 
     std::shared_ptr<arrow::RecordBatch> batch;
     if (auto st = reader.ReadNext(&batch); !st.ok()) {
       writer->Abort();
-      return std::unexpected(FromArrow(st, "reading input"));
+      return std::unexpected(FromArrow(st, ""));  // the caller names the input
     }
     if (!batch) break;
     auto conformed = ConformToSchema(batch, *loaded_.metadata->schema(), row);
