@@ -274,6 +274,7 @@ void PrintListing(const Listing& l, Format format, std::FILE* out) {
   }
   std::vector<size_t> width;
   PrintAligned(l, /*header=*/true, &width, out);
+  if (l.rows.empty()) std::fprintf(out, "(none)\n");  // a bare header reads like a cut-off listing
 }
 
 std::string TimeText(int64_t ms) {

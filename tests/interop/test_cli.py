@@ -74,6 +74,9 @@ def test_namespace_and_table_lifecycle(skade, warehouse, catalog, orders):
     # tables, per namespace and all
     assert skade.jsonl("tables", "shop") == [{"table": "shop.customers"}, {"table": "shop.orders"}]
     assert skade.jsonl("tables", "other") == []
+    # an empty listing says so as a table; as CSV it is the header alone
+    assert skade.ok("tables", "other").splitlines() == ["table", "-----", "(none)"]
+    assert skade.ok("tables", "other", "--format", "csv") == "table\n"
     # rename within and across namespaces: data follows, PyIceberg agrees
     before = skade.rows("shop.orders")
     skade.ok("rename", "shop.orders", "shop.sales")
