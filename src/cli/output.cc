@@ -530,7 +530,7 @@ Result<int64_t> WriteScan(arrow::RecordBatchReader& reader, const Schema& schema
   if (progress) std::fprintf(stderr, "\n");
   if (format == Format::kTable) {
     if (!table_started || !table_out.rows.empty()) print_block();
-    std::fprintf(out, "(%lld rows)\n", static_cast<long long>(rows));
+    std::fprintf(out, "(%lld %s)\n", static_cast<long long>(rows), rows == 1 ? "row" : "rows");
     SKADE_RETURN_IF_ERROR(write_failed());
   }
   if (pq) SKADE_RETURN_IF_ERROR(pq->Close());

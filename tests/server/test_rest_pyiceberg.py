@@ -159,7 +159,7 @@ def test_rename_across_namespaces_and_register(rest, skade, warehouse):
     cat.drop_table("b.t2")
     registered = cat.register_table("a.back", meta)
     assert rows(registered.scan().to_arrow()) == [(1, "a", 1)]
-    assert "(1 rows)" in skade.ok("scan", "a.back")
+    assert "(1 row)" in skade.ok("scan", "a.back")
 
 
 def test_loopback_clients_get_plain_answers_on_one_connection(rest, served):
