@@ -17,7 +17,15 @@ using skade::testing::IsErrorWith;
 TEST(SparkSqlFilter, QuotesColumnsAndStrings) {
   auto sql = SparkSqlFilter("id <= 10 and (name = 'O''Brien' or addr.city in ('a', 'b'))");
   ASSERT_TRUE(sql.has_value()) << sql.error().ToString();
-  EXPECT_EQ(*sql, "(`id` <= 10 AND (`name` = 'O''Brien' OR `addr`.`city` IN ('a', 'b')))");
+  EXPECT_EQ(*sql, "(`id` <= 10 AND (`name` = 'O\\'Brien' OR `addr`.`city` IN ('a', 'b')))");
+  EXPECT_EQ(SparkSqlFilter("p = 'C:\\tmp'").value(), "`p` = 'C:\\\\tmp'");
+}
+
+TEST(SparkSqlFilter, LikeNaNAndBetween) {
+  EXPECT_EQ(SparkSqlFilter("name like 'O''B%' and name not like 'x\\%%'").value(),
+            "(startswith(`name`, 'O\\'B') AND (NOT startswith(`name`, 'x%')))");
+  EXPECT_EQ(SparkSqlFilter("s is nan or s is not nan").value(), "(isnan(`s`) OR (NOT isnan(`s`)))");
+  EXPECT_EQ(SparkSqlFilter("id between 1 and 5").value(), "(`id` >= 1 AND `id` <= 5)");
 }
 
 TEST(SparkSqlFilter, NullsNegationsAndBareColumns) {

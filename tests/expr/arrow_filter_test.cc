@@ -243,6 +243,48 @@ TEST(FilterBatch, FallsBackToNamesAndDecodesDictionaries) {
   EXPECT_THAT(rows("n = 0.5 or c = 'no'"), ElementsAre(0, 1));
 }
 
+TEST(FilterBatch, LikeAndNaNWithNullsAndDictionaries) {
+  Schema schema = *ParseSchemaSpec("c:string, s:string, n:double, f:float");
+  auto dict = arrow::DictionaryArray::FromArrays(
+      arrow::dictionary(arrow::int32(), arrow::utf8()),
+      ToArrow({Value(int32_t{0}), Value(int32_t{1}), Value{}, Value(int32_t{2}), Value(int32_t{0})}, arrow::int32()),
+      ToArrow({Value(std::string("apple")), Value(std::string("apricot")), Value(std::string("a%b"))}, arrow::utf8()));
+  ASSERT_TRUE(dict.ok());
+  const double nan = std::nan("");
+  auto batch = arrow::RecordBatch::Make(
+      arrow::schema({F("c", (*dict)->type(), 1), F("s", arrow::utf8(), 2), F("n", arrow::float64(), 3),
+                     F("f", arrow::float32(), 4), arrow::field("rid", arrow::int64())}),
+      5,
+      {*dict,
+       ToArrow({Value(std::string("ab")), Value{}, Value(std::string("")), Value(std::string("abc")),
+                Value(std::string("b"))},
+               arrow::utf8()),
+       ToArrow({Value(nan), Value(1.0), Value{}, Value(-nan), Value(2.0)}, arrow::float64()),
+       ToArrow({Value{}, Value(static_cast<float>(nan)), Value(0.0f), Value(1.0f), Value(3.0f)}, arrow::float32()),
+       RidArray(5)});
+  auto rows = [&](std::string_view f) {
+    auto out = FilterBatch(**Bind(*Parse(f), schema), schema, batch);
+    EXPECT_THAT(out, IsOk()) << f;
+    return out ? RowIds(*out) : std::vector<int64_t>{};
+  };
+  EXPECT_THAT(rows("c like 'ap%'"), ElementsAre(0, 1, 4));
+  EXPECT_THAT(rows("c like 'apr%'"), ElementsAre(1));
+  EXPECT_THAT(rows("c like 'a\\%%'"), ElementsAre(3));
+  EXPECT_THAT(rows("c not like 'apr%'"), ElementsAre(0, 3, 4));  // the null row is unknown
+  EXPECT_THAT(rows("not (c like 'apr%')"), ElementsAre(0, 3, 4));
+  EXPECT_THAT(rows("s like 'ab%'"), ElementsAre(0, 3));
+  EXPECT_THAT(rows("s like '%'"), ElementsAre(0, 2, 3, 4));
+  EXPECT_THAT(rows("s not like 'ab%'"), ElementsAre(2, 4));
+  EXPECT_THAT(rows("s like 'ab'"), ElementsAre(0));
+  // a null is not NaN: never unknown
+  EXPECT_THAT(rows("n is nan"), ElementsAre(0, 3));
+  EXPECT_THAT(rows("n is not nan"), ElementsAre(1, 2, 4));
+  EXPECT_THAT(rows("not (n is nan)"), ElementsAre(1, 2, 4));
+  EXPECT_THAT(rows("f is nan"), ElementsAre(1));
+  EXPECT_THAT(rows("f is not nan or c like 'apr%'"), ElementsAre(0, 1, 2, 3, 4));
+  EXPECT_THAT(rows("n is nan and c like 'a%'"), ElementsAre(0, 3));
+}
+
 TEST(FilterBatch, EveryTypeEqualityAndRange) {
   Schema schema = AllTypesSchema();
   auto leaves = Leaves(schema);

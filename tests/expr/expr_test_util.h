@@ -103,7 +103,14 @@ inline std::optional<bool> RefEval(const expr::Expr& e, const Row& row) {
   Value v = it == row.end() ? Value{} : it->second;
   if (e.op == Op::kIsNull) return IsNull(v);
   if (e.op == Op::kNotNull) return !IsNull(v);
+  auto* f = std::get_if<float>(&v);
+  auto* d = std::get_if<double>(&v);
+  const bool nan = (f && std::isnan(*f)) || (d && std::isnan(*d));
+  if (e.op == Op::kIsNaN) return nan;  // never unknown
+  if (e.op == Op::kNotNaN) return !nan;
   if (IsNull(v)) return std::nullopt;
+  if (e.op == Op::kStartsWith || e.op == Op::kNotStartsWith)
+    return std::get<std::string>(v).starts_with(std::get<std::string>(e.literals[0])) == (e.op == Op::kStartsWith);
   if (e.op == Op::kIn || e.op == Op::kNotIn) {
     bool found = false;
     for (const auto& l : e.literals) found = found || SqlCompare(v, l) == 0;
@@ -169,13 +176,24 @@ class ExprGen {
   expr::ExprPtr RandomPredicate(const std::vector<Row>& rows) {
     using expr::Op;
     const Leaf& leaf = values_.Pick(leaves_);
-    static const Op kOps[] = {Op::kEq,   Op::kNotEq, Op::kLt,    Op::kLtEq,   Op::kGt,
-                              Op::kGtEq, Op::kIn,    Op::kNotIn, Op::kIsNull, Op::kNotNull};
+    static const Op kOps[] = {Op::kEq,     Op::kNotEq,   Op::kLt,    Op::kLtEq,       Op::kGt,
+                              Op::kGtEq,   Op::kIn,      Op::kNotIn, Op::kIsNull,     Op::kNotNull,
+                              Op::kIsNaN,  Op::kNotNaN,  Op::kStartsWith, Op::kNotStartsWith};
     Op op = values_.Pick(kOps);
+    const bool floating = leaf.type->id == TypeId::kFloat || leaf.type->id == TypeId::kDouble;
+    if ((op == Op::kIsNaN || op == Op::kNotNaN) && !floating) op = op == Op::kIsNaN ? Op::kIsNull : Op::kNotNull;
+    if ((op == Op::kStartsWith || op == Op::kNotStartsWith) && leaf.type->id != TypeId::kString)
+      op = op == Op::kStartsWith ? Op::kEq : Op::kNotEq;
     std::vector<Value> lits;
-    if (op == Op::kIn || op == Op::kNotIn) {
+    if (op == Op::kStartsWith || op == Op::kNotStartsWith) {
+      // A prefix of a value, cut between characters.
+      std::string s = std::get<std::string>(Literal(leaf, rows));
+      size_t cut = static_cast<size_t>(values_.Int(0, static_cast<int64_t>(s.size())));
+      while (cut < s.size() && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) ++cut;
+      lits.push_back(Value(s.substr(0, cut)));
+    } else if (op == Op::kIn || op == Op::kNotIn) {
       for (int64_t n = values_.Int(1, 4); n > 0; --n) lits.push_back(Literal(leaf, rows));
-    } else if (op != Op::kIsNull && op != Op::kNotNull) {
+    } else if (op != Op::kIsNull && op != Op::kNotNull && op != Op::kIsNaN && op != Op::kNotNaN) {
       lits.push_back(Literal(leaf, rows));
     }
     return BoundPredicate(op, leaf, std::move(lits));

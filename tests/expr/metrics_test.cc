@@ -20,7 +20,7 @@ using ::skade::expr_test::ValueGen;
 Schema MetricsSchema() {
   return *ParseSchemaSpec(
       "id:int!, all_nulls:string, some_nulls:string, no_stats:long, s:string, f:double, "
-      "big:long, x:float");
+      "big:long, x:float, g:double, no_stats_s:string");
 }
 
 std::string Ser(const TypePtr& t, const Value& v) { return *SerializeValue(*t, v); }
@@ -134,6 +134,47 @@ TEST(MightMatch, TruncatedStringBounds) {
   EXPECT_FALSE(Might("s < 'ab'"));
   EXPECT_TRUE(Might("s <= 'ab'"));
   EXPECT_FALSE(Might("s = 'a'"));
+}
+
+TEST(MightMatch, StartsWithAgainstBounds) {
+  // some_nulls in ["abc", "xyz"]; s in ["ab", "abd"] (upper bound truncated)
+  EXPECT_TRUE(Might("some_nulls like 'ab%'"));
+  EXPECT_TRUE(Might("some_nulls like 'abc%'"));
+  EXPECT_FALSE(Might("some_nulls like 'abb%'"));  // below the lower bound's prefix
+  EXPECT_FALSE(Might("some_nulls like 'aa%'"));
+  EXPECT_FALSE(Might("some_nulls like 'z%'"));    // above the upper bound's prefix
+  EXPECT_TRUE(Might("some_nulls like 'xy%'"));
+  EXPECT_TRUE(Might("some_nulls like '%'"));
+  EXPECT_FALSE(Might("all_nulls like '%'"));     // unknown on a null
+  EXPECT_TRUE(Might("s like 'abcdef%'"));        // longer than both bounds
+  EXPECT_FALSE(Might("s like 'abe%'"));
+  // not like: only when both bounds start with the prefix is every value ruled out
+  EXPECT_FALSE(Might("s not like 'ab%'"));
+  EXPECT_FALSE(Might("not (s like 'a%')"));
+  EXPECT_TRUE(Might("s not like 'abd%'"));
+  EXPECT_TRUE(Might("some_nulls not like 'a%'"));
+  EXPECT_FALSE(Might("all_nulls not like 'a%'"));
+  EXPECT_TRUE(Might("no_stats_s not like 'a%'"));
+}
+
+TEST(MightMatch, NaNCounts) {
+  EXPECT_TRUE(Might("x is nan"));       // all NaN
+  EXPECT_FALSE(Might("x is not nan"));
+  EXPECT_TRUE(Might("f is nan"));       // no NaN count known
+  ColumnStats counted = Stats();
+  counted.nan_value_counts[6] = 0;
+  EXPECT_FALSE(Might("f is nan", counted));
+  EXPECT_TRUE(Might("f is not nan", counted));
+  EXPECT_FALSE(Might("not (x is nan)"));
+  EXPECT_TRUE(Might("g is not nan"));
+  ColumnStats nulls = Stats();           // x: 20 nulls, 30 NaNs: the nulls are not NaN
+  nulls.null_value_counts[8] = 20;
+  nulls.nan_value_counts[8] = 30;
+  EXPECT_TRUE(Might("x is not nan", nulls));
+  nulls.null_value_counts[8] = 50;
+  nulls.nan_value_counts[8] = 0;
+  EXPECT_FALSE(Might("x is nan", nulls));
+  EXPECT_TRUE(Might("x is not nan", nulls));
 }
 
 TEST(MightMatch, FloatingPointAndPromotedBounds) {

@@ -97,10 +97,17 @@ TEST(Parse, Errors) {
   EXPECT_THAT(err("a = null"), HasSubstr("is null"));
   EXPECT_THAT(err("a in (1, null)"), HasSubstr("is null"));
   EXPECT_THAT(err("a in ()"), HasSubstr("expected a literal"));
-  EXPECT_THAT(err("a not 5"), HasSubstr("expected 'in' after 'not'"));
+  EXPECT_THAT(err("a not 5"), HasSubstr("expected 'in', 'between' or 'like' after 'not'"));
   EXPECT_THAT(err("= 5"), HasSubstr("position 1"));
   EXPECT_THAT(err("a = 1 b = 2"), HasSubstr("position 7"));
-  EXPECT_THAT(err("a is 5"), HasSubstr("'null' after 'is'"));
+  EXPECT_THAT(err("a is 5"), HasSubstr("'null' or 'nan' after 'is'"));
+  EXPECT_THAT(err("a between 1"), HasSubstr("'and' between the two ends"));
+  EXPECT_THAT(err("a between 1 and"), HasSubstr("expected a literal"));
+  EXPECT_THAT(err("a like 5"), HasSubstr("a 'pattern' after 'like'"));
+  EXPECT_THAT(err("a like 'x_y%'"), HasSubstr("a '_' other than a final '%' is not supported"));
+  EXPECT_THAT(err("a like '%x'"), HasSubstr("a '%' other than a final '%'"));
+  EXPECT_THAT(err("a not like 'x%%'"), HasSubstr("a '%' other than a final '%'"));
+  EXPECT_THAT(err("a like 'x\\'"), HasSubstr("lone '\\'"));
   EXPECT_THAT(err("a = 1 ; drop"), HasSubstr("unexpected character ';'"));
   EXPECT_THAT(err("a ! 1"), HasSubstr("'!='"));
   EXPECT_THAT(err("a = 12abc"), HasSubstr("in number"));
@@ -114,9 +121,33 @@ TEST(Parse, Errors) {
   EXPECT_THAT(err(nots + "a"), HasSubstr("deeply"));
 }
 
+TEST(Parse, BetweenLikeAndNaN) {
+  EXPECT_EQ(Reprint("x between 1 and 5"), "x >= 1 and x <= 5");
+  EXPECT_EQ(Reprint("x not between -1 and 'b' and y = 2"), "(x < -1 or x > 'b') and y = 2");
+  EXPECT_EQ(Reprint("x BETWEEN 1 AND 5 or y"), "(x >= 1 and x <= 5) or y = true");
+  ExprPtr e = P("name like 'ab%'");
+  EXPECT_EQ(e->op, Op::kStartsWith);
+  EXPECT_EQ(e->unbound_literals[0].text, "ab");
+  EXPECT_EQ(P("name NOT LIKE 'ab%'")->op, Op::kNotStartsWith);
+  EXPECT_EQ(P("name like '%'")->unbound_literals[0].text, "");
+  // without a wildcard: equality; escapes make wildcards plain characters
+  EXPECT_EQ(P("name like 'ab'")->op, Op::kEq);
+  EXPECT_EQ(P("name not like 'ab'")->op, Op::kNotEq);
+  EXPECT_EQ(P("name like 'a\\_b\\%c\\\\%'")->unbound_literals[0].text, "a_b%c\\");
+  EXPECT_EQ(Reprint("name like 'a\\_b\\%%'"), "name like 'a\\_b\\%%'");
+  EXPECT_EQ(Reprint("name like 'it''s%'"), "name like 'it''s%'");
+  EXPECT_EQ(P("x is nan")->op, Op::kIsNaN);
+  EXPECT_EQ(P("x IS NOT NaN")->op, Op::kNotNaN);
+  EXPECT_EQ(Reprint("not (x is nan)"), "not x is nan");
+  // the words stay usable as column names
+  EXPECT_EQ(P("like like 'a%'")->column, "like");
+  EXPECT_EQ(P("between between 1 and 2")->children[0]->column, "between");
+  EXPECT_EQ(P("nan is not nan")->column, "nan");
+}
+
 TEST(Parse, ToStringReparses) {
   for (std::string text :
-       {"country = 'SE' and (age >= 18 or vip) and name is not null and id in (1, 2, 3)",
+       {"name like 'x\\%%' and not (name not like '%')", "a is nan or b is not nan","country = 'SE' and (age >= 18 or vip) and name is not null and id in (1, 2, 3)",
         "not (a = 1 or b < -2.5)", "x not in ('a', 'b''c')", "\"weird name\" = 1",
         "\"or\" = 1 or \"x.y\" is null", "a.b.c > 1e10", "true and false", "5 >= x"}) {
     std::string once = Reprint(text);
@@ -202,6 +233,11 @@ TEST(Bind, Errors) {
   EXPECT_THAT(bind("addr is null"), IsErrorWith(ErrorKind::kInvalidArgument, "struct"));
   EXPECT_THAT(bind("id = 1 and (x = 2 or n = 3)"), IsErrorWith(ErrorKind::kInvalidArgument, "'x'"));
   EXPECT_THAT(bind("id in (1, 'two')"), IsErrorWith(ErrorKind::kInvalidArgument, "'two'"));
+  EXPECT_THAT(bind("name is nan"), IsErrorWith(ErrorKind::kInvalidArgument, "'is nan' needs a float or double column"));
+  EXPECT_THAT(bind("n is not nan"), IsErrorWith(ErrorKind::kInvalidArgument, "'n' is int"));
+  EXPECT_THAT(bind("id like '1%'"), IsErrorWith(ErrorKind::kInvalidArgument, "'like' needs a string column; 'id' is long"));
+  EXPECT_THAT(bind("score is nan"), IsOk());
+  EXPECT_THAT(bind("addr.city not like 'Os%'"), IsOk());
 }
 
 TEST(Bind, ToStringOfBoundReparsesToTheSameExpression) {

@@ -91,6 +91,17 @@ TEST(ProjectToPartition, TruncateStringsAndBinary) {
   EXPECT_EQ(ProjText("truncate(2, name)", "name in ('abc', 'abd', 'x')"),
             "name_trunc in ('ab', 'x')");
   EXPECT_EQ(ProjText("truncate(2, b)", "b = '0x010203'"), "b_trunc = '0x0102'");
+  // like: a prefix no longer than the width carries over; a longer one fixes the value
+  EXPECT_EQ(ProjText("truncate(2, name)", "name like 'a%'"), "name_trunc like 'a%'");
+  EXPECT_EQ(ProjText("truncate(2, name)", "name like 'ab%'"), "name_trunc like 'ab%'");
+  EXPECT_EQ(ProjText("truncate(2, name)", "name like 'abc%'"), "name_trunc = 'ab'");
+  EXPECT_EQ(ProjText("truncate(2, name)", "name like 'åäö%'"), "name_trunc = 'åä'");  // characters, not bytes
+  EXPECT_EQ(ProjText("truncate(3, name)", "name like 'åäö%'"), "name_trunc like 'åäö%'");
+  EXPECT_EQ(ProjText("truncate(2, name)", "name not like 'ab%'"), "name_trunc not like 'ab%'");
+  EXPECT_EQ(ProjText("truncate(2, name)", "name not like 'abc%'"), "true");
+  EXPECT_EQ(ProjText("truncate(2, name)", "not (name like 'a%')"), "name_trunc not like 'a%'");
+  EXPECT_EQ(ProjText("name", "name like 'a\\%%'"), "name like 'a\\%%'");
+  EXPECT_EQ(ProjText("bucket(4, name)", "name like 'a%'"), "true");
 }
 
 TEST(ProjectToPartition, TimeTransforms) {

@@ -11,6 +11,7 @@ and/or/not, projecting the filter columns or not.
 from __future__ import annotations
 
 import random
+import re
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -65,7 +66,19 @@ def _atom(rng: random.Random, rows: list[dict]):
     col = rng.choice(["cat", "cat", "cat", "note", "v"])
     pool = {"cat": CATS + ["zz", "c05x"], "note": NOTES + ["unique 001234 " + "x" * 386, "b"],
             "v": [-60, -10, 0, 3, 49, 99]}[col]
-    kind = rng.choice(["cmp", "cmp", "in", "notin", "null", "notnull"])
+    kind = rng.choice(["cmp", "cmp", "in", "notin", "null", "notnull", "between", "notbetween"] +
+                      (["like", "notlike"] if col != "v" else []))
+    if kind in ("like", "notlike"):  # a prefix of a value, `not like` unknown on a null as `like`
+        word = rng.choice(pool)
+        prefix = word[:rng.randint(0, len(word))]
+        negated = kind == "notlike"
+        text = f"{col} {'not like' if negated else 'like'} {_lit(prefix + '%')}"
+        return text, lambda r: None if r[col] is None else r[col].startswith(prefix) != negated
+    if kind in ("between", "notbetween"):
+        lo, hi = sorted(rng.sample(pool, 2))
+        negated = kind == "notbetween"
+        text = f"{col} {'not between' if negated else 'between'} {_lit(lo)} and {_lit(hi)}"
+        return text, lambda r: None if r[col] is None else (lo <= r[col] <= hi) != negated
     if kind == "null":
         return f"{col} is null", lambda r: r[col] is None
     if kind == "notnull":
@@ -144,7 +157,9 @@ def test_filters_on_dictionary_columns_match_oracle_and_pyiceberg(skade, catalog
                          what=f"skade --columns id,v --where {text}")
         # PyIceberg 0.12 reads `x not in (...)` as true for a null x (two-valued), so it is
         # compared where the filter's columns are not null: there both logics agree.
-        guarded = f"({text}) and cat is not null and note is not null and v is not null"
+        # ... and it has no `not between`: the same as `not (x between ...)`.
+        pytext = re.sub(r"(\w+) not between ('[^']*'|-?\d+) and ('[^']*'|-?\d+)", r"not (\1 between \2 and \3)", text)
+        guarded = f"({pytext}) and cat is not null and note is not null and v is not null"
         theirs = tbl.scan(row_filter=guarded).to_arrow()
         assert_same_rows(theirs, [r for r in expected if None not in r.values()],
                          what=f"PyIceberg row_filter {guarded}")

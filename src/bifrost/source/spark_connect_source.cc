@@ -92,10 +92,21 @@ sc::Relation Pushdown(sc::Relation input, const std::string& filter_sql,
 
 void AppendSql(const skade::expr::Expr& e, std::string& out);
 
+// A Spark SQL string literal: Spark reads backslash escapes in them, and joins adjacent
+// literals ('a''b' is "ab"), so a quote is escaped with a backslash, not doubled.
+void AppendString(std::string_view s, std::string& out) {
+  out += '\'';
+  for (char c : s) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  out += '\'';
+}
+
 void AppendLiteral(const skade::expr::UnboundLiteral& l, std::string& out) {
   using K = skade::expr::UnboundLiteral::Kind;
   switch (l.kind) {
-    case K::kString: out += Quote(l.text, '\''); break;
+    case K::kString: AppendString(l.text, out); break;
     case K::kNull: out += "NULL"; break;
     default: out += l.text;
   }
@@ -142,6 +153,16 @@ void AppendSql(const skade::expr::Expr& e, std::string& out) {
     case Op::kNotIn: in(" NOT IN "); break;
     case Op::kIsNull: out += QuoteDotted(e.column) + " IS NULL"; break;
     case Op::kNotNull: out += QuoteDotted(e.column) + " IS NOT NULL"; break;
+    // Spark's isnan(NULL) is false, as skade's `is nan`; startswith(NULL, p) is NULL, as `like`.
+    case Op::kIsNaN: out += "isnan(" + QuoteDotted(e.column) + ")"; break;
+    case Op::kNotNaN: out += "(NOT isnan(" + QuoteDotted(e.column) + "))"; break;
+    case Op::kStartsWith:
+    case Op::kNotStartsWith:
+      out += e.op == Op::kStartsWith ? "startswith(" : "(NOT startswith(";
+      out += QuoteDotted(e.column) + ", ";
+      AppendLiteral(e.unbound_literals.at(0), out);
+      out += e.op == Op::kStartsWith ? ")" : "))";
+      break;
   }
 }
 

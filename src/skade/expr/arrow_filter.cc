@@ -450,6 +450,19 @@ class Translator {
         return cp::call("is_null", {field});
       case Op::kNotNull:
         return cp::call("is_valid", {field});
+      case Op::kIsNaN:
+      case Op::kNotNaN: {
+        // Never unknown: a null is not NaN.
+        cp::Expression nan = cp::call("coalesce", {cp::call("is_nan", {field}), cp::literal(false)});
+        return p.op == Op::kIsNaN ? nan : cp::call("invert", {std::move(nan)});
+      }
+      case Op::kStartsWith:
+      case Op::kNotStartsWith: {
+        const auto* prefix = p.literals.size() == 1 ? std::get_if<std::string>(&p.literals[0]) : nullptr;
+        if (!prefix) return InvalidArgument("arrow filter: 'like' needs one string");
+        cp::Expression starts = cp::call("starts_with", {field}, cp::MatchSubstringOptions(*prefix));
+        return p.op == Op::kStartsWith ? starts : cp::call("invert", {std::move(starts)});
+      }
       case Op::kIn:
       case Op::kNotIn: {
         std::unique_ptr<arrow::ArrayBuilder> builder;

@@ -74,6 +74,13 @@ Result<ExprPtr> BindPredicate(const Expr& e, const Schema& schema) {
   if (e.op == Op::kIsNull && top_level_required) return False();
   if (e.op == Op::kNotNull && top_level_required) return True();
 
+  const bool nan_test = e.op == Op::kIsNaN || e.op == Op::kNotNaN;
+  if (nan_test && field->type->id != TypeId::kFloat && field->type->id != TypeId::kDouble)
+    return InvalidArgument("'" + std::string(internal::OpText(e.op)) + "' needs a float or double column; '" + path +
+                           "' is " + field->type->ToString());
+  if ((e.op == Op::kStartsWith || e.op == Op::kNotStartsWith) && field->type->id != TypeId::kString)
+    return InvalidArgument("'like' needs a string column; '" + path + "' is " + field->type->ToString());
+
   std::vector<Value> values;
   for (const auto& lit : e.unbound_literals) {
     SKADE_ASSIGN_OR_RETURN(Value v, ConvertLiteral(lit, *field->type, path));
@@ -84,6 +91,15 @@ Result<ExprPtr> BindPredicate(const Expr& e, const Schema& schema) {
     case Op::kIsNull:
     case Op::kNotNull:
       values.clear();
+      break;
+    case Op::kIsNaN:
+    case Op::kNotNaN:
+      values.clear();
+      break;
+    case Op::kStartsWith:
+    case Op::kNotStartsWith:
+      if (values.size() != 1 || !std::holds_alternative<std::string>(values[0]))
+        return InvalidArgument("'like' on '" + path + "' needs one string pattern");
       break;
     case Op::kIn:
     case Op::kNotIn:

@@ -150,6 +150,16 @@ std::string LiteralText(const Type& type, const Value& v) {
   }
 }
 
+// A like pattern matching the strings that start with `prefix`.
+std::string LikePattern(std::string_view prefix) {
+  std::string out;
+  for (char c : prefix) {
+    if (c == '%' || c == '_' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "%";
+}
+
 std::string Child(const Expr& e) {
   if (e.is_predicate() || e.op == Op::kTrue || e.op == Op::kFalse) return ToString(e);
   return "(" + ToString(e) + ")";
@@ -181,6 +191,15 @@ std::string ToString(const Expr& e) {
   std::string out = QuoteColumn(e.column);
   if (e.op == Op::kIsNull) return out + " is null";
   if (e.op == Op::kNotNull) return out + " is not null";
+  if (e.op == Op::kIsNaN) return out + " is nan";
+  if (e.op == Op::kNotNaN) return out + " is not nan";
+  if (e.op == Op::kStartsWith || e.op == Op::kNotStartsWith) {
+    const std::string* prefix = !e.literals.empty() ? std::get_if<std::string>(&e.literals[0])
+                                : !e.unbound_literals.empty() ? &e.unbound_literals[0].text
+                                                              : nullptr;
+    return out + (e.op == Op::kStartsWith ? " like " : " not like ") +
+           QuoteString(LikePattern(prefix ? *prefix : std::string()));
+  }
   std::vector<std::string> lits;
   if (e.field_id >= 0 && e.type) {
     for (const auto& v : e.literals) lits.push_back(LiteralText(*e.type, v));
@@ -238,6 +257,14 @@ Op NegateOp(Op op) {
       return Op::kNotNull;
     case Op::kNotNull:
       return Op::kIsNull;
+    case Op::kIsNaN:
+      return Op::kNotNaN;
+    case Op::kNotNaN:
+      return Op::kIsNaN;
+    case Op::kStartsWith:
+      return Op::kNotStartsWith;
+    case Op::kNotStartsWith:
+      return Op::kStartsWith;
     default:
       return op;
   }
@@ -290,6 +317,14 @@ std::string_view OpText(Op op) {
       return "is null";
     case Op::kNotNull:
       return "is not null";
+    case Op::kIsNaN:
+      return "is nan";
+    case Op::kNotNaN:
+      return "is not nan";
+    case Op::kStartsWith:
+      return "like";
+    case Op::kNotStartsWith:
+      return "not like";
   }
   return "?";
 }

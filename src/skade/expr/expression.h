@@ -21,6 +21,9 @@ namespace skade::expr {
 enum class Op {
   kTrue, kFalse, kAnd, kOr, kNot,
   kEq, kNotEq, kLt, kLtEq, kGt, kGtEq, kIn, kNotIn, kIsNull, kNotNull,
+  // Iceberg's isNaN/notNaN (never unknown: a null is not NaN) and startsWith/notStartsWith
+  // (written `like 'abc%'`; unknown on a null, as SQL's LIKE).
+  kIsNaN, kNotNaN, kStartsWith, kNotStartsWith,
 };
 
 /// A literal as written, before binding gives it a type.
@@ -60,7 +63,9 @@ ExprPtr BoundPredicate(Op op, const NestedField& field, std::vector<Value> liter
 /// Parses e.g. `country = 'SE' and (age >= 18 or vip) and name is not null and
 /// id in (1, 2, 3)`. Keywords are case-insensitive; a bare column means `col = true`;
 /// strings use single quotes ('' escapes a quote); `!=` and `<>` both mean not-equal;
-/// `x not in (...)`, `not (...)`. Errors: kInvalidArgument with the position.
+/// `x not in (...)`, `not (...)`; `x [not] between a and b` (both ends included);
+/// `x is [not] nan`; `x [not] like 'abc%'` (a prefix: `%` only at the end, `_` refused,
+/// `\` escapes either; without `%` it is `=`). Errors: kInvalidArgument with the position.
 Result<ExprPtr> Parse(std::string_view text);
 
 /// Resolves columns against `schema` (top-level name or dotted path, case-insensitive

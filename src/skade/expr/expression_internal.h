@@ -63,7 +63,8 @@ bool EvalPushedDown(const Expr& e, bool negated, const Leaf& leaf) {
 }
 
 /// Whether values within [lower, upper] (either bound may be unknown) might satisfy
-/// `op literals`. Only for eq, lt, lteq, gt, gteq, in; other ops answer true.
+/// `op literals`. Only for eq, lt, lteq, gt, gteq, in, starts with, not starts with; other
+/// ops answer true.
 bool BoundsMightMatch(Op op, const std::vector<Value>& literals, const std::optional<Value>& lower,
                       const std::optional<Value>& upper);
 

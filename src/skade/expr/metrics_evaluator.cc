@@ -39,6 +39,19 @@ bool BoundsMightMatch(Op op, const std::vector<Value>& literals, const std::opti
       for (const auto& l : literals)
         if ((!lower || cmp(*lower, l) <= 0) && (!upper || cmp(*upper, l) >= 0)) return true;
       return false;
+    case Op::kStartsWith:
+    case Op::kNotStartsWith: {
+      // Byte order of UTF-8 is code point order, the order of the bounds.
+      const auto* prefix = std::get_if<std::string>(&lit);
+      const auto* lo = lower ? std::get_if<std::string>(&*lower) : nullptr;
+      const auto* hi = upper ? std::get_if<std::string>(&*upper) : nullptr;
+      if (!prefix) return true;
+      if (op == Op::kNotStartsWith)  // every value between two that start with it does too
+        return !(lo && hi && lo->starts_with(*prefix) && hi->starts_with(*prefix));
+      if (lo && lo->compare(0, prefix->size(), *prefix) > 0) return false;
+      if (hi && hi->compare(0, prefix->size(), *prefix) < 0) return false;
+      return true;
+    }
     default:
       return true;
   }
@@ -72,6 +85,14 @@ bool PredicateMightMatch(const Expr& p, Op op, const ColumnStats& stats) {
     case Op::kNotEq:
     case Op::kNotIn:
       return true;  // bounds cannot prove "every value equals the literal" cheaply
+    case Op::kIsNaN: {
+      auto nans = Lookup(stats.nan_value_counts, id);
+      return !all_null && !(nans && *nans == 0);
+    }
+    case Op::kNotNaN: {  // true for a null too
+      auto nans = Lookup(stats.nan_value_counts, id);
+      return !(nans && values && *nans == *values);
+    }
     default:
       break;
   }

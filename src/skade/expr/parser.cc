@@ -5,7 +5,8 @@
 //   and       := not ("and" not)*
 //   not       := "not" not | primary
 //   primary   := "(" expr ")" | "true" | "false" | predicate | literal cmp column
-//   predicate := column [cmp literal | "is" ["not"] "null" | ["not"] "in" "(" literal,+ ")"]
+//   predicate := column [cmp literal | "is" ["not"] ("null" | "nan") | ["not"] "in" "(" literal,+ ")"
+//                        | ["not"] "between" literal "and" literal | ["not"] "like" 'pattern']
 //   column    := ident ("." ident)* | "quoted" | `quoted`
 //   literal   := [+-] number | 'string' | true | false      (null only in "is null")
 #include <cctype>
@@ -274,13 +275,42 @@ class Parser {
         Next();
         negated = true;
       }
-      if (!KeywordIs(Peek(), "null")) return Expected("'null' after 'is'");
+      if (KeywordIs(Peek(), "nan")) {
+        Next();
+        return internal::MakeUnboundPredicate(negated ? Op::kNotNaN : Op::kIsNaN, std::move(column), {});
+      }
+      if (!KeywordIs(Peek(), "null")) return Expected("'null' or 'nan' after 'is'");
       Next();
       return internal::MakeUnboundPredicate(negated ? Op::kNotNull : Op::kIsNull, std::move(column),
                                             {});
     }
-    if (KeywordIs(n, "in") || (KeywordIs(n, "not") && KeywordIs(Peek(1), "in"))) {
-      bool negated = KeywordIs(n, "not");
+    const bool negated = KeywordIs(n, "not");
+    const Token& word = negated ? Peek(1) : n;
+    if (KeywordIs(word, "between")) {
+      if (negated) Next();
+      Next();
+      SKADE_ASSIGN_OR_RETURN(UnboundLiteral low, ParseLiteral());
+      if (!KeywordIs(Peek(), "and")) return Expected("'and' between the two ends of 'between'");
+      Next();
+      SKADE_ASSIGN_OR_RETURN(UnboundLiteral high, ParseLiteral());
+      // not (x >= a and x <= b) is x < a or x > b, unknown on a null either way
+      auto end = [&](Op op, UnboundLiteral lit) {
+        return internal::MakeUnboundPredicate(negated ? internal::NegateOp(op) : op, column, {std::move(lit)});
+      };
+      return Combine(negated ? Op::kOr : Op::kAnd, end(Op::kGtEq, std::move(low)), end(Op::kLtEq, std::move(high)));
+    }
+    if (KeywordIs(word, "like")) {
+      if (negated) Next();
+      Next();
+      const Token& pattern = Peek();
+      if (pattern.kind != Token::kString) return Expected("a 'pattern' after 'like'");
+      SKADE_ASSIGN_OR_RETURN(auto prefix, LikePrefix(pattern));
+      Next();
+      Op op = prefix.second ? (negated ? Op::kNotStartsWith : Op::kStartsWith) : (negated ? Op::kNotEq : Op::kEq);
+      return internal::MakeUnboundPredicate(op, std::move(column),
+                                            {UnboundLiteral{UnboundLiteral::Kind::kString, std::move(prefix.first)}});
+    }
+    if (KeywordIs(word, "in")) {
       if (negated) Next();
       Next();
       if (Peek().kind != Token::kLParen) return Expected("'(' after 'in'");
@@ -297,10 +327,32 @@ class Parser {
       return internal::MakeUnboundPredicate(negated ? Op::kNotIn : Op::kIn, std::move(column),
                                             std::move(lits));
     }
-    if (KeywordIs(n, "not")) return SyntaxError(n.pos, "expected 'in' after 'not'");
+    if (negated) return SyntaxError(n.pos, "expected 'in', 'between' or 'like' after 'not'");
     // A bare column is a boolean test: `vip` means `vip = true`.
     return internal::MakeUnboundPredicate(Op::kEq, std::move(column),
                                           {UnboundLiteral{UnboundLiteral::Kind::kBool, "true"}});
+  }
+
+  // A LIKE pattern's text without its wildcard, and whether it ended in one: only a
+  // prefix ('abc%') or an exact text; a backslash makes the next character plain.
+  Result<std::pair<std::string, bool>> LikePrefix(const Token& t) {
+    std::string text;
+    for (size_t i = 0; i < t.text.size(); ++i) {
+      const char c = t.text[i];
+      if (c == '\\') {
+        if (++i == t.text.size()) return SyntaxError(t.pos, "the like pattern ends in a lone '\\'");
+        text += t.text[i];
+      } else if (c == '%' && i + 1 == t.text.size()) {
+        return std::pair{std::move(text), true};
+      } else if (c == '%' || c == '_') {
+        return SyntaxError(t.pos, std::string("like takes a prefix pattern ('abc%'): a '") + c +
+                                      "' other than a final '%' is not supported (write '\\" + c +
+                                      "' for the character itself)");
+      } else {
+        text += c;
+      }
+    }
+    return std::pair{std::move(text), false};
   }
 
   Result<std::string> ParseColumn() {

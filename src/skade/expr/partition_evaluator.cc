@@ -1,5 +1,7 @@
 // Evaluation of projected partition filters: exactly on one partition tuple, and
 // inclusively on a manifest's partition summaries (Iceberg's ManifestEvaluator).
+#include <cmath>
+
 #include "skade/expr/expression.h"
 #include "skade/expr/expression_internal.h"
 
@@ -16,10 +18,24 @@ int FieldIndex(const PartitionSpec& spec, int field_id) {
 
 // Two-valued evaluation of one predicate: comparisons with null are false. Callers push
 // NOT down first so that `not (x = 1)` on a null stays false.
+bool IsNaN(const Value& v) {
+  if (auto* f = std::get_if<float>(&v)) return std::isnan(*f);
+  if (auto* d = std::get_if<double>(&v)) return std::isnan(*d);
+  return false;
+}
+
 bool EvaluatePredicate(Op op, const Value& v, const std::vector<Value>& literals) {
   if (op == Op::kIsNull) return IsNull(v);
   if (op == Op::kNotNull) return !IsNull(v);
+  if (op == Op::kIsNaN) return IsNaN(v);
+  if (op == Op::kNotNaN) return !IsNaN(v);
   if (IsNull(v)) return false;
+  if (op == Op::kStartsWith || op == Op::kNotStartsWith) {
+    const auto* s = std::get_if<std::string>(&v);
+    const auto* prefix = literals.empty() ? nullptr : std::get_if<std::string>(&literals[0]);
+    if (!s || !prefix) return true;
+    return s->starts_with(*prefix) == (op == Op::kStartsWith);
+  }
   if (op == Op::kIn || op == Op::kNotIn) {
     bool found = false;
     for (const auto& l : literals)
@@ -82,6 +98,10 @@ bool ManifestMightMatch(const Expr& projected, const PartitionSpec& spec,
       case Op::kNotEq:
       case Op::kNotIn:
         return true;
+      case Op::kIsNaN:
+        return s.contains_nan.value_or(true);
+      case Op::kNotNaN:  // true for a null; false only where every value is NaN
+        return !(s.contains_nan.value_or(false) && !s.contains_null && no_bounds);
       default:
         break;
     }

@@ -30,6 +30,13 @@ std::optional<Value> Step(const Value& v, int delta) {
   return std::nullopt;
 }
 
+// Characters (code points) of UTF-8 text: what truncate[W] counts for strings.
+int64_t CodePoints(const std::string& s) {
+  int64_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
 class Projector {
  public:
   Projector(const PartitionSpec& spec, const Schema& schema) : spec_(spec), schema_(schema) {}
@@ -88,6 +95,16 @@ class Projector {
     if (t.kind == TransformKind::kVoid) return True();
     if (op == Op::kIsNull || op == Op::kNotNull) return make(op, {});  // null ⇔ null
     if (t.kind == TransformKind::kIdentity) return make(op, literals);
+    if (op == Op::kStartsWith || op == Op::kNotStartsWith) {
+      const auto* prefix = literals.empty() ? nullptr : std::get_if<std::string>(&literals[0]);
+      if (t.kind != TransformKind::kTruncate || !prefix) return True();
+      // A prefix no longer than the width is a prefix of the truncated value exactly;
+      // a longer one fixes the whole truncated value (which says nothing of "not").
+      if (CodePoints(*prefix) <= t.param) return make(op, literals);
+      if (op == Op::kNotStartsWith) return True();
+      auto v = apply(*prefix);
+      return v ? make(Op::kEq, {std::move(*v)}) : True();
+    }
     if (op == Op::kEq || op == Op::kIn) {
       std::vector<Value> out;
       for (const auto& l : literals) {

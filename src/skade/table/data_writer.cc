@@ -504,6 +504,52 @@ std::shared_ptr<parquet::ArrowWriterProperties> ParallelColumns() {
   return parquet::ArrowWriterProperties::Builder().set_use_threads(true)->build();
 }
 
+// Adds the NaNs among `a`'s values to `nans` under their field ids (an entry, maybe 0, for
+// every float and double field that has one): Parquet's statistics leave NaN out of
+// min/max and count none, so a data file's nan_value_counts come from here.
+template <typename FloatArray>
+int64_t NaNsIn(const FloatArray& a) {
+  const auto* v = a.raw_values();
+  int64_t n = 0;
+  if (a.null_count() == 0) {
+    for (int64_t r = 0; r < a.length(); ++r) n += v[r] != v[r];
+  } else {
+    for (int64_t r = 0; r < a.length(); ++r) n += v[r] != v[r] && a.IsValid(r);
+  }
+  return n;
+}
+
+void CountNaNs(const arrow::Array& a, int field_id, std::map<int, int64_t>* nans) {
+  switch (a.type_id()) {
+    case arrow::Type::FLOAT:
+      if (field_id >= 0) (*nans)[field_id] += NaNsIn(static_cast<const arrow::FloatArray&>(a));
+      return;
+    case arrow::Type::DOUBLE:
+      if (field_id >= 0) (*nans)[field_id] += NaNsIn(static_cast<const arrow::DoubleArray&>(a));
+      return;
+    case arrow::Type::STRUCT: {
+      const auto& s = static_cast<const arrow::StructArray&>(a);
+      for (int k = 0; k < s.num_fields(); ++k) CountNaNs(*s.field(k), FieldIdOf(*s.type()->field(k)), nans);
+      return;
+    }
+    case arrow::Type::LIST:
+    case arrow::Type::MAP: {  // a map is a list of key-value structs
+      const auto& l = static_cast<const arrow::ListArray&>(a);
+      if (l.length() == 0) return;
+      const int32_t first = l.value_offset(0);
+      CountNaNs(*l.values()->Slice(first, l.value_offset(l.length()) - first),
+                FieldIdOf(*l.list_type()->value_field()), nans);
+      return;
+    }
+    default: return;
+  }
+}
+
+void CountNaNs(const arrow::RecordBatch& batch, std::map<int, int64_t>* nans) {
+  for (int c = 0; c < batch.num_columns(); ++c)
+    CountNaNs(*batch.column(c), FieldIdOf(*batch.schema()->field(c)), nans);
+}
+
 // The first rows of a file, joined: what its encodings are picked from.
 Result<std::shared_ptr<arrow::RecordBatch>> FirstRows(const std::shared_ptr<arrow::Schema>& schema,
                                                       const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
@@ -522,6 +568,7 @@ Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::stri
   SKADE_RETURN_IF_ERROR(CheckInside(path, metadata.location));
   SKADE_ARROW_ASSIGN(auto sink, DataFileSink::Open(path), path);
   int64_t rows = 0;
+  std::map<int, int64_t> nans;
   std::shared_ptr<ParquetFileWriter> writer;
   auto write = [&]() -> arrow::Status {
     auto props = WriterProps(metadata, metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20));
@@ -532,6 +579,7 @@ Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::stri
       ARROW_RETURN_NOT_OK(batches.ReadNext(&batch));
       if (!batch) break;
       rows += batch->num_rows();
+      CountNaNs(*batch, &nans);
       ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(batch));
     }
     ARROW_RETURN_NOT_OK(writer->Close());
@@ -556,6 +604,7 @@ Result<DataFile> WriteParquetFile(const TableMetadata& metadata, const std::stri
   df.file_size_in_bytes = size;
   df.column_sizes = std::move(m.column_sizes);
   df.stats = std::move(m.stats);
+  df.stats.nan_value_counts = std::move(nans);
   df.split_offsets = std::move(m.split_offsets);
   return df;
 }
@@ -659,6 +708,7 @@ struct DataWriter::Impl {
     int64_t group_rows = 0, group_limit = 0;  // rows of the current row group (incl. pending), its cap
     bool streaming = false;      // the current row group is a buffered one batches go into
     int64_t buffered_bytes = 0;  // decoded size of the row group the writer holds, not yet in the file
+    std::map<int, int64_t> nans;  // by field id, of the rows written so far
   };
   std::unordered_map<std::string, OpenFile> open;  // node-based: an entry stays put while others come and go
   std::vector<DataFile> done;
@@ -788,6 +838,7 @@ struct DataWriter::Impl {
     df.file_size_in_bytes = size;
     df.column_sizes = std::move(m.column_sizes);
     df.stats = std::move(m.stats);
+    df.stats.nan_value_counts = std::move(f.nans);
     df.split_offsets = std::move(m.split_offsets);
     df.sort_order_id = 0;
     df.spec_id = spec.spec_id();
@@ -815,6 +866,7 @@ struct DataWriter::Impl {
       }
       int64_t n = std::min(f->group_limit - f->group_rows, batch->num_rows() - offset);
       f->pending.push_back(batch->Slice(offset, n));
+      CountNaNs(*f->pending.back(), &f->nans);
       f->pending_rows += n;
       f->pending_bytes += n * bytes_per_row;
       f->group_rows += n;
