@@ -335,9 +335,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
       if (f.type->is_primitive()) fields.push_back(arrow::field(f.name, JsonReadType(*f.type)));
     parse.explicit_schema = arrow::schema(fields);
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
-    std::shared_ptr<arrow::io::InputStream> text = file;
-    if (auto floats = FloatColumns(schema); !floats.empty()) text = FloatTextStream(file, std::move(floats));
-    auto reader = arrow::json::StreamingReader::Make(text, read, parse);
+    auto reader = arrow::json::StreamingReader::Make(FloatTextStream(file, schema), read, parse);
     if (!reader.ok()) {
       if (auto reworded = Reworded(reader.status(), schema, path)) return InvalidArgument(path + ": " + *reworded);
       return std::unexpected(FromArrow(reader.status(), path));

@@ -17,23 +17,24 @@
 namespace skade::cli {
 namespace {
 
-// The bits of the floats at a value's leaves; 0 when it holds anything but floats.
-int FloatBits(const Type& t) {
-  switch (t.id) {
-    case TypeId::kFloat: return 32;
-    case TypeId::kDouble: return 64;
-    case TypeId::kList: return FloatBits(*t.element().type);
-    case TypeId::kMap: return FloatBits(*t.value().type);  // its keys are JSON object keys
-    default: return 0;
-  }
+bool HasFloats(const Type& t) {
+  if (t.id == TypeId::kFloat || t.id == TypeId::kDouble) return true;
+  return std::any_of(t.fields.begin(), t.fields.end(), [](const NestedField& f) { return HasFloats(*f.type); });
+}
+
+// The type of a named field of a struct's fields; null when there is none.
+const Type* FieldType(const std::vector<NestedField>& fields, std::string_view name) {
+  for (const auto& f : fields)
+    if (f.name == name) return f.type.get();
+  return nullptr;
 }
 
 bool IsNumberChar(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
 
 class FloatText final : public arrow::io::InputStream {
  public:
-  FloatText(std::shared_ptr<arrow::io::InputStream> in, std::map<std::string, int> columns)
-      : in_(std::move(in)), columns_(std::move(columns)) {}
+  FloatText(std::shared_ptr<arrow::io::InputStream> in, const Schema& schema)
+      : in_(std::move(in)), columns_(schema.fields()) {}
 
   arrow::Status Close() override { return in_->Close(); }
   bool closed() const override { return in_->closed(); }
@@ -120,15 +121,34 @@ class FloatText final : public arrow::io::InputStream {
       escaped_ = true;
     } else if (c == '"') {
       in_string_ = false;
-      if (key_) {  // a top-level key: the column whose value follows
-        auto it = columns_.find(key_text_);
-        bits_ = it == columns_.end() ? 0 : it->second;
-        column_ = key_text_;
+      if (key_) {  // the type of the value that follows
+        Frame& f = stack_.back();
+        f.next = stack_.size() == 1                        ? FieldType(columns_, key_text_)
+                 : !f.type                                 ? nullptr
+                 : f.type->id == TypeId::kStruct           ? FieldType(f.type->fields, key_text_)
+                 : f.type->id == TypeId::kMap              ? f.type->value().type.get()
+                                                           : nullptr;
+        if (stack_.size() == 1) column_ = key_text_;
         key_ = false;
       }
       return;
     }
-    if (key_) key_text_ += c;  // escapes kept as written: such a key matches no column here
+    if (key_) key_text_ += c;  // escapes kept as written: such a key matches no field here
+  }
+
+  // The type of the value starting here: of the key before it in an object, of the
+  // elements in an array; null where unknown (and for the top-level objects themselves).
+  const Type* ValueType() const {
+    if (stack_.empty()) return nullptr;
+    const Frame& f = stack_.back();
+    if (f.object) return f.next;
+    return f.type && f.type->id == TypeId::kList ? f.type->element().type.get() : nullptr;
+  }
+
+  // Bits of a float value starting here, 0 when it is not one.
+  int Bits() const {
+    const Type* t = ValueType();
+    return !t ? 0 : t->id == TypeId::kFloat ? 32 : t->id == TypeId::kDouble ? 64 : 0;
   }
 
   void Structure(char c) {
@@ -137,36 +157,29 @@ class FloatText final : public arrow::io::InputStream {
       case '"':
         in_string_ = true;
         if (expect_key_) {
-          key_ = stack_.size() == 1;
+          key_ = true;
           key_text_.clear();
-        } else if (bits_ != 0) {
+        } else if (Bits() != 0) {
           out_.pop_back();
           held_ = true;
           held_text_.clear();
         }
         break;
       case '{':
-        if (stack_.empty()) ++row_;
-        stack_.push_back(true);
-        expect_key_ = true;
-        break;
       case '[':
-        stack_.push_back(false);
-        expect_key_ = false;
+        if (stack_.empty()) ++row_;
+        stack_.push_back(Frame{c == '{', ValueType(), nullptr});
+        expect_key_ = c == '{';
         break;
       case '}':
       case ']':
         if (!stack_.empty()) stack_.pop_back();
-        if (stack_.size() <= 1) bits_ = 0;
         expect_key_ = false;
         break;
-      case ',':
-        expect_key_ = !stack_.empty() && stack_.back();
-        if (stack_.size() == 1) bits_ = 0;
-        break;
+      case ',': expect_key_ = !stack_.empty() && stack_.back().object; break;
       case ':': expect_key_ = false; break;
       default:
-        if (bits_ != 0 && (c == '-' || (c >= '0' && c <= '9'))) {
+        if ((c == '-' || (c >= '0' && c <= '9')) && (bits_ = Bits()) != 0) {
           in_number_ = true;
           number_.assign(1, c);
         }
@@ -195,40 +208,43 @@ class FloatText final : public arrow::io::InputStream {
     if (in_number_) CheckNumber();
   }
 
+  // An open object or array, with the type of its value (null where unknown) and, in an
+  // object, the type of the value after the last key.
+  struct Frame {
+    bool object;
+    const Type* type;
+    const Type* next;
+  };
+
   std::shared_ptr<arrow::io::InputStream> in_;
-  const std::map<std::string, int> columns_;
+  const std::vector<NestedField> columns_;  // the table's: their types outlive the frames
   std::string out_;  // transformed bytes; those before taken_ were handed out
   size_t taken_ = 0;
   int64_t handed_out_ = 0;
   bool eof_ = false;
   arrow::Status error_;
 
-  std::vector<bool> stack_;  // open containers: true for an object
+  std::vector<Frame> stack_;
   bool expect_key_ = false;
   bool in_string_ = false, escaped_ = false;
-  bool key_ = false;  // the string is a top-level key
+  bool key_ = false;  // the string is a key
   std::string key_text_;
   bool held_ = false;
   std::string held_text_;
   bool in_number_ = false;
   std::string number_;
-  int bits_ = 0;  // of the column whose value this is; 0 outside float columns
-  std::string column_;
+  int bits_ = 0;  // of the number being read
+  std::string column_;  // the top-level key last read
   int64_t row_ = 0;
 };
 
 }  // namespace
 
-std::map<std::string, int> FloatColumns(const Schema& schema) {
-  std::map<std::string, int> out;
-  for (const auto& f : schema.fields())
-    if (int bits = FloatBits(*f.type)) out.emplace(f.name, bits);
-  return out;
-}
-
 std::shared_ptr<arrow::io::InputStream> FloatTextStream(std::shared_ptr<arrow::io::InputStream> in,
-                                                        std::map<std::string, int> columns) {
-  return std::make_shared<FloatText>(std::move(in), std::move(columns));
+                                                        const Schema& schema) {
+  const auto& fields = schema.fields();
+  if (std::none_of(fields.begin(), fields.end(), [](const NestedField& f) { return HasFloats(*f.type); })) return in;
+  return std::make_shared<FloatText>(std::move(in), schema);
 }
 
 }  // namespace skade::cli

@@ -498,12 +498,14 @@ def test_jsonl_output_of_nan_and_infinities_is_json(skade, tmp_path):
 
 
 def test_jsonl_non_finite_floats_append_and_round_trip(skade, catalog, tmp_path):
-    """"NaN", "Infinity" and "-Infinity" (as scan --format jsonl writes them, or bare) are floats in float
-    columns, at any depth of lists and as map values; in string columns and map keys they stay strings."""
+    """"NaN", "Infinity" and "-Infinity" (as scan --format jsonl writes them, or bare) are floats where the
+    schema has a float (a column, list elements at any depth, map values, struct fields); in strings and
+    map keys they stay strings."""
     import math
     import random
 
-    schema = "id:long!, f:float, d:double, xs:list<list<double>>, m:map<string,float>, s:string, ls:list<string>"
+    schema = ("id:long!, f:float, d:double, xs:list<list<double>>, m:map<string,float>, s:string, ls:list<string>, "
+              "st:struct<a:double, b:string, in:struct<z:float>>")
     skade.ok("create-namespace", "db")
     skade.ok("create", "db.nf", "--schema", schema)
     import struct
@@ -530,11 +532,18 @@ def test_jsonl_non_finite_floats_append_and_round_trip(skade, catalog, tmp_path)
         m = {rnd.choice(list(words) + ["k"]) + str(j): value() for j in range(rnd.randint(0, 2))}
         s = rnd.choice(list(words) + ["x" * rnd.randint(0, 12), "NaN\\u0041", "Infinityy"])
         pad = " " * rnd.randint(0, 40)
+        a, av = value()
+        z, zv = value()
+        st_text, st_want = "null", None
+        if rnd.random() < 0.8:
+            st_text = f'{{"b": {json.dumps(s)}, "in": {{"z": {z}}}, "a": {a}}}'
+            st_want = {"a": av, "b": s, "in": {"z": f32(zv)}}
         lines.append(f'{{"id": {i},{pad}"f": {f}, "d":{d}, "xs": [{", ".join("[" + ", ".join(t for t, _ in xs) + "]" for xs in inner)}], '
                      f'"m": {{{", ".join(json.dumps(k) + ": " + t for k, (t, _) in m.items())}}}, '
-                     f'"s": {json.dumps(s)}, "ls": [{json.dumps(s)}, "NaN"]}}')
+                     f'"s": {json.dumps(s)}, "ls": [{json.dumps(s)}, "NaN"], "st": {st_text}}}')
         want.append((i, f32(fv), dv, [[v for _, v in xs] for xs in inner], sorted((k, f32(v)) for k, (_, v) in m.items()),
-                     json.loads(json.dumps(s)), [json.loads(json.dumps(s)), "NaN"]))
+                     json.loads(json.dumps(s)), [json.loads(json.dumps(s)), "NaN"],
+                     None if st_want is None else [st_want["a"], st_want["b"], st_want["in"]["z"]]))
     src = tmp_path / "nf.jsonl"
     src.write_text("\n".join(lines) + "\n")
     skade.ok("append", "db.nf", src)
@@ -550,8 +559,9 @@ def test_jsonl_non_finite_floats_append_and_round_trip(skade, catalog, tmp_path)
     def got(table: pa.Table):
         out = []
         for r in sorted(table.to_pylist(), key=lambda r: r["id"]):
+            st = r["st"] and [r["st"]["a"], r["st"]["b"], r["st"]["in"]["z"]]
             out.append(norm((r["id"], r["f"], r["d"], r["xs"], sorted(r["m"]) if r["m"] is not None else None,
-                             r["s"], r["ls"])))
+                             r["s"], r["ls"], st)))
         return out
 
     expect = [norm(w) for w in want]
