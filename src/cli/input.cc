@@ -20,7 +20,7 @@
 #include <optional>
 #include <set>
 
-#include "json_floats.h"
+#include "json_text.h"
 #include "skade/common/nesting.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
@@ -56,14 +56,16 @@ std::shared_ptr<arrow::DataType> JsonReadType(const Type& t) {
 // any other error.
 std::optional<std::string> KindMismatch(const arrow::Status& st, const Schema& schema) {
   const std::string& m = st.message();
-  const std::string open = "Column(/", changed = ") changed from ", to = " to ";
+  const std::string open = "Column(", changed = ") changed from ", to = " to ";
   size_t a = m.find(open), b = m.find(changed, a == std::string::npos ? 0 : a);
   size_t c = b == std::string::npos ? b : m.find(to, b + changed.size());
   if (a == std::string::npos || b == std::string::npos || c == std::string::npos) return std::nullopt;
-  std::string column = m.substr(a + open.size(), b - a - open.size());
+  std::string column = m.substr(a + open.size(), b - a - open.size());  // "/name", or "" for a row
+  if (column.starts_with('/')) column.erase(0, 1);
   std::string want = m.substr(b + changed.size(), c - b - changed.size());
   std::string got = m.substr(c + to.size());
   got = got.substr(0, got.find(' '));
+  if (column.empty()) return "each row must be a JSON object, but one is a JSON " + got;
   const NestedField* f = schema.FindTopLevel(column);
   const char* article = want.empty() || std::string_view("aeiou").find(want[0]) == std::string_view::npos ? "a " : "an ";
   return "column '" + column + "' holds a JSON " + got + " where " + article + want + " is expected" +
@@ -262,6 +264,15 @@ Status CheckJsonLinesDepth(const std::string& path) {
   return {};
 }
 
+// Whether a JSON file's first character after white space opens an array.
+bool StartsWithArray(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char c = 0;
+  while (in.get(c) && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) {
+  }
+  return in && c == '[';
+}
+
 Status CheckColumnNames(const arrow::Schema& schema, const std::string& path) {
   std::set<std::string> seen;
   for (const auto& f : schema.fields())
@@ -335,7 +346,12 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
       if (f.type->is_primitive()) fields.push_back(arrow::field(f.name, JsonReadType(*f.type)));
     parse.explicit_schema = arrow::schema(fields);
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
-    auto reader = arrow::json::StreamingReader::Make(FloatTextStream(file, schema), read, parse);
+    std::shared_ptr<arrow::io::InputStream> text = file;
+    if (StartsWithArray(path)) text = ArrayAsLinesStream(std::move(text));
+    auto reader = arrow::json::StreamingReader::Make(FloatTextStream(std::move(text), schema), read, parse);
+    // No rows (an empty file, blank lines, `[]`): as a CSV file with a header only.
+    if (!reader.ok() && reader.status().message().find("Empty JSON stream") != std::string::npos)
+      return Checked(*arrow::RecordBatchReader::Make({}, parse.explicit_schema), path);
     if (!reader.ok()) {
       if (auto reworded = Reworded(reader.status(), schema, path)) return InvalidArgument(path + ": " + *reworded);
       return std::unexpected(FromArrow(reader.status(), path));

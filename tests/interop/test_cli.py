@@ -574,6 +574,41 @@ def test_jsonl_non_finite_floats_append_and_round_trip(skade, catalog, tmp_path)
     assert got(catalog().load_table("db.nf2").scan().to_arrow()) == expect
 
 
+def test_json_array_document_appends_like_json_lines(skade, catalog, tmp_path):
+    """A .json file holding one array of row objects (pretty-printed or not) appends as JSON lines do."""
+    import math
+
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.ja", "--schema", "id:long!, name:string, x:double, tags:list<string>, s:struct<a:int>")
+    rows = [{"id": i, "name": ["a,]b", 'q"u[o}te', "multi\nline", None, "ü, ["][i % 5], "x": [1.5, "NaN", None][i % 3],
+             "tags": [["[", "]"], [], None][i % 3], "s": [{"a": i}, None][i % 2]} for i in range(3000)]
+    f = tmp_path / "rows.json"
+    f.write_text(json.dumps(rows, indent=2))  # elements across many lines
+    skade.ok("append", "db.ja", f)
+    got = sorted(catalog().load_table("db.ja").scan().to_arrow().to_pylist(), key=lambda r: r["id"])
+    assert len(got) == len(rows)
+    for g, r in zip(got, rows):
+        want = dict(r, x=math.nan if r["x"] == "NaN" else r["x"])
+        assert (g["id"], g["name"], g["tags"], g["s"]) == (want["id"], want["name"], want["tags"], want["s"]), g
+        assert (g["x"] is None and want["x"] is None) or repr(g["x"]) == repr(want["x"]), g
+    one_line = tmp_path / "one.json"
+    one_line.write_text(" [" + ",".join(json.dumps({"id": 10_000 + i}) for i in range(3)) + "] \n")
+    skade.ok("append", "db.ja", one_line)
+    assert len(skade.rows("db.ja")) == len(rows) + 3
+
+    snapshots = len(skade.snapshots("db.ja"))
+    for text, message in (("[]", "the input files hold no rows"), ("", "the input files hold no rows"),
+                          ('[{"id": 1}] {"id": 2}', "text after the JSON array that holds the rows"),
+                          ('[{"id": 1},', "the JSON array that holds the rows is not closed"),
+                          ("[1, 2]", "each row must be a JSON object, but one is a JSON number"),
+                          ('{"id": 1}\n"two"\n', "each row must be a JSON object, but one is a JSON string")):
+        bad = tmp_path / "bad.json"
+        bad.write_text(text)
+        rc, out, err = skade("append", "db.ja", bad)
+        assert rc == 2 and message in err and err.count("\n") == 1, (text, rc, err)
+    assert len(skade.snapshots("db.ja")) == snapshots
+
+
 def test_jsonl_decimals_as_numbers_or_text(skade, catalog, tmp_path):
     """A JSON number for a decimal is read from its text, so no digit is lost to a double."""
     from decimal import Decimal

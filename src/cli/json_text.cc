@@ -1,4 +1,4 @@
-#include "json_floats.h"
+#include "json_text.h"
 
 #include <arrow/buffer.h>
 #include <arrow/io/interfaces.h>
@@ -31,10 +31,11 @@ const Type* FieldType(const std::vector<NestedField>& fields, std::string_view n
 
 bool IsNumberChar(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
 
-class FloatText final : public arrow::io::InputStream {
+// A stream of text changed byte by byte as it is read (Step appends to out_, Finish at the
+// end); an error set by a step fails the read.
+class TextTransform : public arrow::io::InputStream {
  public:
-  FloatText(std::shared_ptr<arrow::io::InputStream> in, const Schema& schema)
-      : in_(std::move(in)), columns_(schema.fields()) {}
+  explicit TextTransform(std::shared_ptr<arrow::io::InputStream> in) : in_(std::move(in)) {}
 
   arrow::Status Close() override { return in_->Close(); }
   bool closed() const override { return in_->closed(); }
@@ -67,11 +68,88 @@ class FloatText final : public arrow::io::InputStream {
     return std::shared_ptr<arrow::Buffer>(std::move(buffer));
   }
 
+ protected:
+  virtual void Step(char c) = 0;
+  virtual void Finish() = 0;
+
+  std::string out_;  // transformed bytes; those before taken_ were handed out
+  arrow::Status error_;
+
  private:
   static constexpr int64_t kChunkBytes = 64 << 10;
+
+  std::shared_ptr<arrow::io::InputStream> in_;
+  size_t taken_ = 0;
+  int64_t handed_out_ = 0;
+  bool eof_ = false;
+};
+
+// A JSON document holding one array of objects, as JSON lines: the outer brackets go,
+// the commas between elements become line ends, line ends inside an element spaces.
+class ArrayAsLines final : public TextTransform {
+ public:
+  using TextTransform::TextTransform;
+
+ private:
+  void Step(char c) override {
+    if (in_string_) {
+      out_ += c;
+      if (escaped_) escaped_ = false;
+      else if (c == '\\') escaped_ = true;
+      else if (c == '"') in_string_ = false;
+      return;
+    }
+    if (depth_ == 0) {  // before the array, or after it
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') return;
+      if (!opened_ && c == '[') {  // the caller saw it first
+        opened_ = true;
+        depth_ = 1;
+      } else if (error_.ok()) {
+        error_ = arrow::Status::Invalid("text after the JSON array that holds the rows");
+      }
+      return;
+    }
+    switch (c) {
+      case '"': in_string_ = true; break;
+      case '[':
+      case '{': ++depth_; break;
+      case ']':
+      case '}':
+        if (--depth_ == 0) {
+          out_ += '\n';
+          return;
+        }
+        break;
+      case ',':
+        if (depth_ == 1) {
+          out_ += '\n';
+          return;
+        }
+        break;
+      case '\n':
+      case '\r': c = ' '; break;
+      default: break;
+    }
+    out_ += c;
+  }
+
+  void Finish() override {
+    if (depth_ > 0 && error_.ok()) error_ = arrow::Status::Invalid("the JSON array that holds the rows is not closed");
+  }
+
+  int depth_ = 0;
+  bool opened_ = false, in_string_ = false, escaped_ = false;
+};
+
+class FloatText final : public TextTransform {
+ public:
+  FloatText(std::shared_ptr<arrow::io::InputStream> in, const Schema& schema)
+      : TextTransform(std::move(in)), columns_(schema.fields()) {}
+
+ private:
   static constexpr size_t kLongestWord = 9;  // "-Infinity"
 
-  void Step(char c) {
+  void Step(char c) override {
     if (held_ && Hold(c)) return;
     if (in_string_) {
       InString(c);
@@ -199,7 +277,7 @@ class FloatText final : public arrow::io::InputStream {
                                     number_.size() > 40 ? number_.substr(0, 40) + "..." : number_, ")");
   }
 
-  void Finish() {
+  void Finish() override {
     if (held_) {  // an unterminated string: Arrow's parser names it
       out_ += '"';
       out_ += held_text_;
@@ -216,13 +294,7 @@ class FloatText final : public arrow::io::InputStream {
     const Type* next;
   };
 
-  std::shared_ptr<arrow::io::InputStream> in_;
   const std::vector<NestedField> columns_;  // the table's: their types outlive the frames
-  std::string out_;  // transformed bytes; those before taken_ were handed out
-  size_t taken_ = 0;
-  int64_t handed_out_ = 0;
-  bool eof_ = false;
-  arrow::Status error_;
 
   std::vector<Frame> stack_;
   bool expect_key_ = false;
@@ -239,6 +311,10 @@ class FloatText final : public arrow::io::InputStream {
 };
 
 }  // namespace
+
+std::shared_ptr<arrow::io::InputStream> ArrayAsLinesStream(std::shared_ptr<arrow::io::InputStream> in) {
+  return std::make_shared<ArrayAsLines>(std::move(in));
+}
 
 std::shared_ptr<arrow::io::InputStream> FloatTextStream(std::shared_ptr<arrow::io::InputStream> in,
                                                         const Schema& schema) {

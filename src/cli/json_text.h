@@ -1,6 +1,8 @@
-// JSON-lines input for float and double columns: JSON has no NaN or infinities, so
-// `scan --format jsonl` (and skade serve) write them as the strings "NaN", "Infinity" and
-// "-Infinity"; and a JSON number too large for the column would silently become an infinity.
+// JSON text on its way to Arrow's JSON-lines parser. A document holding one array of rows
+// is turned into lines. JSON has no NaN or infinities, so `scan --format jsonl` (and skade
+// serve) write them as the strings "NaN", "Infinity" and "-Infinity", which become floats
+// where the table has floats; and a number too large for its float would silently become
+// an infinity, so it is refused.
 #pragma once
 
 #include <memory>
@@ -15,6 +17,10 @@ class Schema;
 }
 
 namespace skade::cli {
+
+/// `in`, a JSON document whose first character (after white space) is `[`, as JSON lines:
+/// one element per line. Text after the array, or an array not closed, fails the read.
+std::shared_ptr<arrow::io::InputStream> ArrayAsLinesStream(std::shared_ptr<arrow::io::InputStream> in);
 
 /// `in` as it passes by: where the table's schema puts a float or double (a column, a list
 /// element, a map value, a struct field, at any depth), the strings "NaN", "Infinity" and
