@@ -237,6 +237,10 @@ TEST(Bind, Errors) {
   EXPECT_THAT(bind("n is not nan"), IsErrorWith(ErrorKind::kInvalidArgument, "'n' is int"));
   EXPECT_THAT(bind("id like '1%'"), IsErrorWith(ErrorKind::kInvalidArgument, "'like' needs a string column; 'id' is long"));
   EXPECT_THAT(bind("score is nan"), IsOk());
+  for (const char* nan : {"score = 'NaN'", "score != 'nan'", "score < 'NaN'", "score in (1.5, 'NaN')",
+                          "score not between 'NaN' and 2"})
+    EXPECT_THAT(bind(nan), IsErrorWith(ErrorKind::kInvalidArgument, "use 'score is nan' or 'score is not nan'")) << nan;
+  EXPECT_THAT(bind("score < 'Infinity'"), IsOk());
   EXPECT_THAT(bind("addr.city not like 'Os%'"), IsOk());
 }
 

@@ -1,4 +1,6 @@
 // Binding: resolve columns against a schema and type the literals.
+#include <cmath>
+
 #include "skade/expr/expression.h"
 #include "skade/expr/expression_internal.h"
 
@@ -85,6 +87,15 @@ Result<ExprPtr> BindPredicate(const Expr& e, const Schema& schema) {
   for (const auto& lit : e.unbound_literals) {
     SKADE_ASSIGN_OR_RETURN(Value v, ConvertLiteral(lit, *field->type, path));
     values.push_back(std::move(v));
+  }
+  // NaN equals nothing, itself included: `x = 'NaN'` would quietly match no row (Iceberg
+  // refuses NaN literals the same way).
+  for (const auto& v : values) {
+    auto* f = std::get_if<float>(&v);
+    auto* d = std::get_if<double>(&v);
+    if ((f && std::isnan(*f)) || (d && std::isnan(*d)))
+      return InvalidArgument("cannot compare column '" + path + "' with NaN, which equals no value, not even NaN: use '" +
+                             path + " is nan' or '" + path + " is not nan'");
   }
   Op op = e.op;
   switch (op) {
