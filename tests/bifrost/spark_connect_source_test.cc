@@ -26,6 +26,8 @@ TEST(SparkSqlFilter, LikeNaNAndBetween) {
             "(startswith(`name`, 'O\\'B') AND (NOT startswith(`name`, 'x%')))");
   EXPECT_EQ(SparkSqlFilter("s is nan or s is not nan").value(), "(isnan(`s`) OR (NOT isnan(`s`)))");
   EXPECT_EQ(SparkSqlFilter("id between 1 and 5").value(), "(`id` >= 1 AND `id` <= 5)");
+  EXPECT_EQ(SparkSqlFilter("name like '%a\\_b%' or name not like '_x'").value(),
+            "(`name` LIKE '%a\\\\_b%' OR `name` NOT LIKE '_x')");
 }
 
 TEST(SparkSqlFilter, NullsNegationsAndBareColumns) {

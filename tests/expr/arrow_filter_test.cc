@@ -276,6 +276,12 @@ TEST(FilterBatch, LikeAndNaNWithNullsAndDictionaries) {
   EXPECT_THAT(rows("s like '%'"), ElementsAre(0, 2, 3, 4));
   EXPECT_THAT(rows("s not like 'ab%'"), ElementsAre(2, 4));
   EXPECT_THAT(rows("s like 'ab'"), ElementsAre(0));
+  EXPECT_THAT(rows("c like '%r%'"), ElementsAre(1));
+  EXPECT_THAT(rows("c like 'a_p%'"), ElementsAre(0, 4));
+  EXPECT_THAT(rows("c like 'a\\%_'"), ElementsAre(3));
+  EXPECT_THAT(rows("c not like '%p%'"), ElementsAre(3));
+  EXPECT_THAT(rows("s like '_'"), ElementsAre(4));
+  EXPECT_THAT(rows("s like '%'"), ElementsAre(0, 2, 3, 4));
   // a null is not NaN: never unknown
   EXPECT_THAT(rows("n is nan"), ElementsAre(0, 3));
   EXPECT_THAT(rows("n is not nan"), ElementsAre(1, 2, 4));

@@ -69,6 +69,26 @@ inline int SqlCompare(const Value& a, const Value& b) {
   return CompareValues(a, b);
 }
 
+/// Splits UTF-8 text into its characters.
+inline std::vector<std::string> Chars(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80 && !out.empty()) out.back() += s[i];
+    else out.push_back(std::string(1, s[i]));
+  }
+  return out;
+}
+
+/// LIKE by the book, recursively over characters: a reference, not fast.
+inline bool RefLike(const std::vector<std::string>& p, size_t i, const std::vector<std::string>& t, size_t j) {
+  if (i == p.size()) return j == t.size();
+  if (p[i] == "%") return RefLike(p, i + 1, t, j) || (j < t.size() && RefLike(p, i, t, j + 1));
+  if (j == t.size()) return false;
+  if (p[i] == "_") return RefLike(p, i + 1, t, j + 1);
+  if (p[i] == "\\" && i + 1 < p.size()) return p[i + 1] == t[j] && RefLike(p, i + 2, t, j + 1);
+  return p[i] == t[j] && RefLike(p, i + 1, t, j + 1);
+}
+
 /// Reference evaluation: nullopt is SQL's unknown.
 inline std::optional<bool> RefEval(const expr::Expr& e, const Row& row) {
   using expr::Op;
@@ -111,6 +131,9 @@ inline std::optional<bool> RefEval(const expr::Expr& e, const Row& row) {
   if (IsNull(v)) return std::nullopt;
   if (e.op == Op::kStartsWith || e.op == Op::kNotStartsWith)
     return std::get<std::string>(v).starts_with(std::get<std::string>(e.literals[0])) == (e.op == Op::kStartsWith);
+  if (e.op == Op::kLike || e.op == Op::kNotLike)
+    return RefLike(Chars(std::get<std::string>(e.literals[0])), 0, Chars(std::get<std::string>(v)), 0) ==
+           (e.op == Op::kLike);
   if (e.op == Op::kIn || e.op == Op::kNotIn) {
     bool found = false;
     for (const auto& l : e.literals) found = found || SqlCompare(v, l) == 0;
@@ -178,14 +201,30 @@ class ExprGen {
     const Leaf& leaf = values_.Pick(leaves_);
     static const Op kOps[] = {Op::kEq,     Op::kNotEq,   Op::kLt,    Op::kLtEq,       Op::kGt,
                               Op::kGtEq,   Op::kIn,      Op::kNotIn, Op::kIsNull,     Op::kNotNull,
-                              Op::kIsNaN,  Op::kNotNaN,  Op::kStartsWith, Op::kNotStartsWith};
+                              Op::kIsNaN,  Op::kNotNaN,  Op::kStartsWith, Op::kNotStartsWith,
+                              Op::kLike,   Op::kNotLike};
     Op op = values_.Pick(kOps);
     const bool floating = leaf.type->id == TypeId::kFloat || leaf.type->id == TypeId::kDouble;
     if ((op == Op::kIsNaN || op == Op::kNotNaN) && !floating) op = op == Op::kIsNaN ? Op::kIsNull : Op::kNotNull;
-    if ((op == Op::kStartsWith || op == Op::kNotStartsWith) && leaf.type->id != TypeId::kString)
-      op = op == Op::kStartsWith ? Op::kEq : Op::kNotEq;
+    const bool like = op == Op::kLike || op == Op::kNotLike;
+    if ((op == Op::kStartsWith || op == Op::kNotStartsWith || like) && leaf.type->id != TypeId::kString)
+      op = op == Op::kStartsWith || op == Op::kLike ? Op::kEq : Op::kNotEq;
     std::vector<Value> lits;
-    if (op == Op::kStartsWith || op == Op::kNotStartsWith) {
+    if (leaf.type->id == TypeId::kString && like) {
+      // A value with characters turned into `_`, `%` put in between, wildcards in it escaped.
+      std::string pattern;
+      for (const auto& c : Chars(std::get<std::string>(Literal(leaf, rows)))) {
+        if (values_.Chance(0.1)) pattern += '%';
+        if (values_.Chance(0.15)) {
+          pattern += '_';
+        } else {
+          if (c == "%" || c == "_" || c == "\\") pattern += '\\';
+          pattern += c;
+        }
+      }
+      if (values_.Chance(0.3)) pattern += '%';
+      lits.push_back(Value(pattern));
+    } else if (op == Op::kStartsWith || op == Op::kNotStartsWith) {
       // A prefix of a value, cut between characters.
       std::string s = std::get<std::string>(Literal(leaf, rows));
       size_t cut = static_cast<size_t>(values_.Int(0, static_cast<int64_t>(s.size())));

@@ -155,6 +155,13 @@ TEST(MightMatch, StartsWithAgainstBounds) {
   EXPECT_TRUE(Might("some_nulls not like 'a%'"));
   EXPECT_FALSE(Might("all_nulls not like 'a%'"));
   EXPECT_TRUE(Might("no_stats_s not like 'a%'"));
+  // other patterns: pruned by their literal prefix only
+  EXPECT_FALSE(Might("some_nulls like 'abb_%'"));
+  EXPECT_TRUE(Might("some_nulls like 'ab_%'"));
+  EXPECT_FALSE(Might("some_nulls like 'z%x'"));
+  EXPECT_TRUE(Might("some_nulls like '%zzz'"));
+  EXPECT_FALSE(Might("all_nulls like '%a_'"));
+  EXPECT_TRUE(Might("s not like '%b%'"));  // not clever: `not like` with inner wildcards never prunes
 }
 
 TEST(MightMatch, NaNCounts) {

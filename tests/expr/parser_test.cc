@@ -104,9 +104,6 @@ TEST(Parse, Errors) {
   EXPECT_THAT(err("a between 1"), HasSubstr("'and' between the two ends"));
   EXPECT_THAT(err("a between 1 and"), HasSubstr("expected a literal"));
   EXPECT_THAT(err("a like 5"), HasSubstr("a 'pattern' after 'like'"));
-  EXPECT_THAT(err("a like 'x_y%'"), HasSubstr("a '_' other than a final '%' is not supported"));
-  EXPECT_THAT(err("a like '%x'"), HasSubstr("a '%' other than a final '%'"));
-  EXPECT_THAT(err("a not like 'x%%'"), HasSubstr("a '%' other than a final '%'"));
   EXPECT_THAT(err("a like 'x\\'"), HasSubstr("lone '\\'"));
   EXPECT_THAT(err("a = 1 ; drop"), HasSubstr("unexpected character ';'"));
   EXPECT_THAT(err("a ! 1"), HasSubstr("'!='"));
@@ -136,6 +133,14 @@ TEST(Parse, BetweenLikeAndNaN) {
   EXPECT_EQ(P("name like 'a\\_b\\%c\\\\%'")->unbound_literals[0].text, "a_b%c\\");
   EXPECT_EQ(Reprint("name like 'a\\_b\\%%'"), "name like 'a\\_b\\%%'");
   EXPECT_EQ(Reprint("name like 'it''s%'"), "name like 'it''s%'");
+  // any other pattern is SQL's like, kept as written
+  e = P("name like 'a_b%'");
+  EXPECT_EQ(e->op, Op::kLike);
+  EXPECT_EQ(e->unbound_literals[0].text, "a_b%");
+  EXPECT_EQ(P("name not like '%x'")->op, Op::kNotLike);
+  EXPECT_EQ(P("name like 'x%%'")->op, Op::kLike);
+  EXPECT_EQ(P("name like 'x\\%y_'")->unbound_literals[0].text, "x\\%y_");
+  EXPECT_EQ(Reprint("not (name like '%a\\_b%')"), "not name like '%a\\_b%'");
   EXPECT_EQ(P("x is nan")->op, Op::kIsNaN);
   EXPECT_EQ(P("x IS NOT NaN")->op, Op::kNotNaN);
   EXPECT_EQ(Reprint("not (x is nan)"), "not x is nan");

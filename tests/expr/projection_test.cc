@@ -102,6 +102,12 @@ TEST(ProjectToPartition, TruncateStringsAndBinary) {
   EXPECT_EQ(ProjText("truncate(2, name)", "not (name like 'a%')"), "name_trunc not like 'a%'");
   EXPECT_EQ(ProjText("name", "name like 'a\\%%'"), "name like 'a\\%%'");
   EXPECT_EQ(ProjText("bucket(4, name)", "name like 'a%'"), "true");
+  // other patterns project their literal prefix
+  EXPECT_EQ(ProjText("truncate(2, name)", "name like 'a_c%'"), "name_trunc like 'a%'");
+  EXPECT_EQ(ProjText("truncate(2, name)", "name like 'abc%d'"), "name_trunc = 'ab'");
+  EXPECT_EQ(ProjText("truncate(2, name)", "name like '%abc'"), "true");
+  EXPECT_EQ(ProjText("truncate(2, name)", "name not like 'a_c%'"), "true");
+  EXPECT_EQ(ProjText("name", "name like 'a_c%'"), "name like 'a_c%'");
 }
 
 TEST(ProjectToPartition, TimeTransforms) {

@@ -163,6 +163,8 @@ void AppendSql(const skade::expr::Expr& e, std::string& out) {
       AppendLiteral(e.unbound_literals.at(0), out);
       out += e.op == Op::kStartsWith ? ")" : "))";
       break;
+    case Op::kLike: compare(" LIKE "); break;  // Spark's LIKE escapes with a backslash too
+    case Op::kNotLike: compare(" NOT LIKE "); break;
   }
 }
 

@@ -463,6 +463,13 @@ class Translator {
         cp::Expression starts = cp::call("starts_with", {field}, cp::MatchSubstringOptions(*prefix));
         return p.op == Op::kStartsWith ? starts : cp::call("invert", {std::move(starts)});
       }
+      case Op::kLike:
+      case Op::kNotLike: {  // Arrow's match_like reads `%`, `_` and backslash escapes as skade does
+        const auto* pattern = p.literals.size() == 1 ? std::get_if<std::string>(&p.literals[0]) : nullptr;
+        if (!pattern) return InvalidArgument("arrow filter: 'like' needs one string");
+        cp::Expression like = cp::call("match_like", {field}, cp::MatchSubstringOptions(*pattern));
+        return p.op == Op::kLike ? like : cp::call("invert", {std::move(like)});
+      }
       case Op::kIn:
       case Op::kNotIn: {
         std::unique_ptr<arrow::ArrayBuilder> builder;

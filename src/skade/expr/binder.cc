@@ -80,7 +80,8 @@ Result<ExprPtr> BindPredicate(const Expr& e, const Schema& schema) {
   if (nan_test && field->type->id != TypeId::kFloat && field->type->id != TypeId::kDouble)
     return InvalidArgument("'" + std::string(internal::OpText(e.op)) + "' needs a float or double column; '" + path +
                            "' is " + field->type->ToString());
-  if ((e.op == Op::kStartsWith || e.op == Op::kNotStartsWith) && field->type->id != TypeId::kString)
+  const bool like = e.op == Op::kStartsWith || e.op == Op::kNotStartsWith || e.op == Op::kLike || e.op == Op::kNotLike;
+  if (like && field->type->id != TypeId::kString)
     return InvalidArgument("'like' needs a string column; '" + path + "' is " + field->type->ToString());
 
   std::vector<Value> values;
@@ -109,6 +110,8 @@ Result<ExprPtr> BindPredicate(const Expr& e, const Schema& schema) {
       break;
     case Op::kStartsWith:
     case Op::kNotStartsWith:
+    case Op::kLike:
+    case Op::kNotLike:
       if (values.size() != 1 || !std::holds_alternative<std::string>(values[0]))
         return InvalidArgument("'like' on '" + path + "' needs one string pattern");
       break;

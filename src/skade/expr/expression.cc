@@ -193,6 +193,12 @@ std::string ToString(const Expr& e) {
   if (e.op == Op::kNotNull) return out + " is not null";
   if (e.op == Op::kIsNaN) return out + " is nan";
   if (e.op == Op::kNotNaN) return out + " is not nan";
+  if (e.op == Op::kLike || e.op == Op::kNotLike) {
+    const std::string* pattern = !e.literals.empty() ? std::get_if<std::string>(&e.literals[0])
+                                 : !e.unbound_literals.empty() ? &e.unbound_literals[0].text
+                                                               : nullptr;
+    return out + (e.op == Op::kLike ? " like " : " not like ") + QuoteString(pattern ? *pattern : std::string());
+  }
   if (e.op == Op::kStartsWith || e.op == Op::kNotStartsWith) {
     const std::string* prefix = !e.literals.empty() ? std::get_if<std::string>(&e.literals[0])
                                 : !e.unbound_literals.empty() ? &e.unbound_literals[0].text
@@ -265,6 +271,10 @@ Op NegateOp(Op op) {
       return Op::kNotStartsWith;
     case Op::kNotStartsWith:
       return Op::kStartsWith;
+    case Op::kLike:
+      return Op::kNotLike;
+    case Op::kNotLike:
+      return Op::kLike;
     default:
       return op;
   }
@@ -324,9 +334,58 @@ std::string_view OpText(Op op) {
     case Op::kStartsWith:
       return "like";
     case Op::kNotStartsWith:
+    case Op::kNotLike:
       return "not like";
+    case Op::kLike:
+      return "like";
   }
   return "?";
+}
+
+std::string LikePrefix(std::string_view pattern) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' || pattern[i] == '_') break;
+    if (pattern[i] == '\\' && i + 1 < pattern.size()) ++i;
+    out += pattern[i];
+  }
+  return out;
+}
+
+bool LikeMatches(std::string_view pattern, std::string_view text) {
+  // Greedy, with one way back: to the last `%`, which then takes one more character.
+  size_t p = 0, t = 0, star_p = std::string_view::npos, star_t = 0;
+  auto char_len = [&](size_t at) {  // bytes of the UTF-8 character at text[at]
+    size_t n = 1;
+    while (at + n < text.size() && (static_cast<unsigned char>(text[at + n]) & 0xC0) == 0x80) ++n;
+    return n;
+  };
+  while (t < text.size()) {
+    if (p < pattern.size() && pattern[p] == '%') {
+      star_p = ++p;
+      star_t = t;
+      continue;
+    }
+    if (p < pattern.size() && pattern[p] == '_') {
+      ++p;
+      t += char_len(t);
+      continue;
+    }
+    if (p < pattern.size()) {
+      const size_t q = pattern[p] == '\\' && p + 1 < pattern.size() ? p + 1 : p;
+      if (pattern[q] == text[t]) {
+        p = q + 1;
+        ++t;
+        continue;
+      }
+    }
+    if (star_p == std::string_view::npos) return false;
+    p = star_p;
+    star_t += char_len(star_t);
+    t = star_t;
+  }
+  while (p < pattern.size() && pattern[p] == '%') ++p;
+  return p == pattern.size();
 }
 
 ExprPtr MakeUnboundPredicate(Op op, std::string column, std::vector<UnboundLiteral> literals) {

@@ -24,6 +24,9 @@ enum class Op {
   // Iceberg's isNaN/notNaN (never unknown: a null is not NaN) and startsWith/notStartsWith
   // (written `like 'abc%'`; unknown on a null, as SQL's LIKE).
   kIsNaN, kNotNaN, kStartsWith, kNotStartsWith,
+  // SQL's LIKE with any other pattern (`%` any text, `_` one character, `\` escapes): not
+  // in Iceberg's expressions; pruned by the pattern's literal prefix.
+  kLike, kNotLike,
 };
 
 /// A literal as written, before binding gives it a type.
@@ -64,8 +67,9 @@ ExprPtr BoundPredicate(Op op, const NestedField& field, std::vector<Value> liter
 /// id in (1, 2, 3)`. Keywords are case-insensitive; a bare column means `col = true`;
 /// strings use single quotes ('' escapes a quote); `!=` and `<>` both mean not-equal;
 /// `x not in (...)`, `not (...)`; `x [not] between a and b` (both ends included);
-/// `x is [not] nan`; `x [not] like 'abc%'` (a prefix: `%` only at the end, `_` refused,
-/// `\` escapes either; without `%` it is `=`). Errors: kInvalidArgument with the position.
+/// `x is [not] nan`; `x [not] like 'pattern'` (`%` any text, `_` one character, `\` escapes
+/// either; a prefix and one final `%` is Iceberg's starts-with, a pattern without wildcards
+/// `=`). Errors: kInvalidArgument with the position.
 Result<ExprPtr> Parse(std::string_view text);
 
 /// Resolves columns against `schema` (top-level name or dotted path, case-insensitive

@@ -68,6 +68,13 @@ bool EvalPushedDown(const Expr& e, bool negated, const Leaf& leaf) {
 bool BoundsMightMatch(Op op, const std::vector<Value>& literals, const std::optional<Value>& lower,
                       const std::optional<Value>& upper);
 
+/// The text a LIKE pattern's matches all start with: its characters before the first
+/// wildcard, escapes undone.
+std::string LikePrefix(std::string_view pattern);
+/// Whether `text` matches the LIKE pattern (`%` any text, `_` one UTF-8 character, `\`
+/// makes the next character plain).
+bool LikeMatches(std::string_view pattern, std::string_view text);
+
 /// Deserializes a bound, treating undecodable bytes and NaN as "unknown".
 std::optional<Value> DecodeBound(const Type& type, const std::string& bytes);
 

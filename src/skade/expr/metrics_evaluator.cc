@@ -39,6 +39,10 @@ bool BoundsMightMatch(Op op, const std::vector<Value>& literals, const std::opti
       for (const auto& l : literals)
         if ((!lower || cmp(*lower, l) <= 0) && (!upper || cmp(*upper, l) >= 0)) return true;
       return false;
+    case Op::kLike: {  // every match starts with the pattern's literal prefix
+      const auto* pattern = std::get_if<std::string>(&lit);
+      return !pattern || BoundsMightMatch(Op::kStartsWith, {Value(LikePrefix(*pattern))}, lower, upper);
+    }
     case Op::kStartsWith:
     case Op::kNotStartsWith: {
       // Byte order of UTF-8 is code point order, the order of the bounds.

@@ -10,6 +10,7 @@
 //   column    := ident ("." ident)* | "quoted" | `quoted`
 //   literal   := [+-] number | 'string' | true | false      (null only in "is null")
 #include <cctype>
+#include <optional>
 
 #include "skade/expr/expression.h"
 #include "skade/expr/expression_internal.h"
@@ -304,11 +305,11 @@ class Parser {
       Next();
       const Token& pattern = Peek();
       if (pattern.kind != Token::kString) return Expected("a 'pattern' after 'like'");
-      SKADE_ASSIGN_OR_RETURN(auto prefix, LikePrefix(pattern));
+      SKADE_ASSIGN_OR_RETURN(auto like, LikeKind(pattern));
       Next();
-      Op op = prefix.second ? (negated ? Op::kNotStartsWith : Op::kStartsWith) : (negated ? Op::kNotEq : Op::kEq);
+      const Op op = negated ? internal::NegateOp(like.first) : like.first;
       return internal::MakeUnboundPredicate(op, std::move(column),
-                                            {UnboundLiteral{UnboundLiteral::Kind::kString, std::move(prefix.first)}});
+                                            {UnboundLiteral{UnboundLiteral::Kind::kString, std::move(like.second)}});
     }
     if (KeywordIs(word, "in")) {
       if (negated) Next();
@@ -333,26 +334,26 @@ class Parser {
                                           {UnboundLiteral{UnboundLiteral::Kind::kBool, "true"}});
   }
 
-  // A LIKE pattern's text without its wildcard, and whether it ended in one: only a
-  // prefix ('abc%') or an exact text; a backslash makes the next character plain.
-  Result<std::pair<std::string, bool>> LikePrefix(const Token& t) {
+  // What a LIKE pattern asks, and its literal: = with the text (no wildcard), starts-with
+  // with the prefix (a final '%' its only wildcard), else like with the pattern as written.
+  // A backslash makes the next character plain.
+  Result<std::pair<Op, std::string>> LikeKind(const Token& t) {
     std::string text;
+    std::optional<Op> op;
     for (size_t i = 0; i < t.text.size(); ++i) {
       const char c = t.text[i];
       if (c == '\\') {
         if (++i == t.text.size()) return SyntaxError(t.pos, "the like pattern ends in a lone '\\'");
         text += t.text[i];
-      } else if (c == '%' && i + 1 == t.text.size()) {
-        return std::pair{std::move(text), true};
       } else if (c == '%' || c == '_') {
-        return SyntaxError(t.pos, std::string("like takes a prefix pattern ('abc%'): a '") + c +
-                                      "' other than a final '%' is not supported (write '\\" + c +
-                                      "' for the character itself)");
+        if (!op) op = c == '%' && i + 1 == t.text.size() ? Op::kStartsWith : Op::kLike;
       } else {
         text += c;
       }
     }
-    return std::pair{std::move(text), false};
+    if (!op) return std::pair{Op::kEq, std::move(text)};
+    if (*op == Op::kStartsWith) return std::pair{*op, std::move(text)};
+    return std::pair{Op::kLike, t.text};
   }
 
   Result<std::string> ParseColumn() {

@@ -36,6 +36,12 @@ bool EvaluatePredicate(Op op, const Value& v, const std::vector<Value>& literals
     if (!s || !prefix) return true;
     return s->starts_with(*prefix) == (op == Op::kStartsWith);
   }
+  if (op == Op::kLike || op == Op::kNotLike) {
+    const auto* s = std::get_if<std::string>(&v);
+    const auto* pattern = literals.empty() ? nullptr : std::get_if<std::string>(&literals[0]);
+    if (!s || !pattern) return true;
+    return internal::LikeMatches(*pattern, *s) == (op == Op::kLike);
+  }
   if (op == Op::kIn || op == Op::kNotIn) {
     bool found = false;
     for (const auto& l : literals)

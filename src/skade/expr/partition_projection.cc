@@ -95,6 +95,12 @@ class Projector {
     if (t.kind == TransformKind::kVoid) return True();
     if (op == Op::kIsNull || op == Op::kNotNull) return make(op, {});  // null ⇔ null
     if (t.kind == TransformKind::kIdentity) return make(op, literals);
+    if (op == Op::kLike) {  // its matches start with its literal prefix: project that
+      const auto* pattern = literals.empty() ? nullptr : std::get_if<std::string>(&literals[0]);
+      if (!pattern || internal::LikePrefix(*pattern).empty()) return True();
+      return ProjectOne(pf, source, Op::kStartsWith, {Value(internal::LikePrefix(*pattern))});
+    }
+    if (op == Op::kNotLike) return True();
     if (op == Op::kStartsWith || op == Op::kNotStartsWith) {
       const auto* prefix = literals.empty() ? nullptr : std::get_if<std::string>(&literals[0]);
       if (t.kind != TransformKind::kTruncate || !prefix) return True();
