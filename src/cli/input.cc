@@ -97,6 +97,34 @@ bool FitsJson(const nlohmann::json& v, const Type& t) {
   }
 }
 
+// Whether a JSON file's first character after white space opens an array.
+bool StartsWithArray(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char c = 0;
+  while (in.get(c) && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) {
+  }
+  return in && c == '[';
+}
+
+// Calls `row` with each line of a JSON-lines file, or each element of a JSON array
+// document (as a line), until it returns false.
+arrow::Status ForEachRow(const std::string& path, const std::function<bool(const std::string&)>& row) {
+  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::io::InputStream> in, arrow::io::ReadableFile::Open(path));
+  if (StartsWithArray(path)) in = ArrayAsLinesStream(std::move(in));
+  std::string pending;
+  for (;;) {
+    ARROW_ASSIGN_OR_RAISE(auto chunk, in->Read(1 << 20));
+    if (chunk->size() == 0) break;
+    pending.append(reinterpret_cast<const char*>(chunk->data()), static_cast<size_t>(chunk->size()));
+    size_t start = 0;
+    for (size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1)
+      if (!row(pending.substr(start, end - start))) return arrow::Status::OK();
+    pending.erase(0, start);
+  }
+  if (!pending.empty()) row(pending);
+  return arrow::Status::OK();
+}
+
 // Follows a JSON line's top-level keys and stops at a number too large for a double
 // (nlohmann's error 406), noting its key and text.
 class NumberTooLarge final : public nlohmann::json_sax<nlohmann::json> {
@@ -131,37 +159,40 @@ class NumberTooLarge final : public nlohmann::json_sax<nlohmann::json> {
 // Arrow's parser names neither the column nor the row of a value it cannot convert ("Failed
 // to convert JSON to int32, couldn't parse:1.5", "The string 'oops' is not a valid
 // decimal256 number", "Number too big to be stored in double"): the first such value is
-// looked for line by line, and named as a text input's would be; nullopt when none is found.
+// looked for row by row, and named as a text input's would be; nullopt when none is found.
 std::optional<std::string> BadValue(const arrow::Status& st, const Schema& schema, const std::string& path) {
   const std::string& m = st.message();
   const bool too_big = m.find("Number too big") != std::string::npos;
   if (m.find("Failed to convert JSON to") == std::string::npos && m.find("decimal256") == std::string::npos &&
       !too_big)
     return std::nullopt;
-  std::ifstream in(path);
-  std::string line;
+  std::optional<std::string> found;
   int64_t row = 0;
-  while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // Arrow's reader skips blank lines
+  auto check = [&](const std::string& line) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) return true;  // Arrow's reader skips blank lines
     ++row;
     if (too_big) {
       NumberTooLarge sax;
       nlohmann::json::sax_parse(line, &sax, nlohmann::json::input_format_t::json, /*strict=*/false);
-      if (!sax.found) continue;
+      if (!sax.found) return true;
       const NestedField* f = schema.FindTopLevel(sax.top_key);
-      return "column '" + sax.top_key + "' row " + std::to_string(row) + ": a number too large for type " +
-             (f ? f->type->ToString() : std::string("double")) + " (" + sax.text + ")";
+      found = "column '" + sax.top_key + "' row " + std::to_string(row) + ": a number too large for type " +
+              (f ? f->type->ToString() : std::string("double")) + " (" + sax.text + ")";
+      return false;
     }
     auto doc = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!doc.is_object()) continue;
+    if (!doc.is_object()) return true;
     for (const auto& f : schema.fields()) {
       auto it = doc.find(f.name);
       if (it == doc.end() || it->is_null() || FitsJson(*it, *f.type)) continue;
-      return "column '" + f.name + "' row " + std::to_string(row) + ": value " +
-             (it->is_string() ? it->get<std::string>() : it->dump()) + " does not fit type " + f.type->ToString();
+      found = "column '" + f.name + "' row " + std::to_string(row) + ": value " +
+              (it->is_string() ? it->get<std::string>() : it->dump()) + " does not fit type " + f.type->ToString();
+      return false;
     }
-  }
-  return std::nullopt;
+    return true;
+  };
+  if (!ForEachRow(path, check).ok()) return std::nullopt;
+  return found;
 }
 
 // The JSON parser's error in the words of the table's columns (KindMismatch, BadValue).
@@ -262,15 +293,6 @@ Status CheckJsonLinesDepth(const std::string& path) {
     return InvalidArgument(path + ": line " + std::to_string(scanner.line()) + " is nested deeper than " +
                            std::to_string(scanner.limit()) + " levels");
   return {};
-}
-
-// Whether a JSON file's first character after white space opens an array.
-bool StartsWithArray(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char c = 0;
-  while (in.get(c) && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) {
-  }
-  return in && c == '[';
 }
 
 Status CheckColumnNames(const arrow::Schema& schema, const std::string& path) {

@@ -601,6 +601,8 @@ def test_json_array_document_appends_like_json_lines(skade, catalog, tmp_path):
                           ('[{"id": 1}] {"id": 2}', "text after the JSON array that holds the rows"),
                           ('[{"id": 1},', "the JSON array that holds the rows is not closed"),
                           ("[1, 2]", "each row must be a JSON object, but one is a JSON number"),
+                          ('[\n {"id": 1},\n {\n  "id": 2.5\n }\n]', "column 'id' row 2: value 2.5 does not fit type long"),
+                          ('[{"id": 1}, {"id": 1e400}]', "column 'id' row 2: a number too large for type long (1e400)"),
                           ('{"id": 1}\n"two"\n', "each row must be a JSON object, but one is a JSON string")):
         bad = tmp_path / "bad.json"
         bad.write_text(text)
