@@ -154,6 +154,7 @@ class Airflow:
         return f.read_text(errors="replace")[-1500:] if f.exists() else ""
 
     def api(self, method: str, path: str, body=None):
+        renewed = False  # tokens live 45 s here: one may expire between two attempts
         for attempt in range(6):
             if self.token is None:
                 req = urllib.request.Request(f"{self.url}/auth/token", method="POST",
@@ -170,8 +171,8 @@ class Airflow:
                 with urllib.request.urlopen(req, timeout=120) as r:
                     return json.load(r)
             except urllib.error.HTTPError as e:
-                if e.code == 401 and attempt == 0:
-                    self.token = None
+                if e.code == 401 and not renewed:
+                    renewed, self.token = True, None
                     continue
                 # SQLite's "database is locked" while the scheduler writes: asked again
                 if e.code >= 500 and attempt < 5:
