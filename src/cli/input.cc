@@ -9,19 +9,13 @@
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/schema.h>
 
-#include <cerrno>
 #include <climits>
-#include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <optional>
 #include <set>
 
 #include "json_text.h"
-#include "skade/common/nesting.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
 #include "skade/table/parquet_read.h"
@@ -72,10 +66,6 @@ std::optional<std::string> KindMismatch(const arrow::Status& st, const Schema& s
          (f ? " (its type is " + f->type->ToString() + ")" : std::string());
 }
 
-bool IsNonFiniteWord(const nlohmann::json& v) {
-  return v.is_string() && (v == "NaN" || v == "Infinity" || v == "-Infinity");
-}
-
 // Whether a JSON value (not null) fits a column of type t as Arrow's parser reads it.
 bool FitsJson(const nlohmann::json& v, const Type& t) {
   switch (t.id) {
@@ -84,7 +74,7 @@ bool FitsJson(const nlohmann::json& v, const Type& t) {
              !(v.is_number_unsigned() && v.get<uint64_t>() > INT32_MAX);
     case TypeId::kLong: return v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX);
     case TypeId::kFloat:
-    case TypeId::kDouble: return v.is_number() || IsNonFiniteWord(v);  // see FloatTextStream
+    case TypeId::kDouble: return v.is_number() || (v.is_string() && IsNonFiniteWord(v.get_ref<const std::string&>()));
     case TypeId::kDecimal: {
       if (!v.is_string() && !v.is_number()) return false;
       arrow::Decimal256 value;
@@ -97,20 +87,11 @@ bool FitsJson(const nlohmann::json& v, const Type& t) {
   }
 }
 
-// Whether a JSON file's first character after white space opens an array.
-bool StartsWithArray(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char c = 0;
-  while (in.get(c) && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) {
-  }
-  return in && c == '[';
-}
-
 // Calls `row` with each line of a JSON-lines file, or each element of a JSON array
 // document (as a line), until it returns false.
 arrow::Status ForEachRow(const std::string& path, const std::function<bool(const std::string&)>& row) {
-  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::io::InputStream> in, arrow::io::ReadableFile::Open(path));
-  if (StartsWithArray(path)) in = ArrayAsLinesStream(std::move(in));
+  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(path));
+  auto in = JsonRowsStream(std::move(file));
   std::string pending;
   for (;;) {
     ARROW_ASSIGN_OR_RAISE(auto chunk, in->Read(1 << 20));
@@ -274,27 +255,6 @@ class OwningReader final : public arrow::RecordBatchReader {
   std::unique_ptr<arrow::RecordBatchReader> reader_;
 };
 
-// JSON lines are checked for depth before Arrow's parser (which recurses) sees them.
-Status CheckJsonLinesDepth(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return IoError("cannot read " + path + ": " + std::strerror(errno));
-  JsonDepthScanner scanner;
-  std::vector<char> buf(1 << 20);
-  bool ok = true;
-  while (ok) {
-    size_t n = std::fread(buf.data(), 1, buf.size(), f);
-    if (n == 0) break;
-    ok = scanner.Feed(std::string_view(buf.data(), n));
-  }
-  bool failed = std::ferror(f);
-  std::fclose(f);
-  if (failed) return IoError("cannot read " + path + ": " + std::strerror(errno));
-  if (!ok)
-    return InvalidArgument(path + ": line " + std::to_string(scanner.line()) + " is nested deeper than " +
-                           std::to_string(scanner.limit()) + " levels");
-  return {};
-}
-
 Status CheckColumnNames(const arrow::Schema& schema, const std::string& path) {
   std::set<std::string> seen;
   for (const auto& f : schema.fields())
@@ -359,7 +319,6 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     return Checked(std::make_shared<CsvNullsReader>(std::move(reader), schema), path);
   }
   if (ext == ".jsonl" || ext == ".json" || ext == ".ndjson") {
-    SKADE_RETURN_IF_ERROR(CheckJsonLinesDepth(path));
     auto read = arrow::json::ReadOptions::Defaults();
     read.block_size = static_cast<int32_t>(std::min<int64_t>(block_bytes, INT32_MAX));
     auto parse = arrow::json::ParseOptions::Defaults();
@@ -368,9 +327,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
       if (f.type->is_primitive()) fields.push_back(arrow::field(f.name, JsonReadType(*f.type)));
     parse.explicit_schema = arrow::schema(fields);
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
-    std::shared_ptr<arrow::io::InputStream> text = file;
-    if (StartsWithArray(path)) text = ArrayAsLinesStream(std::move(text));
-    auto reader = arrow::json::StreamingReader::Make(FloatTextStream(std::move(text), schema), read, parse);
+    auto reader = arrow::json::StreamingReader::Make(FloatTextStream(JsonRowsStream(file), schema), read, parse);
     // No rows (an empty file, blank lines, `[]`): as a CSV file with a header only.
     if (!reader.ok() && reader.status().message().find("Empty JSON stream") != std::string::npos)
       return Checked(*arrow::RecordBatchReader::Make({}, parse.explicit_schema), path);

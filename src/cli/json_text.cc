@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "skade/common/nesting.h"
 #include "skade/format/types.h"
 
 namespace skade::cli {
@@ -31,8 +32,8 @@ const Type* FieldType(const std::vector<NestedField>& fields, std::string_view n
 
 bool IsNumberChar(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
 
-// A stream of text changed byte by byte as it is read (Step appends to out_, Finish at the
-// end); an error set by a step fails the read.
+// A stream of text changed as it is read (Transform appends each chunk's result to out_,
+// Finish at the end); an error set by either fails the read.
 class TextTransform : public arrow::io::InputStream {
  public:
   explicit TextTransform(std::shared_ptr<arrow::io::InputStream> in) : in_(std::move(in)) {}
@@ -50,7 +51,7 @@ class TextTransform : public arrow::io::InputStream {
         eof_ = true;
         Finish();
       } else {
-        for (char c : std::string_view(reinterpret_cast<const char*>(chunk->data()), chunk->size())) Step(c);
+        Transform(std::string_view(reinterpret_cast<const char*>(chunk->data()), chunk->size()));
       }
     }
     if (!error_.ok()) return error_;
@@ -69,7 +70,7 @@ class TextTransform : public arrow::io::InputStream {
   }
 
  protected:
-  virtual void Step(char c) = 0;
+  virtual void Transform(std::string_view chunk) = 0;
   virtual void Finish() = 0;
 
   std::string out_;  // transformed bytes; those before taken_ were handed out
@@ -84,14 +85,44 @@ class TextTransform : public arrow::io::InputStream {
   bool eof_ = false;
 };
 
-// A JSON document holding one array of objects, as JSON lines: the outer brackets go,
-// the commas between elements become line ends, line ends inside an element spaces.
-class ArrayAsLines final : public TextTransform {
+// JSON input as Arrow's JSON-lines parser takes it. Its nesting is checked on the way, so
+// a line deeper than kMaxJsonDepth fails the read before the parser (which recurses) sees
+// it. A document whose first character is `[` holds one array of objects: the outer
+// brackets go, the commas between elements become line ends, line ends inside an element
+// spaces. Anything else is taken for JSON lines and passes as it is.
+class JsonRows final : public TextTransform {
  public:
   using TextTransform::TextTransform;
 
  private:
-  void Step(char c) override {
+  void Transform(std::string_view chunk) override {
+    if (!nesting_.Feed(chunk)) {
+      error_ = arrow::Status::Invalid("line ", nesting_.line(), " is nested deeper than ", nesting_.limit(), " levels");
+      return;
+    }
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      if (form_ == Form::kLines) {
+        out_.append(chunk.substr(i));
+        return;
+      }
+      Step(chunk[i]);
+    }
+  }
+
+  void Step(char c) {
+    const bool space = c == ' ' || c == '\t' || c == '\r' || c == '\n';
+    if (form_ == Form::kUnknown) {
+      if (space) {
+        out_ += c;
+      } else if (c == '[') {
+        form_ = Form::kArray;
+        depth_ = 1;
+      } else {
+        form_ = Form::kLines;
+        out_ += c;
+      }
+      return;
+    }
     if (in_string_) {
       out_ += c;
       if (escaped_) escaped_ = false;
@@ -99,14 +130,8 @@ class ArrayAsLines final : public TextTransform {
       else if (c == '"') in_string_ = false;
       return;
     }
-    if (depth_ == 0) {  // before the array, or after it
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') return;
-      if (!opened_ && c == '[') {  // the caller saw it first
-        opened_ = true;
-        depth_ = 1;
-      } else if (error_.ok()) {
-        error_ = arrow::Status::Invalid("text after the JSON array that holds the rows");
-      }
+    if (depth_ == 0) {  // after the array
+      if (!space && error_.ok()) error_ = arrow::Status::Invalid("text after the JSON array that holds the rows");
       return;
     }
     switch (c) {
@@ -137,8 +162,11 @@ class ArrayAsLines final : public TextTransform {
     if (depth_ > 0 && error_.ok()) error_ = arrow::Status::Invalid("the JSON array that holds the rows is not closed");
   }
 
-  int depth_ = 0;
-  bool opened_ = false, in_string_ = false, escaped_ = false;
+  enum class Form { kUnknown, kLines, kArray };
+  Form form_ = Form::kUnknown;
+  JsonDepthScanner nesting_;
+  int depth_ = 0;  // in the array: 1 between its elements
+  bool in_string_ = false, escaped_ = false;
 };
 
 class FloatText final : public TextTransform {
@@ -149,7 +177,11 @@ class FloatText final : public TextTransform {
  private:
   static constexpr size_t kLongestWord = 9;  // "-Infinity"
 
-  void Step(char c) override {
+  void Transform(std::string_view chunk) override {
+    for (char c : chunk) Step(c);
+  }
+
+  void Step(char c) {
     if (held_ && Hold(c)) return;
     if (in_string_) {
       InString(c);
@@ -172,7 +204,7 @@ class FloatText final : public TextTransform {
   bool Hold(char c) {
     if (c == '"') {
       held_ = in_string_ = false;
-      if (held_text_ == "NaN" || held_text_ == "Infinity" || held_text_ == "-Infinity") {
+      if (IsNonFiniteWord(held_text_)) {
         out_ += held_text_;
       } else {
         out_ += '"';
@@ -312,8 +344,10 @@ class FloatText final : public TextTransform {
 
 }  // namespace
 
-std::shared_ptr<arrow::io::InputStream> ArrayAsLinesStream(std::shared_ptr<arrow::io::InputStream> in) {
-  return std::make_shared<ArrayAsLines>(std::move(in));
+bool IsNonFiniteWord(std::string_view s) { return s == "NaN" || s == "Infinity" || s == "-Infinity"; }
+
+std::shared_ptr<arrow::io::InputStream> JsonRowsStream(std::shared_ptr<arrow::io::InputStream> in) {
+  return std::make_shared<JsonRows>(std::move(in));
 }
 
 std::shared_ptr<arrow::io::InputStream> FloatTextStream(std::shared_ptr<arrow::io::InputStream> in,

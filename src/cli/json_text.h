@@ -1,12 +1,12 @@
-// JSON text on its way to Arrow's JSON-lines parser. A document holding one array of rows
-// is turned into lines. JSON has no NaN or infinities, so `scan --format jsonl` (and skade
+// JSON text on its way to Arrow's JSON-lines parser. Lines nested too deep are refused
+// first, and a document holding one array of rows is turned into lines. JSON has no NaN or infinities, so `scan --format jsonl` (and skade
 // serve) write them as the strings "NaN", "Infinity" and "-Infinity", which become floats
 // where the table has floats; and a number too large for its float would silently become
 // an infinity, so it is refused.
 #pragma once
 
 #include <memory>
-#include <string>
+#include <string_view>
 
 namespace arrow::io {
 class InputStream;
@@ -18,9 +18,15 @@ class Schema;
 
 namespace skade::cli {
 
-/// `in`, a JSON document whose first character (after white space) is `[`, as JSON lines:
-/// one element per line. Text after the array, or an array not closed, fails the read.
-std::shared_ptr<arrow::io::InputStream> ArrayAsLinesStream(std::shared_ptr<arrow::io::InputStream> in);
+/// `in` as JSON lines: a document whose first character (after white space) is `[` one
+/// element per line (text after the array, or an array not closed, fails the read), any
+/// other text as it is. A line nested deeper than kMaxJsonDepth fails the read ("line 3 is
+/// nested deeper than 128 levels", lines of `in`) before any of it is handed on.
+std::shared_ptr<arrow::io::InputStream> JsonRowsStream(std::shared_ptr<arrow::io::InputStream> in);
+
+/// Whether `s` spells a non-finite float as skade writes it in JSON ("NaN", "Infinity",
+/// "-Infinity").
+bool IsNonFiniteWord(std::string_view s);
 
 /// `in` as it passes by: where the table's schema puts a float or double (a column, a list
 /// element, a map value, a struct field, at any depth), the strings "NaN", "Infinity" and

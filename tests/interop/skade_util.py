@@ -171,6 +171,12 @@ def norm_rows(rows, columns=None) -> list:
     return sorted(out, key=repr)
 
 
+def pyiceberg_filter(text: str) -> str:
+    """A skade filter as PyIceberg's parser takes it: it has no `not between`, the same as
+    `not (x between ...)`."""
+    return re.sub(r"(\w+) not between ('[^']*'|-?\d+) and ('[^']*'|-?\d+)", r"not (\1 between \2 and \3)", text)
+
+
 def assert_same_rows(actual, expected, columns=None, what=""):
     a = norm_rows(actual, columns)
     e = norm_rows(expected, columns)

@@ -503,13 +503,12 @@ def test_jsonl_non_finite_floats_append_and_round_trip(skade, catalog, tmp_path)
     map keys they stay strings."""
     import math
     import random
+    import struct
 
     schema = ("id:long!, f:float, d:double, xs:list<list<double>>, m:map<string,float>, s:string, ls:list<string>, "
               "st:struct<a:double, b:string, in:struct<z:float>>")
     skade.ok("create-namespace", "db")
     skade.ok("create", "db.nf", "--schema", schema)
-    import struct
-
     rnd = random.Random(7)
     words = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 

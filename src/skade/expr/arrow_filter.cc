@@ -457,18 +457,15 @@ class Translator {
         return p.op == Op::kIsNaN ? nan : cp::call("invert", {std::move(nan)});
       }
       case Op::kStartsWith:
-      case Op::kNotStartsWith: {
-        const auto* prefix = p.literals.size() == 1 ? std::get_if<std::string>(&p.literals[0]) : nullptr;
-        if (!prefix) return InvalidArgument("arrow filter: 'like' needs one string");
-        cp::Expression starts = cp::call("starts_with", {field}, cp::MatchSubstringOptions(*prefix));
-        return p.op == Op::kStartsWith ? starts : cp::call("invert", {std::move(starts)});
-      }
+      case Op::kNotStartsWith:
       case Op::kLike:
       case Op::kNotLike: {  // Arrow's match_like reads `%`, `_` and backslash escapes as skade does
-        const auto* pattern = p.literals.size() == 1 ? std::get_if<std::string>(&p.literals[0]) : nullptr;
-        if (!pattern) return InvalidArgument("arrow filter: 'like' needs one string");
-        cp::Expression like = cp::call("match_like", {field}, cp::MatchSubstringOptions(*pattern));
-        return p.op == Op::kLike ? like : cp::call("invert", {std::move(like)});
+        const auto* text = p.literals.size() == 1 ? std::get_if<std::string>(&p.literals[0]) : nullptr;
+        if (!text) return InvalidArgument("arrow filter: 'like' needs one string");
+        const bool starts = p.op == Op::kStartsWith || p.op == Op::kNotStartsWith;
+        cp::Expression match =
+            cp::call(starts ? "starts_with" : "match_like", {field}, cp::MatchSubstringOptions(*text));
+        return p.op == Op::kStartsWith || p.op == Op::kLike ? match : cp::call("invert", {std::move(match)});
       }
       case Op::kIn:
       case Op::kNotIn: {

@@ -1,6 +1,4 @@
 // Binding: resolve columns against a schema and type the literals.
-#include <cmath>
-
 #include "skade/expr/expression.h"
 #include "skade/expr/expression_internal.h"
 
@@ -92,9 +90,7 @@ Result<ExprPtr> BindPredicate(const Expr& e, const Schema& schema) {
   // NaN equals nothing, itself included: `x = 'NaN'` would quietly match no row (Iceberg
   // refuses NaN literals the same way).
   for (const auto& v : values) {
-    auto* f = std::get_if<float>(&v);
-    auto* d = std::get_if<double>(&v);
-    if ((f && std::isnan(*f)) || (d && std::isnan(*d)))
+    if (internal::IsNaN(v))
       return InvalidArgument("cannot compare column '" + path + "' with NaN, which equals no value, not even NaN: use '" +
                              path + " is nan' or '" + path + " is not nan'");
   }
@@ -102,8 +98,6 @@ Result<ExprPtr> BindPredicate(const Expr& e, const Schema& schema) {
   switch (op) {
     case Op::kIsNull:
     case Op::kNotNull:
-      values.clear();
-      break;
     case Op::kIsNaN:
     case Op::kNotNaN:
       values.clear();

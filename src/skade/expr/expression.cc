@@ -193,18 +193,13 @@ std::string ToString(const Expr& e) {
   if (e.op == Op::kNotNull) return out + " is not null";
   if (e.op == Op::kIsNaN) return out + " is nan";
   if (e.op == Op::kNotNaN) return out + " is not nan";
-  if (e.op == Op::kLike || e.op == Op::kNotLike) {
-    const std::string* pattern = !e.literals.empty() ? std::get_if<std::string>(&e.literals[0])
-                                 : !e.unbound_literals.empty() ? &e.unbound_literals[0].text
-                                                               : nullptr;
-    return out + (e.op == Op::kLike ? " like " : " not like ") + QuoteString(pattern ? *pattern : std::string());
-  }
-  if (e.op == Op::kStartsWith || e.op == Op::kNotStartsWith) {
-    const std::string* prefix = !e.literals.empty() ? std::get_if<std::string>(&e.literals[0])
-                                : !e.unbound_literals.empty() ? &e.unbound_literals[0].text
-                                                              : nullptr;
-    return out + (e.op == Op::kStartsWith ? " like " : " not like ") +
-           QuoteString(LikePattern(prefix ? *prefix : std::string()));
+  const bool starts = e.op == Op::kStartsWith || e.op == Op::kNotStartsWith;
+  if (starts || e.op == Op::kLike || e.op == Op::kNotLike) {  // a prefix is written as its pattern
+    const std::string* text = !e.literals.empty() ? std::get_if<std::string>(&e.literals[0])
+                              : !e.unbound_literals.empty() ? &e.unbound_literals[0].text
+                                                            : nullptr;
+    std::string pattern = text ? *text : std::string();
+    return out + " " + std::string(internal::OpText(e.op)) + " " + QuoteString(starts ? LikePattern(pattern) : pattern);
   }
   std::vector<std::string> lits;
   if (e.field_id >= 0 && e.type) {
@@ -332,12 +327,11 @@ std::string_view OpText(Op op) {
     case Op::kNotNaN:
       return "is not nan";
     case Op::kStartsWith:
+    case Op::kLike:
       return "like";
     case Op::kNotStartsWith:
     case Op::kNotLike:
       return "not like";
-    case Op::kLike:
-      return "like";
   }
   return "?";
 }
@@ -414,6 +408,12 @@ std::vector<Value> SortedUnique(std::vector<Value> values) {
                            [](const Value& a, const Value& b) { return CompareValues(a, b) == 0; }),
                values.end());
   return values;
+}
+
+bool IsNaN(const Value& v) {
+  if (auto* f = std::get_if<float>(&v)) return std::isnan(*f);
+  if (auto* d = std::get_if<double>(&v)) return std::isnan(*d);
+  return false;
 }
 
 int ComparePredicateValues(const Value& a, const Value& b) {

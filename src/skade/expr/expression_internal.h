@@ -30,6 +30,9 @@ ExprPtr MakeBoundPredicate(Op op, std::string column, int field_id, TypePtr type
 /// Sorts and de-duplicates literals (CompareValues order).
 std::vector<Value> SortedUnique(std::vector<Value> values);
 
+/// Whether a value is a float or double NaN.
+bool IsNaN(const Value& v);
+
 /// Comparison as SQL sees it: like CompareValues but -0.0 equals +0.0.
 int ComparePredicateValues(const Value& a, const Value& b);
 

@@ -1,7 +1,5 @@
 // Evaluation of projected partition filters: exactly on one partition tuple, and
 // inclusively on a manifest's partition summaries (Iceberg's ManifestEvaluator).
-#include <cmath>
-
 #include "skade/expr/expression.h"
 #include "skade/expr/expression_internal.h"
 
@@ -18,29 +16,19 @@ int FieldIndex(const PartitionSpec& spec, int field_id) {
 
 // Two-valued evaluation of one predicate: comparisons with null are false. Callers push
 // NOT down first so that `not (x = 1)` on a null stays false.
-bool IsNaN(const Value& v) {
-  if (auto* f = std::get_if<float>(&v)) return std::isnan(*f);
-  if (auto* d = std::get_if<double>(&v)) return std::isnan(*d);
-  return false;
-}
-
 bool EvaluatePredicate(Op op, const Value& v, const std::vector<Value>& literals) {
   if (op == Op::kIsNull) return IsNull(v);
   if (op == Op::kNotNull) return !IsNull(v);
-  if (op == Op::kIsNaN) return IsNaN(v);
-  if (op == Op::kNotNaN) return !IsNaN(v);
+  if (op == Op::kIsNaN) return internal::IsNaN(v);
+  if (op == Op::kNotNaN) return !internal::IsNaN(v);
   if (IsNull(v)) return false;
-  if (op == Op::kStartsWith || op == Op::kNotStartsWith) {
+  const bool starts = op == Op::kStartsWith || op == Op::kNotStartsWith;
+  if (starts || op == Op::kLike || op == Op::kNotLike) {
     const auto* s = std::get_if<std::string>(&v);
-    const auto* prefix = literals.empty() ? nullptr : std::get_if<std::string>(&literals[0]);
-    if (!s || !prefix) return true;
-    return s->starts_with(*prefix) == (op == Op::kStartsWith);
-  }
-  if (op == Op::kLike || op == Op::kNotLike) {
-    const auto* s = std::get_if<std::string>(&v);
-    const auto* pattern = literals.empty() ? nullptr : std::get_if<std::string>(&literals[0]);
-    if (!s || !pattern) return true;
-    return internal::LikeMatches(*pattern, *s) == (op == Op::kLike);
+    const auto* text = literals.empty() ? nullptr : std::get_if<std::string>(&literals[0]);
+    if (!s || !text) return true;
+    const bool match = starts ? s->starts_with(*text) : internal::LikeMatches(*text, *s);
+    return match == (op == Op::kStartsWith || op == Op::kLike);
   }
   if (op == Op::kIn || op == Op::kNotIn) {
     bool found = false;
