@@ -28,10 +28,13 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// The type the JSON parser reads a primitive column as. Decimals may be JSON numbers or
-// strings: Arrow keeps a number's text, so both are read exactly at the widest precision
-// and scale of any Iceberg decimal, then narrowed with row-precise errors when the batch
-// is conformed to the table, as are the types read as text (dates, times, uuids...).
+// The type the JSON parser reads a column as, so that it takes only values of the JSON
+// kind the table's type has (a number for a number, a string for text...) at any depth.
+// Decimals may be JSON numbers or strings: Arrow keeps a number's text, so both are read
+// exactly at the widest precision and scale of any Iceberg decimal, then narrowed with
+// row-precise errors when the batch is conformed to the table, as are the types read as
+// text (dates, times, uuids...). A map's object arrives as a list of key/value entries
+// (TypedJsonStream rewrites it), its keys as the strings JSON keys are.
 std::shared_ptr<arrow::DataType> JsonReadType(const Type& t) {
   switch (t.id) {
     case TypeId::kBoolean:
@@ -41,8 +44,48 @@ std::shared_ptr<arrow::DataType> JsonReadType(const Type& t) {
     case TypeId::kDouble:
     case TypeId::kString: return ToArrowType(t);
     case TypeId::kDecimal: return arrow::decimal256(76, 38);
+    case TypeId::kStruct: {
+      arrow::FieldVector fields;
+      for (const auto& f : t.fields) fields.push_back(arrow::field(f.name, JsonReadType(*f.type)));
+      return arrow::struct_(fields);
+    }
+    case TypeId::kList: return arrow::list(JsonReadType(*t.element().type));
+    case TypeId::kMap:
+      return arrow::list(arrow::struct_({arrow::field("key", arrow::utf8()),
+                                         arrow::field("value", JsonReadType(*t.value().type))}));
     default: return arrow::utf8();
   }
+}
+
+// A field below a column as Arrow's JSON parser names it ("/s/e/[]", a map's entries
+// "/m/[]/value") in the table's words ("s.e.element", "m.value"), with its type (null
+// where the table has no such field).
+std::pair<std::string, const Type*> JsonFieldName(std::string_view arrow_path, const Schema& schema) {
+  std::vector<std::string> parts;
+  for (size_t at = 0; at <= arrow_path.size();) {
+    size_t slash = std::min(arrow_path.find('/', at), arrow_path.size());
+    if (slash > at) parts.emplace_back(arrow_path.substr(at, slash - at));
+    at = slash + 1;
+  }
+  if (parts.empty()) return {"", nullptr};
+  const NestedField* top = schema.FindTopLevel(parts[0]);
+  std::string name = parts[0];
+  const Type* t = top ? top->type.get() : nullptr;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const std::string& p = parts[i];
+    const NestedField* next = nullptr;
+    if (t && t->id == TypeId::kList && p == "[]") {
+      next = &t->element();
+    } else if (t && t->id == TypeId::kMap && p == "[]" && i + 1 < parts.size()) {
+      next = parts[++i] == "key" ? &t->key() : &t->value();
+    } else if (t && t->id == TypeId::kStruct) {
+      for (const auto& f : t->fields)
+        if (f.name == p) next = &f;
+    }
+    name += "." + (next ? next->name : p);
+    t = next ? next->type.get() : nullptr;
+  }
+  return {name, t};
 }
 
 // Arrow's "Column(/NAME) changed from string to number in row N" (N counts from the
@@ -54,19 +97,17 @@ std::optional<std::string> KindMismatch(const arrow::Status& st, const Schema& s
   size_t a = m.find(open), b = m.find(changed, a == std::string::npos ? 0 : a);
   size_t c = b == std::string::npos ? b : m.find(to, b + changed.size());
   if (a == std::string::npos || b == std::string::npos || c == std::string::npos) return std::nullopt;
-  std::string column = m.substr(a + open.size(), b - a - open.size());  // "/name", or "" for a row
-  if (column.starts_with('/')) column.erase(0, 1);
+  auto [column, type] = JsonFieldName(m.substr(a + open.size(), b - a - open.size()), schema);  // "" for a row
   std::string want = m.substr(b + changed.size(), c - b - changed.size());
   std::string got = m.substr(c + to.size());
   got = got.substr(0, got.find(' '));
   if (column.empty()) return "each row must be a JSON object, but one is a JSON " + got;
-  const NestedField* f = schema.FindTopLevel(column);
   const char* article = want.empty() || std::string_view("aeiou").find(want[0]) == std::string_view::npos ? "a " : "an ";
   return "column '" + column + "' holds a JSON " + got + " where " + article + want + " is expected" +
-         (f ? " (its type is " + f->type->ToString() + ")" : std::string());
+         (type ? " (its type is " + type->ToString() + ")" : std::string());
 }
 
-// Whether a JSON value (not null) fits a column of type t as Arrow's parser reads it.
+// Whether a JSON value (not null) of a primitive type fits it as Arrow's parser reads it.
 bool FitsJson(const nlohmann::json& v, const Type& t) {
   switch (t.id) {
     case TypeId::kInt:
@@ -85,6 +126,31 @@ bool FitsJson(const nlohmann::json& v, const Type& t) {
     }
     default: return true;  // read as text, or a kind KindMismatch names
   }
+}
+
+// A value that does not fit its field's type.
+struct JsonMisfit {
+  std::string field;  // "s.a", "tags.element", "m.value"
+  const nlohmann::json* value;
+  const Type* type;
+};
+
+// The first value at or below `v` (a value of field `path`) that does not fit its type;
+// nullopt when all fit.
+std::optional<JsonMisfit> Misfit(const nlohmann::json& v, const Type& t, const std::string& path) {
+  if (v.is_null()) return std::nullopt;
+  if (t.id == TypeId::kStruct && v.is_object()) {
+    for (const auto& f : t.fields)
+      if (auto it = v.find(f.name); it != v.end())
+        if (auto bad = Misfit(*it, *f.type, path + "." + f.name)) return bad;
+  } else if ((t.id == TypeId::kList && v.is_array()) || (t.id == TypeId::kMap && v.is_object())) {
+    const NestedField& inner = t.id == TypeId::kList ? t.element() : t.value();
+    for (const auto& e : v)
+      if (auto bad = Misfit(e, *inner.type, path + "." + inner.name)) return bad;
+  } else if (t.is_primitive() && !FitsJson(v, t)) {
+    return JsonMisfit{path, &v, &t};
+  }
+  return std::nullopt;
 }
 
 // Calls `row` with each line of a JSON-lines file, or each element of a JSON array
@@ -165,9 +231,13 @@ std::optional<std::string> BadValue(const arrow::Status& st, const Schema& schem
     if (!doc.is_object()) return true;
     for (const auto& f : schema.fields()) {
       auto it = doc.find(f.name);
-      if (it == doc.end() || it->is_null() || FitsJson(*it, *f.type)) continue;
-      found = "column '" + f.name + "' row " + std::to_string(row) + ": value " +
-              (it->is_string() ? it->get<std::string>() : it->dump()) + " does not fit type " + f.type->ToString();
+      if (it == doc.end()) continue;
+      auto bad = Misfit(*it, *f.type, f.name);
+      if (!bad) continue;
+      const nlohmann::json& value = *bad->value;
+      found = "column '" + bad->field + "' row " + std::to_string(row) + ": value " +
+              (value.is_string() ? value.get<std::string>() : value.dump()) + " does not fit type " +
+              bad->type->ToString();
       return false;
     }
     return true;
@@ -323,11 +393,11 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     read.block_size = static_cast<int32_t>(std::min<int64_t>(block_bytes, INT32_MAX));
     auto parse = arrow::json::ParseOptions::Defaults();
     arrow::FieldVector fields;
-    for (const auto& f : schema.fields())
-      if (f.type->is_primitive()) fields.push_back(arrow::field(f.name, JsonReadType(*f.type)));
+    for (const auto& f : schema.fields()) fields.push_back(arrow::field(f.name, JsonReadType(*f.type)));
     parse.explicit_schema = arrow::schema(fields);
+    // A key the table does not have is read for the error that names it (ConformToSchema).
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
-    auto reader = arrow::json::StreamingReader::Make(FloatTextStream(JsonRowsStream(file), schema), read, parse);
+    auto reader = arrow::json::StreamingReader::Make(TypedJsonStream(JsonRowsStream(file), schema), read, parse);
     // No rows (an empty file, blank lines, `[]`): as a CSV file with a header only.
     if (!reader.ok() && reader.status().message().find("Empty JSON stream") != std::string::npos)
       return Checked(*arrow::RecordBatchReader::Make({}, parse.explicit_schema), path);

@@ -18,9 +18,10 @@
 namespace skade::cli {
 namespace {
 
-bool HasFloats(const Type& t) {
-  if (t.id == TypeId::kFloat || t.id == TypeId::kDouble) return true;
-  return std::any_of(t.fields.begin(), t.fields.end(), [](const NestedField& f) { return HasFloats(*f.type); });
+// Whether values of `t` need TypedJson: floats (the non-finite words, overflow) or maps.
+bool NeedsTyping(const Type& t) {
+  if (t.id == TypeId::kFloat || t.id == TypeId::kDouble || t.id == TypeId::kMap) return true;
+  return std::any_of(t.fields.begin(), t.fields.end(), [](const NestedField& f) { return NeedsTyping(*f.type); });
 }
 
 // The type of a named field of a struct's fields; null when there is none.
@@ -169,9 +170,9 @@ class JsonRows final : public TextTransform {
   bool in_string_ = false, escaped_ = false;
 };
 
-class FloatText final : public TextTransform {
+class TypedJson final : public TextTransform {
  public:
-  FloatText(std::shared_ptr<arrow::io::InputStream> in, const Schema& schema)
+  TypedJson(std::shared_ptr<arrow::io::InputStream> in, const Schema& schema)
       : TextTransform(std::move(in)), columns_(schema.fields()) {}
 
  private:
@@ -261,6 +262,10 @@ class FloatText final : public TextTransform {
     return !t ? 0 : t->id == TypeId::kFloat ? 32 : t->id == TypeId::kDouble ? 64 : 0;
   }
 
+  // Whether the innermost open object is a map's (its entries are being rewritten).
+  bool InMap() const { return !stack_.empty() && stack_.back().map; }
+
+  // Structural characters; a map's object {"k": v, ...} becomes [{"key": "k", "value": v}, ...].
   void Structure(char c) {
     out_ += c;
     switch (c) {
@@ -269,6 +274,10 @@ class FloatText final : public TextTransform {
         if (expect_key_) {
           key_ = true;
           key_text_.clear();
+          if (InMap()) {
+            out_.insert(out_.size() - 1, "{\"key\":");
+            ++stack_.back().entries;
+          }
         } else if (Bits() != 0) {
           out_.pop_back();
           held_ = true;
@@ -276,18 +285,37 @@ class FloatText final : public TextTransform {
         }
         break;
       case '{':
-      case '[':
+      case '[': {
         if (stack_.empty()) ++row_;
-        stack_.push_back(Frame{c == '{', ValueType(), nullptr});
+        const Type* type = ValueType();
+        const bool map = c == '{' && type && type->id == TypeId::kMap;
+        if (map) out_.back() = '[';
+        if (c == '[' && type && type->id == TypeId::kMap && error_.ok())
+          error_ = arrow::Status::Invalid("column '", column_, "' row ", row_, ": a map is written as a JSON object, not an array");
+        stack_.push_back(Frame{c == '{', type, nullptr, map, 0});
         expect_key_ = c == '{';
         break;
+      }
       case '}':
       case ']':
+        if (InMap()) {
+          out_.pop_back();
+          out_ += stack_.back().entries > 0 ? "}]" : "]";
+        }
         if (!stack_.empty()) stack_.pop_back();
         expect_key_ = false;
         break;
-      case ',': expect_key_ = !stack_.empty() && stack_.back().object; break;
-      case ':': expect_key_ = false; break;
+      case ',':
+        if (InMap()) out_.insert(out_.size() - 1, "}");
+        expect_key_ = !stack_.empty() && stack_.back().object;
+        break;
+      case ':':
+        if (InMap()) {
+          out_.pop_back();
+          out_ += ",\"value\":";
+        }
+        expect_key_ = false;
+        break;
       default:
         if ((c == '-' || (c >= '0' && c <= '9')) && (bits_ = Bits()) != 0) {
           in_number_ = true;
@@ -319,11 +347,13 @@ class FloatText final : public TextTransform {
   }
 
   // An open object or array, with the type of its value (null where unknown) and, in an
-  // object, the type of the value after the last key.
+  // object, the type of the value after the last key; a map's object counts its entries.
   struct Frame {
     bool object;
     const Type* type;
     const Type* next;
+    bool map;
+    int64_t entries;
   };
 
   const std::vector<NestedField> columns_;  // the table's: their types outlive the frames
@@ -350,11 +380,11 @@ std::shared_ptr<arrow::io::InputStream> JsonRowsStream(std::shared_ptr<arrow::io
   return std::make_shared<JsonRows>(std::move(in));
 }
 
-std::shared_ptr<arrow::io::InputStream> FloatTextStream(std::shared_ptr<arrow::io::InputStream> in,
+std::shared_ptr<arrow::io::InputStream> TypedJsonStream(std::shared_ptr<arrow::io::InputStream> in,
                                                         const Schema& schema) {
   const auto& fields = schema.fields();
-  if (std::none_of(fields.begin(), fields.end(), [](const NestedField& f) { return HasFloats(*f.type); })) return in;
-  return std::make_shared<FloatText>(std::move(in), schema);
+  if (std::none_of(fields.begin(), fields.end(), [](const NestedField& f) { return NeedsTyping(*f.type); })) return in;
+  return std::make_shared<TypedJson>(std::move(in), schema);
 }
 
 }  // namespace skade::cli

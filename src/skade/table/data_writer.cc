@@ -2,6 +2,7 @@
 
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
+#include <arrow/util/bitmap_ops.h>
 #include <arrow/util/byte_size.h>
 #include <arrow/util/compression.h>
 #include <parquet/metadata.h>
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -73,9 +75,15 @@ Result<Value> HexValue(std::string_view text) {
   return Value{out};
 }
 
+// The input row (counted from 1) that value i of an array being converted belongs to:
+// the array's own index at the top, the row of the list holding it further down.
+using RowOf = std::function<int64_t(int64_t)>;
+
+std::string RowText(const RowOf& row_of, int64_t i) { return std::to_string(row_of(i)); }
+
 // Strings that Arrow's cast cannot parse (uuid text, times, hex bytes) are converted here.
-Result<std::shared_ptr<arrow::Array>> ParseStrings(const arrow::Array& in, const Type& type,
-                                                   const std::string& column, int64_t first_row) {
+Result<std::shared_ptr<arrow::Array>> ParseStrings(const arrow::Array& in, const Type& type, const std::string& column,
+                                                   const RowOf& row_of) {
   auto target = ToArrowType(type);
   std::unique_ptr<arrow::ArrayBuilder> builder;
   SKADE_ARROW_ASSIGN(builder, arrow::MakeBuilder(target), column);
@@ -89,11 +97,9 @@ Result<std::shared_ptr<arrow::Array>> ParseStrings(const arrow::Array& in, const
                                 : static_cast<const arrow::StringArray&>(in).GetView(i);
     Result<Value> v = (type.id == TypeId::kBinary || type.id == TypeId::kFixed) ? HexValue(text)
                                                                                 : ParseValue(type, text);
-    if (!v)
-      return InvalidArgument("column '" + column + "' row " + std::to_string(first_row + i) +
-                             ": " + v.error().message);
+    if (!v) return InvalidArgument("column '" + column + "' row " + RowText(row_of, i) + ": " + v.error().message);
     if (type.id == TypeId::kFixed && std::get<std::string>(*v).size() != static_cast<size_t>(type.length))
-      return InvalidArgument("column '" + column + "' row " + std::to_string(first_row + i) + ": " +
+      return InvalidArgument("column '" + column + "' row " + RowText(row_of, i) + ": " +
                              std::to_string(std::get<std::string>(*v).size()) + " bytes do not fit " +
                              type.ToString());
     if (type.id == TypeId::kBinary) {
@@ -108,89 +114,6 @@ Result<std::shared_ptr<arrow::Array>> ParseStrings(const arrow::Array& in, const
   std::shared_ptr<arrow::Array> out;
   SKADE_ARROW_RETURN(builder->Finish(&out), column);
   return out;
-}
-
-// JSON objects arrive as structs (one field per key seen); a map column takes the
-// keys whose value is present in each row. A key whose values were all null has no
-// type of its own; whole numbers widen to doubles where a key holds fractions.
-Result<std::shared_ptr<arrow::Array>> StructToMap(const arrow::StructArray& in, const Type& type,
-                                                  const std::string& column) {
-  if (type.key().type->id != TypeId::kString)
-    return InvalidArgument("column '" + column + "': JSON objects only fill maps with string keys");
-  std::shared_ptr<arrow::DataType> value_type = arrow::null();
-  for (int k = 0; k < in.num_fields(); ++k) {
-    const auto& t = in.field(k)->type();
-    if (t->id() == arrow::Type::NA || t->Equals(*value_type)) continue;
-    if (value_type->id() == arrow::Type::NA) {
-      value_type = t;
-    } else if (arrow::is_integer(t->id()) && value_type->id() == arrow::Type::DOUBLE) {
-      continue;
-    } else if (t->id() == arrow::Type::DOUBLE && arrow::is_integer(value_type->id())) {
-      value_type = t;
-    } else {
-      return InvalidArgument("column '" + column + "': the values of a map object must share one type (" +
-                             value_type->ToString() + " and " + t->ToString() + ")");
-    }
-  }
-  std::vector<std::shared_ptr<arrow::Array>> values;
-  for (int k = 0; k < in.num_fields(); ++k) {
-    auto child = in.field(k);
-    if (child->type()->id() != arrow::Type::NA && !child->type()->Equals(*value_type)) {
-      InitArrowCompute();
-      SKADE_ARROW_ASSIGN(child, arrow::compute::Cast(*child, value_type), column);
-    }
-    values.push_back(std::move(child));
-  }
-  auto map_type = arrow::map(arrow::utf8(), value_type);
-  SKADE_ARROW_ASSIGN(auto builder, arrow::MakeBuilder(map_type), column);
-  auto& mb = static_cast<arrow::MapBuilder&>(*builder);
-  auto& kb = static_cast<arrow::StringBuilder&>(*mb.key_builder());
-  for (int64_t r = 0; r < in.length(); ++r) {
-    if (in.IsNull(r)) {
-      SKADE_ARROW_RETURN(mb.AppendNull(), column);
-      continue;
-    }
-    SKADE_ARROW_RETURN(mb.Append(), column);
-    for (int k = 0; k < in.num_fields(); ++k) {
-      const auto& child = *values[static_cast<size_t>(k)];
-      if (child.IsNull(r)) continue;
-      SKADE_ARROW_RETURN(kb.Append(in.struct_type()->field(k)->name()), column);
-      SKADE_ARROW_ASSIGN(auto scalar, child.GetScalar(r), column);
-      SKADE_ARROW_RETURN(mb.item_builder()->AppendScalar(*scalar), column);
-    }
-  }
-  std::shared_ptr<arrow::Array> out;
-  SKADE_ARROW_RETURN(mb.Finish(&out), column);
-  return out;
-}
-
-// A struct's required children may hold anything under a null parent, but Parquet
-// refuses nulls in a required column: mark them valid. A null under a present
-// parent is an error naming the field and row.
-Result<std::shared_ptr<arrow::Array>> FixRequiredChildren(const std::shared_ptr<arrow::Array>& arr,
-                                                          const NestedField& field, const std::string& path,
-                                                          int64_t first_row) {
-  if (field.type->id != TypeId::kStruct || arr->type_id() != arrow::Type::STRUCT) return arr;
-  auto data = arr->data()->Copy();
-  const auto& sa = static_cast<const arrow::StructArray&>(*arr);
-  for (size_t k = 0; k < field.type->fields.size() && static_cast<int>(k) < sa.num_fields(); ++k) {
-    const NestedField& child_field = field.type->fields[k];
-    std::shared_ptr<arrow::Array> child = arrow::MakeArray(data->child_data[k]);
-    std::string child_path = path + "." + child_field.name;
-    if (child_field.required && child->null_count() > 0) {
-      for (int64_t r = 0; r < child->length(); ++r)
-        if (child->IsNull(r) && r >= data->offset && r - data->offset < arr->length() && arr->IsValid(r - data->offset))
-          return InvalidArgument("field '" + child_path + "' is required but row " +
-                                 std::to_string(first_row + r - data->offset) + " is null");
-      auto cd = child->data()->Copy();
-      cd->buffers[0] = nullptr;
-      cd->null_count = 0;
-      child = arrow::MakeArray(cd);
-    }
-    SKADE_ASSIGN_OR_RETURN(child, FixRequiredChildren(child, child_field, child_path, first_row));
-    data->child_data[k] = child->data();
-  }
-  return arrow::MakeArray(data);
 }
 
 // Each float as the shortest text that reads back as the same number ("2.999").
@@ -228,58 +151,219 @@ int64_t FirstBadRow(const std::shared_ptr<arrow::Array>& a, const std::shared_pt
   return lo;
 }
 
-Result<std::shared_ptr<arrow::Array>> ConvertColumn(const std::shared_ptr<arrow::Array>& in,
-                                                    const NestedField& field, int64_t first_row) {
-  auto target = ToArrowType(*field.type);
-  std::shared_ptr<arrow::Array> out = in;
-  bool is_text = in->type_id() == arrow::Type::STRING || in->type_id() == arrow::Type::LARGE_STRING;
-  TypeId tid = field.type->id;
-  if (is_text && (tid == TypeId::kUuid || tid == TypeId::kTime || tid == TypeId::kBinary || tid == TypeId::kFixed)) {
-    SKADE_ASSIGN_OR_RETURN(out, ParseStrings(*in, *field.type, field.name, first_row));
-  } else if (tid == TypeId::kDecimal &&
-             (in->type_id() == arrow::Type::DOUBLE || in->type_id() == arrow::Type::FLOAT)) {
+Result<std::shared_ptr<arrow::Array>> ConvertValues(const std::shared_ptr<arrow::Array>& in, const Type& type,
+                                                    const std::string& path, const RowOf& row_of);
+
+Result<std::shared_ptr<arrow::Array>> MakeNulls(const Type& type, int64_t n, const std::string& path) {
+  SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(ToArrowType(type), n), path);
+  return nulls;
+}
+
+Result<std::shared_ptr<arrow::Array>> ConvertPrimitive(const std::shared_ptr<arrow::Array>& in, const Type& type,
+                                                       const std::string& path, const RowOf& row_of) {
+  auto target = ToArrowType(type);
+  const bool is_text = in->type_id() == arrow::Type::STRING || in->type_id() == arrow::Type::LARGE_STRING;
+  const TypeId tid = type.id;
+  if (is_text && (tid == TypeId::kUuid || tid == TypeId::kTime || tid == TypeId::kBinary || tid == TypeId::kFixed))
+    return ParseStrings(*in, type, path, row_of);
+  if (tid == TypeId::kDecimal && (in->type_id() == arrow::Type::DOUBLE || in->type_id() == arrow::Type::FLOAT)) {
     // A binary float goes through its shortest exact text, so it is refused when it
     // has more digits than the scale, exactly like the same number given as text.
-    SKADE_ASSIGN_OR_RETURN(auto text, FloatsAsText(*in, field.name));
-    return ConvertColumn(text, field, first_row);
-  } else if (!in->type()->Equals(*target, /*check_metadata=*/false)) {
-    InitArrowCompute();
-    if (in->type_id() == arrow::Type::STRUCT && target->id() == arrow::Type::MAP) {
-      SKADE_ASSIGN_OR_RETURN(out, StructToMap(static_cast<const arrow::StructArray&>(*in), *field.type, field.name));
-      return ConvertColumn(out, field, first_row);
-    }
-    auto cast = arrow::compute::Cast(*in, target, arrow::compute::CastOptions::Safe());
-    if (!cast.ok() && cast.status().IsNotImplemented())
-      return InvalidArgument("column '" + field.name + "': values of type " + in->type()->ToString() +
-                             " cannot be converted to " + field.type->ToString());
-    if (!cast.ok()) {
-      int64_t row = FirstBadRow(in, target);
-      return InvalidArgument("column '" + field.name + "' row " + std::to_string(first_row + row) +
-                             ": value " + ShowValue(*in, row) + " does not fit type " +
-                             field.type->ToString() + " (" + cast.status().message() + ")");
-    }
-    out = *cast;
-    // Arrow turns a number too large for the type into an infinity; only an infinity's
-    // own spelling ("inf", "Infinity") may give one.
-    if (is_text && (tid == TypeId::kFloat || tid == TypeId::kDouble)) {
-      const auto& text = static_cast<const arrow::StringArray&>(*in);
-      for (int64_t r = 0; r < out->length(); ++r) {
-        if (out->IsNull(r)) continue;
-        double v = tid == TypeId::kFloat ? static_cast<const arrow::FloatArray&>(*out).Value(r)
-                                         : static_cast<const arrow::DoubleArray&>(*out).Value(r);
-        if (!std::isinf(v)) continue;
-        std::string t(text.GetView(r));
-        for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (t.find("inf") == std::string::npos)
-          return InvalidArgument("column '" + field.name + "' row " + std::to_string(first_row + r) + ": value " +
-                                 std::string(text.GetView(r)) + " does not fit type " + field.type->ToString());
-      }
+    SKADE_ASSIGN_OR_RETURN(auto text, FloatsAsText(*in, path));
+    return ConvertPrimitive(text, type, path, row_of);
+  }
+  if (in->type()->Equals(*target, /*check_metadata=*/false)) return in;
+  InitArrowCompute();
+  auto cast = arrow::compute::Cast(*in, target, arrow::compute::CastOptions::Safe());
+  if (!cast.ok() && cast.status().IsNotImplemented())
+    return InvalidArgument("column '" + path + "': values of type " + in->type()->ToString() +
+                           " cannot be converted to " + type.ToString());
+  if (!cast.ok()) {
+    int64_t i = FirstBadRow(in, target);
+    return InvalidArgument("column '" + path + "' row " + RowText(row_of, i) + ": value " + ShowValue(*in, i) +
+                           " does not fit type " + type.ToString() + " (" + cast.status().message() + ")");
+  }
+  std::shared_ptr<arrow::Array> out = *cast;
+  // Arrow turns a number too large for the type into an infinity; only an infinity's
+  // own spelling ("inf", "Infinity") may give one.
+  if (is_text && (tid == TypeId::kFloat || tid == TypeId::kDouble)) {
+    const auto& text = static_cast<const arrow::StringArray&>(*in);
+    for (int64_t r = 0; r < out->length(); ++r) {
+      if (out->IsNull(r)) continue;
+      double v = tid == TypeId::kFloat ? static_cast<const arrow::FloatArray&>(*out).Value(r)
+                                       : static_cast<const arrow::DoubleArray&>(*out).Value(r);
+      if (!std::isinf(v)) continue;
+      std::string t(text.GetView(r));
+      for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (t.find("inf") == std::string::npos)
+        return InvalidArgument("column '" + path + "' row " + RowText(row_of, r) + ": value " +
+                               std::string(text.GetView(r)) + " does not fit type " + type.ToString());
     }
   }
-  // Same layout, but with the target type (its nested fields carry field ids).
-  auto view = out->View(target);
-  if (view.ok()) out = *view;
-  SKADE_ASSIGN_OR_RETURN(out, FixRequiredChildren(out, field, field.name, first_row));
+  return out;
+}
+
+// The validity bitmap of `in` starting at its first value (nested arrays are rebuilt at offset 0).
+Result<std::shared_ptr<arrow::Buffer>> Validity(const arrow::Array& in, const std::string& path) {
+  if (in.null_count() == 0 || !in.data()->buffers[0]) return std::shared_ptr<arrow::Buffer>();
+  if (in.offset() == 0) return in.data()->buffers[0];
+  SKADE_ARROW_ASSIGN(auto copy,
+                     arrow::internal::CopyBitmap(arrow::default_memory_pool(), in.data()->buffers[0]->data(),
+                                                 in.offset(), in.length()),
+                     path);
+  return std::shared_ptr<arrow::Buffer>(std::move(copy));
+}
+
+// A child that must hold a value: a null is an error unless its parent is null there
+// (Parquet then stores nothing, and refuses a required column with nulls: the child's
+// validity goes). `parent` null: every null of the child is an error.
+Result<std::shared_ptr<arrow::Array>> Required(const std::shared_ptr<arrow::Array>& child, const arrow::Array* parent,
+                                               const std::string& path, const RowOf& row_of) {
+  if (child->null_count() == 0) return child;
+  for (int64_t i = 0; i < child->length(); ++i)
+    if (child->IsNull(i) && (!parent || parent->IsValid(i)))
+      return InvalidArgument("field '" + path + "' is required but row " + RowText(row_of, i) + " is null");
+  auto data = child->data()->Copy();
+  data->buffers[0] = nullptr;
+  data->null_count = 0;
+  return arrow::MakeArray(data);
+}
+
+Result<std::shared_ptr<arrow::Array>> ConvertStruct(const std::shared_ptr<arrow::Array>& in, const Type& type,
+                                                    const std::string& path, const RowOf& row_of) {
+  const int64_t n = in->length();
+  const bool all_null = in->type_id() == arrow::Type::NA;
+  if (!all_null && in->type_id() != arrow::Type::STRUCT)
+    return InvalidArgument("column '" + path + "': values of type " + in->type()->ToString() +
+                           " cannot be converted to " + type.ToString());
+  const auto* sa = all_null ? nullptr : static_cast<const arrow::StructArray*>(in.get());
+  std::vector<bool> used(sa ? static_cast<size_t>(sa->num_fields()) : 0, false);
+  arrow::ArrayVector children;
+  for (const NestedField& f : type.fields) {
+    int idx = sa ? sa->struct_type()->GetFieldIndex(f.name) : -1;
+    for (int k = 0; sa && idx < 0 && k < sa->num_fields(); ++k)
+      if (IEq(sa->struct_type()->field(k)->name(), f.name)) idx = k;
+    std::shared_ptr<arrow::Array> child = std::make_shared<arrow::NullArray>(n);
+    if (idx >= 0) {
+      used[static_cast<size_t>(idx)] = true;
+      child = sa->field(idx);
+    }
+    const std::string child_path = path + "." + f.name;
+    SKADE_ASSIGN_OR_RETURN(child, ConvertValues(child, *f.type, child_path, row_of));
+    if (f.required) {
+      SKADE_ASSIGN_OR_RETURN(child, Required(child, all_null ? in.get() : sa, child_path, row_of));
+    }
+    children.push_back(std::move(child));
+  }
+  for (size_t k = 0; k < used.size(); ++k)
+    if (!used[k])
+      return InvalidArgument("field '" + path + "." + sa->struct_type()->field(static_cast<int>(k))->name() +
+                             "' is not in the table (fields of '" + path + "': " + [&] {
+                               std::string names;
+                               for (const auto& f : type.fields) names += (names.empty() ? "" : ", ") + f.name;
+                               return names;
+                             }() + ")");
+  std::shared_ptr<arrow::Buffer> validity;
+  int64_t nulls = n;
+  if (all_null) {
+    SKADE_ARROW_ASSIGN(validity, arrow::AllocateEmptyBitmap(n), path);
+  } else {
+    SKADE_ASSIGN_OR_RETURN(validity, Validity(*in, path));
+    nulls = in->null_count();
+  }
+  return std::make_shared<arrow::StructArray>(ToArrowType(type), n, std::move(children), std::move(validity), nulls);
+}
+
+// The offsets (from 0) and values of a list or map array's rows, with the row each value is in.
+struct Entries {
+  std::shared_ptr<arrow::Buffer> offsets;
+  std::shared_ptr<arrow::Array> values;
+  RowOf row_of;
+};
+
+Result<Entries> ListEntries(const arrow::ListArray& in, const std::string& path, const RowOf& row_of) {
+  const int64_t n = in.length();
+  const int32_t base = in.value_offset(0);
+  SKADE_ARROW_ASSIGN(auto offsets, arrow::AllocateBuffer((n + 1) * static_cast<int64_t>(sizeof(int32_t))), path);
+  auto* o = reinterpret_cast<int32_t*>(offsets->mutable_data());
+  for (int64_t i = 0; i <= n; ++i) o[i] = in.raw_value_offsets()[i] - base;
+  Entries e;
+  e.values = in.values()->Slice(base, o[n]);
+  e.offsets = std::shared_ptr<arrow::Buffer>(std::move(offsets));
+  e.row_of = [o, n, row_of](int64_t j) {
+    return row_of(static_cast<int64_t>(std::upper_bound(o, o + n + 1, static_cast<int32_t>(j)) - o) - 1);
+  };
+  return e;
+}
+
+Result<std::shared_ptr<arrow::Array>> ConvertList(const std::shared_ptr<arrow::Array>& in, const Type& type,
+                                                  const std::string& path, const RowOf& row_of) {
+  if (in->type_id() == arrow::Type::NA) return MakeNulls(type, in->length(), path);
+  std::shared_ptr<arrow::Array> list = in;
+  if (in->type_id() == arrow::Type::LARGE_LIST) {
+    InitArrowCompute();
+    auto elem = static_cast<const arrow::LargeListType&>(*in->type()).value_type();
+    SKADE_ARROW_ASSIGN(list, arrow::compute::Cast(*in, arrow::list(elem)), path);
+  }
+  if (list->type_id() != arrow::Type::LIST)
+    return InvalidArgument("column '" + path + "': values of type " + in->type()->ToString() +
+                           " cannot be converted to " + type.ToString());
+  const auto& la = static_cast<const arrow::ListArray&>(*list);
+  SKADE_ASSIGN_OR_RETURN(Entries e, ListEntries(la, path, row_of));
+  const NestedField& element = type.element();
+  const std::string element_path = path + ".element";
+  SKADE_ASSIGN_OR_RETURN(auto values, ConvertValues(e.values, *element.type, element_path, e.row_of));
+  if (element.required) {
+    SKADE_ASSIGN_OR_RETURN(values, Required(values, nullptr, element_path, e.row_of));
+  }
+  SKADE_ASSIGN_OR_RETURN(auto validity, Validity(la, path));
+  return std::make_shared<arrow::ListArray>(ToArrowType(type), la.length(), e.offsets, values, validity,
+                                            la.null_count());
+}
+
+// A map takes Arrow maps and lists of key/value structs (as JSON objects are read).
+Result<std::shared_ptr<arrow::Array>> ConvertMap(const std::shared_ptr<arrow::Array>& in, const Type& type,
+                                                 const std::string& path, const RowOf& row_of) {
+  if (in->type_id() == arrow::Type::NA) return MakeNulls(type, in->length(), path);
+  const bool entry_list = in->type_id() == arrow::Type::LIST &&
+                          static_cast<const arrow::ListType&>(*in->type()).value_type()->id() == arrow::Type::STRUCT &&
+                          static_cast<const arrow::ListType&>(*in->type()).value_type()->num_fields() == 2;
+  if (in->type_id() != arrow::Type::MAP && !entry_list)
+    return InvalidArgument("column '" + path + "': values of type " + in->type()->ToString() +
+                           " cannot be converted to " + type.ToString());
+  const auto& la = static_cast<const arrow::ListArray&>(*in);  // a MapArray is a ListArray
+  SKADE_ASSIGN_OR_RETURN(Entries e, ListEntries(la, path, row_of));
+  const auto& pairs = static_cast<const arrow::StructArray&>(*e.values);
+  const std::string key_path = path + ".key", value_path = path + ".value";
+  SKADE_ASSIGN_OR_RETURN(auto keys, ConvertValues(pairs.field(0), *type.key().type, key_path, e.row_of));
+  SKADE_ASSIGN_OR_RETURN(keys, Required(keys, nullptr, key_path, e.row_of));
+  SKADE_ASSIGN_OR_RETURN(auto items, ConvertValues(pairs.field(1), *type.value().type, value_path, e.row_of));
+  if (type.value().required) {
+    SKADE_ASSIGN_OR_RETURN(items, Required(items, nullptr, value_path, e.row_of));
+  }
+  SKADE_ASSIGN_OR_RETURN(auto validity, Validity(la, path));
+  return std::make_shared<arrow::MapArray>(ToArrowType(type), la.length(), e.offsets, keys, items, validity,
+                                           la.null_count());
+}
+
+// `in` as values of `type`, nested types field by field (matched by name; a field the
+// table does not have is an error), every value converted as a column's would be.
+Result<std::shared_ptr<arrow::Array>> ConvertValues(const std::shared_ptr<arrow::Array>& in, const Type& type,
+                                                    const std::string& path, const RowOf& row_of) {
+  switch (type.id) {
+    case TypeId::kStruct: return ConvertStruct(in, type, path, row_of);
+    case TypeId::kList: return ConvertList(in, type, path, row_of);
+    case TypeId::kMap: return ConvertMap(in, type, path, row_of);
+    default:
+      if (in->type_id() == arrow::Type::NA) return MakeNulls(type, in->length(), path);
+      return ConvertPrimitive(in, type, path, row_of);
+  }
+}
+
+Result<std::shared_ptr<arrow::Array>> ConvertColumn(const std::shared_ptr<arrow::Array>& in,
+                                                    const NestedField& field, int64_t first_row) {
+  RowOf row_of = [first_row](int64_t i) { return first_row + i; };
+  SKADE_ASSIGN_OR_RETURN(auto out, ConvertValues(in, *field.type, field.name, row_of));
   if (field.required && out->null_count() > 0) {
     int64_t row = 0;
     while (row < out->length() && !out->IsNull(row)) ++row;
@@ -327,10 +411,9 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
     if (idx < 0) {
       if (field.required)
         return InvalidArgument("required column '" + field.name + "' is missing from the input");
-      SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(ToArrowType(*field.type), batch->num_rows()),
-                         field.name);
-      SKADE_ASSIGN_OR_RETURN(nulls, FixRequiredChildren(nulls, field, field.name, first_row));
-      columns.push_back(nulls);
+      SKADE_ASSIGN_OR_RETURN(auto nulls,
+                             ConvertColumn(std::make_shared<arrow::NullArray>(batch->num_rows()), field, first_row));
+      columns.push_back(std::move(nulls));
       continue;
     }
     used[idx] = true;

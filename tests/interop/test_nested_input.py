@@ -1,0 +1,118 @@
+"""Values inside structs, lists and maps are taken by the same rules as top-level columns,
+from JSON lines and from Parquet: decimals exactly or not at all, each JSON kind only where
+the table's type has it, no field silently dropped, required fields enforced; errors name
+the nested field ("s.b", "tags.element", "m.value") and the row. What lands, PyIceberg reads."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+
+from skade_util import assert_same_rows, write_parquet
+
+SCHEMA = ("id:long!, s:struct<a:int!,b:decimal(5,2),t:timestamp>, ds:list<decimal(4,2)>, "
+          "m:map<string,decimal(4,1)>, mk:map<int,string>, ml:list<map<string,long>>, ms:map<string,string>")
+
+
+@pytest.fixture
+def nested(skade):
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.n", "--schema", SCHEMA)
+    return "db.n"
+
+
+def append_json(skade, tmp_path, table, lines):
+    f = tmp_path / "in.jsonl"
+    f.write_text("".join(line + "\n" for line in lines))
+    return skade("append", table, f)
+
+
+def test_nested_json_values_land_exactly_and_pyiceberg_reads_them(skade, catalog, tmp_path, nested):
+    rc, _, err = append_json(skade, tmp_path, nested, [
+        '{"id": 1, "s": {"a": 1, "b": 123.45, "t": "2024-01-02T03:04:05"}, "ds": [1.1, "2.25", null],'
+        ' "m": {"x": 1.5, "y": "-0.1", "z": null}, "mk": {"7": "seven", "-1": "minus one"},'
+        ' "ml": [{"a": 1}, {}, null], "ms": {"": "empty key"}}',
+        '{"id": 2, "s": null, "ds": [], "m": {}, "mk": null, "ml": []}',
+        '{"id": 3, "s": {"a": 2}}',
+    ])
+    assert rc == 0, err
+    struct_t = pa.struct([pa.field("a", pa.int32(), nullable=False), ("b", pa.decimal128(5, 2)), ("t", pa.timestamp("us"))])
+    want = pa.table({
+        "id": pa.array([1, 2, 3], pa.int64()),
+        "s": pa.array([{"a": 1, "b": Decimal("123.45"), "t": pa.scalar(1704164645000000, pa.timestamp("us")).as_py()},
+                       None, {"a": 2, "b": None, "t": None}], struct_t),
+        "ds": pa.array([[Decimal("1.10"), Decimal("2.25"), None], [], None], pa.list_(pa.decimal128(4, 2))),
+        "m": pa.array([[("x", Decimal("1.5")), ("y", Decimal("-0.1")), ("z", None)], [], None],
+                      pa.map_(pa.string(), pa.decimal128(4, 1))),
+        "mk": pa.array([[(7, "seven"), (-1, "minus one")], None, None], pa.map_(pa.int32(), pa.string())),
+        "ml": pa.array([[[("a", 1)], [], None], [], None], pa.list_(pa.map_(pa.string(), pa.int64()))),
+        "ms": pa.array([[("", "empty key")], None, None], pa.map_(pa.string(), pa.string())),
+    })
+    assert_same_rows(skade.rows(nested), want, what="skade")
+    assert_same_rows(catalog().load_table(nested).scan().to_arrow(), want, what="PyIceberg")
+    # and back: scan --format jsonl appends to the same rows
+    out = tmp_path / "out.jsonl"
+    skade.ok("scan", nested, "--format", "jsonl", "--output", out)
+    skade.ok("create", "db.again", "--schema", SCHEMA)
+    skade.ok("append", "db.again", out)
+    assert_same_rows(skade.rows("db.again"), want, what="jsonl round trip")
+
+
+@pytest.mark.parametrize("line, message", [
+    # digits beyond the scale: refused, never rounded
+    ('{"id": 9, "s": {"a": 1, "b": 1.234}}', "column 's.b' row 2: value 1.234 does not fit type decimal(5,2)"),
+    ('{"id": 9, "ds": [1, 1.234]}', "column 'ds.element' row 2: value 1.234 does not fit type decimal(4,2)"),
+    ('{"id": 9, "m": {"k": 1.25}}', "column 'm.value' row 2: value 1.25 does not fit type decimal(4,1)"),
+    ('{"id": 9, "m": {"k": "1.25"}}', "column 'm.value' row 2: value 1.25 does not fit type decimal(4,1)"),
+    # a JSON kind the type does not take
+    ('{"id": 9, "ms": {"k": 5}}', "column 'ms.value' holds a JSON number where a string is expected"),
+    ('{"id": 9, "ms": {"k": true}}', "column 'ms.value' holds a JSON boolean where a string is expected"),
+    ('{"id": 9, "s": {"a": 1, "t": 5}}', "column 's.t' holds a JSON number where a string is expected"),
+    ('{"id": 9, "s": {"a": "1"}}', "column 's.a' holds a JSON string where a number is expected"),
+    ('{"id": 9, "ml": [{"k": "5"}]}', "column 'ml.element.value' holds a JSON string where a number is expected"),
+    ('{"id": 9, "ml": [{"k": 1.5}]}', "column 'ml.element.value' row 2: value 1.5 does not fit type long"),
+    ('{"id": 9, "m": [1]}', "column 'm' row 2: a map is written as a JSON object, not an array"),
+    ('{"id": 9, "s": [1]}', "column 's' holds a JSON array where an object is expected"),
+    # fields and keys
+    ('{"id": 9, "s": {"a": 1, "extra": 2}}', "field 's.extra' is not in the table (fields of 's': a, b, t)"),
+    ('{"id": 9, "s": {"b": 1}}', "field 's.a' is required but row 2 is null"),
+    ('{"id": 9, "mk": {"x": "a"}}', "column 'mk.key' row 2: value x does not fit type int"),
+])
+def test_nested_json_values_that_do_not_fit_are_refused_by_name(skade, tmp_path, nested, line, message):
+    rc, _, err = append_json(skade, tmp_path, nested, ['{"id": 8}', line])  # the second row is bad
+    assert rc == 2 and message in err, err
+    assert skade.rows(nested).num_rows == 0
+
+
+def test_nested_parquet_values_follow_the_same_rules(skade, catalog, tmp_path, nested):
+    def append(name, table):
+        return skade("append", nested, write_parquet(table, tmp_path / f"{name}.parquet"))
+
+    # doubles into decimals through their shortest text: 1.1 lands as 1.10, 1.234 is refused
+    rc, _, err = append("ok", pa.table({
+        "id": pa.array([1, 2], pa.int64()),
+        "ds": pa.array([[1.1, None], None], pa.large_list(pa.float64())),
+        "s": pa.array([{"b": 2.5, "a": 3}, {"a": 4, "b": None}],
+                      pa.struct([("b", pa.float64()), ("a", pa.int64())])),
+    }).slice(0, 2))
+    assert rc == 0, err
+    rc, _, err = append("round", pa.table({"id": pa.array([3], pa.int64()),
+                                           "ds": pa.array([[1.234]], pa.list_(pa.float64()))}))
+    assert rc == 2 and "column 'ds.element' row 1: value 1.234 does not fit type decimal(4,2)" in err, err
+    rc, _, err = append("extra", pa.table({"id": pa.array([3], pa.int64()),
+                                           "s": pa.array([{"a": 1, "c": 1}], pa.struct([("a", pa.int32()), ("c", pa.int8())]))}))
+    assert rc == 2 and "field 's.c' is not in the table" in err, err
+    rc, _, err = append("required", pa.table({"id": pa.array([3, 4], pa.int64()),
+                                              "s": pa.array([None, {"a": None}], pa.struct([("a", pa.int32())]))}))
+    assert rc == 2 and "field 's.a' is required but row 2 is null" in err, err
+    want = pa.table({
+        "id": pa.array([1, 2], pa.int64()),
+        "ds": pa.array([[Decimal("1.10"), None], None], pa.list_(pa.decimal128(4, 2))),
+        "s": pa.array([{"a": 3, "b": Decimal("2.50"), "t": None}, {"a": 4, "b": None, "t": None}],
+                      pa.struct([pa.field("a", pa.int32(), nullable=False), ("b", pa.decimal128(5, 2)),
+                                 ("t", pa.timestamp("us"))])),
+    })
+    cols = ["id", "ds", "s"]
+    assert_same_rows(skade.rows(nested).select(cols), want, what="skade")
+    assert_same_rows(catalog().load_table(nested).scan().to_arrow().select(cols), want, what="PyIceberg")
