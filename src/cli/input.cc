@@ -4,6 +4,7 @@
 #include <arrow/compute/api.h>
 #include <arrow/csv/api.h>
 #include <arrow/io/file.h>
+#include <arrow/io/memory.h>
 #include <arrow/json/api.h>
 #include <nlohmann/json.hpp>
 #include <parquet/arrow/reader.h>
@@ -153,11 +154,20 @@ std::optional<JsonMisfit> Misfit(const nlohmann::json& v, const Type& t, const s
   return std::nullopt;
 }
 
-// Calls `row` with each line of a JSON-lines file, or each element of a JSON array
-// document (as a line), until it returns false.
-arrow::Status ForEachRow(const std::string& path, const std::function<bool(const std::string&)>& row) {
-  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(path));
-  auto in = JsonRowsStream(std::move(file));
+// JSON lines read again to find the row an error of the parser is about.
+using JsonLines = std::function<arrow::Result<std::shared_ptr<arrow::io::InputStream>>()>;
+
+// The rows of a JSON-lines file, or the elements of a JSON array document (as lines).
+JsonLines FileRows(const std::string& path) {
+  return [path]() -> arrow::Result<std::shared_ptr<arrow::io::InputStream>> {
+    ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(path));
+    return JsonRowsStream(std::move(file));
+  };
+}
+
+// Calls `row` with each line of `lines` until it returns false.
+arrow::Status ForEachRow(const JsonLines& lines, const std::function<bool(const std::string&)>& row) {
+  ARROW_ASSIGN_OR_RAISE(auto in, lines());
   std::string pending;
   for (;;) {
     ARROW_ASSIGN_OR_RAISE(auto chunk, in->Read(1 << 20));
@@ -206,15 +216,17 @@ class NumberTooLarge final : public nlohmann::json_sax<nlohmann::json> {
 // Arrow's parser names neither the column nor the row of a value it cannot convert ("Failed
 // to convert JSON to int32, couldn't parse:1.5", "The string 'oops' is not a valid
 // decimal256 number", "Number too big to be stored in double"): the first such value is
-// looked for row by row, and named as a text input's would be; nullopt when none is found.
-std::optional<std::string> BadValue(const arrow::Status& st, const Schema& schema, const std::string& path) {
+// looked for row by row (numbered after `first_row`), and named as a text input's would be;
+// nullopt when none is found.
+std::optional<std::string> BadValue(const arrow::Status& st, const Schema& schema, const JsonLines& lines,
+                                    int64_t first_row) {
   const std::string& m = st.message();
   const bool too_big = m.find("Number too big") != std::string::npos;
   if (m.find("Failed to convert JSON to") == std::string::npos && m.find("decimal256") == std::string::npos &&
       !too_big)
     return std::nullopt;
   std::optional<std::string> found;
-  int64_t row = 0;
+  int64_t row = first_row;
   auto check = [&](const std::string& line) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) return true;  // Arrow's reader skips blank lines
     ++row;
@@ -242,14 +254,15 @@ std::optional<std::string> BadValue(const arrow::Status& st, const Schema& schem
     }
     return true;
   };
-  if (!ForEachRow(path, check).ok()) return std::nullopt;
+  if (!ForEachRow(lines, check).ok()) return std::nullopt;
   return found;
 }
 
 // The JSON parser's error in the words of the table's columns (KindMismatch, BadValue).
-std::optional<std::string> Reworded(const arrow::Status& st, const Schema& schema, const std::string& path) {
+std::optional<std::string> Reworded(const arrow::Status& st, const Schema& schema, const JsonLines& lines,
+                                    int64_t first_row = 0) {
   auto reworded = KindMismatch(st, schema);
-  return reworded ? reworded : BadValue(st, schema, path);
+  return reworded ? reworded : BadValue(st, schema, lines, first_row);
 }
 
 // Rewords the JSON parser's errors as the batches are read.
@@ -261,7 +274,7 @@ class JsonLinesReader final : public arrow::RecordBatchReader {
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
     auto st = reader_->ReadNext(out);
     if (!st.ok()) {
-      auto reworded = Reworded(st, schema_, path_);
+      auto reworded = Reworded(st, schema_, FileRows(path_));
       return reworded ? arrow::Status::Invalid(*reworded) : st;
     }
     return st;
@@ -310,6 +323,94 @@ class CsvNullsReader final : public arrow::RecordBatchReader {
  private:
   std::shared_ptr<arrow::RecordBatchReader> reader_;
   Schema schema_;
+};
+
+// Copies a CSV cell holding JSON text onto a line: its line breaks outside strings (JSON
+// white space) become spaces; any inside a string (not JSON) are kept, for the parser to refuse.
+void AppendCellLine(std::string_view cell, std::string* out) {
+  bool in_string = false, escaped = false;
+  for (char c : cell) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '\n' || c == '\r') {
+      c = ' ';
+    }
+    *out += c;
+  }
+}
+
+// A nested column's CSV cells hold JSON text, as `scan --format csv` writes them: each
+// batch's cells are read as JSON lines holding that one column, typed as JSON input is.
+class CsvJsonCellsReader final : public arrow::RecordBatchReader {
+ public:
+  CsvJsonCellsReader(std::shared_ptr<arrow::RecordBatchReader> r, const Schema& schema)
+      : reader_(std::move(r)), table_(schema) {
+    arrow::FieldVector fields = reader_->schema()->fields();
+    for (auto& field : fields)
+      if (const NestedField* f = table_.FindTopLevel(field->name()); f && f->type->is_nested())
+        field = arrow::field(field->name(), JsonReadType(*f->type));
+    schema_ = arrow::schema(fields);
+  }
+  std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    ARROW_RETURN_NOT_OK(reader_->ReadNext(out));
+    if (!*out) return arrow::Status::OK();
+    std::shared_ptr<arrow::RecordBatch> batch = *out;
+    for (int c = 0; c < batch->num_columns(); ++c) {
+      const NestedField* f = table_.FindTopLevel(batch->schema()->field(c)->name());
+      if (!f || !f->type->is_nested() || batch->column(c)->type_id() != arrow::Type::STRING) continue;
+      ARROW_ASSIGN_OR_RAISE(auto parsed, Parse(static_cast<const arrow::StringArray&>(*batch->column(c)), *f));
+      ARROW_ASSIGN_OR_RAISE(batch, batch->SetColumn(c, arrow::field(f->name, parsed->type()), parsed));
+    }
+    rows_ += batch->num_rows();
+    *out = std::move(batch);
+    return arrow::Status::OK();
+  }
+
+ private:
+  arrow::Result<std::shared_ptr<arrow::Array>> Parse(const arrow::StringArray& cells, const NestedField& f) {
+    const std::string key = "{" + nlohmann::json(f.name).dump() + ":";
+    std::string text;
+    for (int64_t r = 0; r < cells.length(); ++r) {
+      text += key;
+      if (cells.IsNull(r)) text += "null";
+      else AppendCellLine(cells.GetView(r), &text);
+      text += "}\n";
+    }
+    const Schema one(0, {f});
+    std::shared_ptr<arrow::Buffer> buffer = arrow::Buffer::FromString(std::move(text));
+    auto read = arrow::json::ReadOptions::Defaults();
+    read.use_threads = false;
+    read.block_size = static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(buffer->size(), 1 << 20), INT32_MAX));
+    auto parse = arrow::json::ParseOptions::Defaults();
+    parse.explicit_schema = arrow::schema({arrow::field(f.name, JsonReadType(*f.type))});
+    parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
+    auto lines = [buffer]() -> arrow::Result<std::shared_ptr<arrow::io::InputStream>> {
+      return std::make_shared<arrow::io::BufferReader>(buffer);
+    };
+    auto table = arrow::json::TableReader::Make(arrow::default_memory_pool(), TypedJsonStream(*lines(), one), read, parse)
+                     .Map([](auto reader) { return reader->Read(); });
+    if (!table.ok()) {
+      auto reworded = Reworded(table.status(), one, lines, rows_);
+      if (reworded) return arrow::Status::Invalid(*reworded);
+      // Not JSON at all: the first cell that is not, by its row.
+      for (int64_t r = 0; r < cells.length(); ++r)
+        if (!cells.IsNull(r) && !nlohmann::json::accept(cells.GetView(r)))
+          return arrow::Status::Invalid("column '", f.name, "' row ", rows_ + r + 1, ": the cell is not JSON text for ",
+                                        f.type->ToString(), " (", cells.GetView(r).substr(0, 40), ")");
+      return table.status();
+    }
+    return arrow::Concatenate((*table)->column(0)->chunks());
+  }
+
+  std::shared_ptr<arrow::RecordBatchReader> reader_;
+  Schema table_;
+  std::shared_ptr<arrow::Schema> schema_;
+  int64_t rows_ = 0;  // rows of the earlier batches
 };
 
 // Keeps the reader's owner (the Parquet FileReader) alive with the batches.
@@ -386,7 +487,8 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     SKADE_ARROW_ASSIGN(auto reader,
                        arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), file, read, parse, convert),
                        path);
-    return Checked(std::make_shared<CsvNullsReader>(std::move(reader), schema), path);
+    std::shared_ptr<arrow::RecordBatchReader> nulls = std::make_shared<CsvNullsReader>(std::move(reader), schema);
+    return Checked(std::make_shared<CsvJsonCellsReader>(std::move(nulls), schema), path);
   }
   if (ext == ".jsonl" || ext == ".json" || ext == ".ndjson") {
     auto read = arrow::json::ReadOptions::Defaults();
@@ -402,7 +504,8 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     if (!reader.ok() && reader.status().message().find("Empty JSON stream") != std::string::npos)
       return Checked(*arrow::RecordBatchReader::Make({}, parse.explicit_schema), path);
     if (!reader.ok()) {
-      if (auto reworded = Reworded(reader.status(), schema, path)) return InvalidArgument(path + ": " + *reworded);
+      if (auto reworded = Reworded(reader.status(), schema, FileRows(path)))
+        return InvalidArgument(path + ": " + *reworded);
       return std::unexpected(FromArrow(reader.status(), path));
     }
     return Checked(std::make_shared<JsonLinesReader>(std::move(*reader), schema, path), path);

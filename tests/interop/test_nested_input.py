@@ -51,12 +51,13 @@ def test_nested_json_values_land_exactly_and_pyiceberg_reads_them(skade, catalog
     })
     assert_same_rows(skade.rows(nested), want, what="skade")
     assert_same_rows(catalog().load_table(nested).scan().to_arrow(), want, what="PyIceberg")
-    # and back: scan --format jsonl appends to the same rows
-    out = tmp_path / "out.jsonl"
-    skade.ok("scan", nested, "--format", "jsonl", "--output", out)
-    skade.ok("create", "db.again", "--schema", SCHEMA)
-    skade.ok("append", "db.again", out)
-    assert_same_rows(skade.rows("db.again"), want, what="jsonl round trip")
+    # and back: scan --format jsonl, and csv (nested cells hold JSON text), append the same rows
+    for fmt in ("jsonl", "csv"):
+        out = tmp_path / f"out.{fmt}"
+        skade.ok("scan", nested, "--format", fmt, "--output", out)
+        skade.ok("create", f"db.again_{fmt}", "--schema", SCHEMA)
+        skade.ok("append", f"db.again_{fmt}", out)
+        assert_same_rows(skade.rows(f"db.again_{fmt}"), want, what=f"{fmt} round trip")
 
 
 @pytest.mark.parametrize("line, message", [
@@ -83,6 +84,24 @@ def test_nested_json_values_that_do_not_fit_are_refused_by_name(skade, tmp_path,
     rc, _, err = append_json(skade, tmp_path, nested, ['{"id": 8}', line])  # the second row is bad
     assert rc == 2 and message in err, err
     assert skade.rows(nested).num_rows == 0
+
+
+def test_nested_csv_cells_that_are_not_json_or_do_not_fit_are_refused_by_row(skade, tmp_path, nested):
+    f = tmp_path / "in.csv"
+    for cell, message in [
+        ('not json', "column 's' row 2: the cell is not JSON text for struct<a:int,b:decimal(5,2),t:timestamp>"),
+        ('"{""a"": 1, ""b"": 1.234}"', "column 's.b' row 2: value 1.234 does not fit type decimal(5,2)"),
+        ('"{""a"": ""1""}"', "column 's.a' holds a JSON string where a number is expected"),
+        ('"{""a"": 1, ""extra"": 1}"', "field 's.extra' is not in the table"),
+    ]:
+        f.write_text(f'id,s\n1,"{{""a"": 1}}"\n2,{cell}\n')
+        rc, _, err = skade("append", nested, f)
+        assert rc == 2 and message in err, (cell, err)
+    assert skade.rows(nested).num_rows == 0
+    # a pretty-printed cell (line breaks in the JSON, outside its strings) is JSON too
+    f.write_text('id,s\n1,"{""a"": 1,\n ""b"": 2}"\n')
+    skade.ok("append", nested, f)
+    assert skade.rows(nested).column("s").to_pylist() == [{"a": 1, "b": Decimal("2.00"), "t": None}]
 
 
 def test_nested_parquet_values_follow_the_same_rules(skade, catalog, tmp_path, nested):
