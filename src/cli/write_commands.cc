@@ -166,6 +166,11 @@ Status CmdAlter(Context& ctx, const std::string& table_name, const std::vector<s
   for (const auto& c : changes) {
     if (c[0] == "add-column") {
       SKADE_ASSIGN_OR_RETURN(Schema parsed, ParseSchemaSpec("x:" + c[2]));
+      // The table's rows have no value for a new column: readers would find a required
+      // column missing from every data file (Iceberg v2 has no default values).
+      if (parsed.fields()[0].required)
+        return InvalidArgument("alter add-column " + c[1] + ": a new column cannot be required ('!'); the rows " +
+                               "already written have no value for it. Add it optional");
       std::optional<std::string> pos;
       if (!after.empty()) pos = after;
       u.AddColumn(c[1], parsed.fields()[0].type, pos);

@@ -159,6 +159,7 @@ def test_alter_with_several_changes_is_one_schema_all_or_nothing(skade, warehous
         (["add-column", "x", "int", "add-partition", "bucket(2,id)"], "a partition change is a commit of its own"),
         (["add-column", "x", "int", "add-column", "y", "int", "--after", "id"], "--after goes with a single add-column"),
         (["frob"], "unknown alter change 'frob'"),
+        (["add-column", "x", "int!"], "a new column cannot be required ('!')"),
     ]:
         rc, out, err = skade("alter", "shop.orders", *args)
         assert rc == 2 and words in err and out == "", (args, err)
@@ -343,8 +344,10 @@ def test_as_of_iso_timestamps(skade, tmp_path):
             assert ids("--as-of", mid.isoformat()) == want
         assert ids("--snapshot", snaps[k]["snapshot_id"]) == want
     assert ids("--as-of", "2999-01-01T00:00:00Z") == ids()
-    rc, _, err = skade("scan", "db.t", "--as-of", (stamps[0] - dt.timedelta(seconds=5)).isoformat())
-    assert rc == 2 and err.strip()
+    before = (stamps[0] - dt.timedelta(seconds=5)).replace(microsecond=0)
+    rc, _, err = skade("scan", "db.t", "--as-of", before.isoformat())
+    want_time = before.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S+00:00")
+    assert rc == 2 and f"no snapshot was current at {want_time}" in err, err
 
 
 def test_target_file_size_rolls_files(skade, warehouse, tmp_path, catalog):

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "skade/format/value.h"
+
 namespace skade {
 
 const SchemaPtr& TableMetadata::schema() const {
@@ -58,8 +60,9 @@ Result<const Snapshot*> TableMetadata::SnapshotAsOf(int64_t timestamp_ms) const 
     if (e.timestamp_ms <= timestamp_ms)
       if (const Snapshot* s = SnapshotById(e.snapshot_id)) found = s;
   if (!found)
-    return NotFound("no snapshot was current at " + std::to_string(timestamp_ms) +
-                    " ms (the table's first snapshot is later)");
+    return NotFound("no snapshot was current at " +
+                    FormatValue(*Type::Primitive(TypeId::kTimestampTz), Value{timestamp_ms * 1000}) +
+                    " (the table's first snapshot is later)");
   return found;
 }
 
