@@ -79,6 +79,8 @@ def test_nested_json_values_land_exactly_and_pyiceberg_reads_them(skade, catalog
     ('{"id": 9, "s": {"a": 1, "extra": 2}}', "field 's.extra' is not in the table (fields of 's': a, b, t)"),
     ('{"id": 9, "s": {"b": 1}}', "field 's.a' is required but row 2 is null"),
     ('{"id": 9, "mk": {"x": "a"}}', "column 'mk.key' row 2: value x does not fit type int"),
+    ('{"id": 9, "mk": {"1": "a", "01": "b"}}', "column 'mk' row 2: key 1 appears twice in one map"),
+    ('{"id": 9, "ms": {"k": "a", "k": "b"}}', "column 'ms' row 2: key k appears twice in one map"),
 ])
 def test_nested_json_values_that_do_not_fit_are_refused_by_name(skade, tmp_path, nested, line, message):
     rc, _, err = append_json(skade, tmp_path, nested, ['{"id": 8}', line])  # the second row is bad
@@ -122,6 +124,9 @@ def test_nested_parquet_values_follow_the_same_rules(skade, catalog, tmp_path, n
     rc, _, err = append("extra", pa.table({"id": pa.array([3], pa.int64()),
                                            "s": pa.array([{"a": 1, "c": 1}], pa.struct([("a", pa.int32()), ("c", pa.int8())]))}))
     assert rc == 2 and "field 's.c' is not in the table" in err, err
+    rc, _, err = append("keys", pa.table({"id": pa.array([3, 4], pa.int64()),
+                                          "mk": pa.array([[(1, "a")], [(2, "b"), (2, "c")]], pa.map_(pa.int32(), pa.string()))}))
+    assert rc == 2 and "column 'mk' row 2: key 2 appears twice in one map" in err, err
     rc, _, err = append("required", pa.table({"id": pa.array([3, 4], pa.int64()),
                                               "s": pa.array([None, {"a": None}], pa.struct([("a", pa.int32())]))}))
     assert rc == 2 and "field 's.a' is required but row 2 is null" in err, err

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "skade/common/task_pool.h"
@@ -321,6 +322,32 @@ Result<std::shared_ptr<arrow::Array>> ConvertList(const std::shared_ptr<arrow::A
                                             la.null_count());
 }
 
+// A key may appear once in a map (Spark refuses maps with repeated keys, other readers keep
+// one of the values): a repeated one is an error naming it and its row.
+Status UniqueKeys(const arrow::Array& keys, const Entries& e, int64_t rows, const std::string& path) {
+  const auto* offsets = reinterpret_cast<const int32_t*>(e.offsets->data());
+  struct Hash {
+    size_t operator()(const std::shared_ptr<arrow::Scalar>& s) const { return s->hash(); }
+  };
+  struct Eq {
+    bool operator()(const std::shared_ptr<arrow::Scalar>& a, const std::shared_ptr<arrow::Scalar>& b) const {
+      return a->Equals(*b);
+    }
+  };
+  std::unordered_set<std::shared_ptr<arrow::Scalar>, Hash, Eq> seen;
+  for (int64_t r = 0; r < rows; ++r) {
+    if (offsets[r + 1] - offsets[r] < 2) continue;
+    seen.clear();
+    for (int32_t j = offsets[r]; j < offsets[r + 1]; ++j) {
+      SKADE_ARROW_ASSIGN(auto key, keys.GetScalar(j), path);
+      if (!seen.insert(key).second)
+        return InvalidArgument("column '" + path + "' row " + RowText(e.row_of, j) + ": key " + ShowValue(keys, j) +
+                               " appears twice in one map");
+    }
+  }
+  return {};
+}
+
 // A map takes Arrow maps and lists of key/value structs (as JSON objects are read).
 Result<std::shared_ptr<arrow::Array>> ConvertMap(const std::shared_ptr<arrow::Array>& in, const Type& type,
                                                  const std::string& path, const RowOf& row_of) {
@@ -337,6 +364,7 @@ Result<std::shared_ptr<arrow::Array>> ConvertMap(const std::shared_ptr<arrow::Ar
   const std::string key_path = path + ".key", value_path = path + ".value";
   SKADE_ASSIGN_OR_RETURN(auto keys, ConvertValues(pairs.field(0), *type.key().type, key_path, e.row_of));
   SKADE_ASSIGN_OR_RETURN(keys, Required(keys, nullptr, key_path, e.row_of));
+  SKADE_RETURN_IF_ERROR(UniqueKeys(*keys, e, la.length(), path));
   SKADE_ASSIGN_OR_RETURN(auto items, ConvertValues(pairs.field(1), *type.value().type, value_path, e.row_of));
   if (type.value().required) {
     SKADE_ASSIGN_OR_RETURN(items, Required(items, nullptr, value_path, e.row_of));
