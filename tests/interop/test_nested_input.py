@@ -140,3 +140,36 @@ def test_nested_parquet_values_follow_the_same_rules(skade, catalog, tmp_path, n
     cols = ["id", "ds", "s"]
     assert_same_rows(skade.rows(nested).select(cols), want, what="skade")
     assert_same_rows(catalog().load_table(nested).scan().to_arrow().select(cols), want, what="PyIceberg")
+
+
+def test_map_objects_with_awkward_keys_round_trip_exactly(skade, tmp_path):
+    """Keys that look like JSON syntax or like the entries' own field names, escapes, non-ASCII
+    text (raw and escaped), maps in maps, lists and structs; JSON lines and a pretty-printed
+    array document."""
+    import json
+    import random
+
+    rng = random.Random(5)
+    words = ["", 'a"b', "x\\y", "ü", "\u2603", "k:v", "{", "}", ",", "[", "key", "value", " sp "]
+
+    def small_map(v):
+        return {rng.choice(words) + str(rng.randrange(3)): rng.choice([None, v, rng.randrange(-5, 5)])
+                for _ in range(rng.randrange(4))}
+
+    rows = [{"id": i,
+             "m": {k: small_map(1) for k in small_map(0)},
+             "lm": [small_map(2) for _ in range(rng.randrange(3))],
+             "s": {"m": small_map(3), "x": [rng.randrange(9) for _ in range(rng.randrange(3))]} if i % 5 else None}
+            for i in range(300)]
+    schema = "id:long!, m:map<string,map<string,long>>, lm:list<map<string,long>>, s:struct<m:map<string,long>,x:list<long>>"
+    skade.ok("create-namespace", "db")
+    for k, (name, text) in enumerate([
+        ("lines.jsonl", "".join(json.dumps(r, ensure_ascii=bool(r["id"] % 2)) + "\n" for r in rows)),
+        ("array.json", json.dumps(rows, indent=2, ensure_ascii=False)),
+    ]):
+        table = f"db.awkward{k}"
+        skade.ok("create", table, "--schema", schema)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        skade.ok("append", table, tmp_path / name)
+        got = {r["id"]: r for r in skade.jsonl("scan", table)}
+        assert [got[r["id"]] for r in rows] == rows, name
