@@ -488,6 +488,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
                        arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), file, read, parse, convert),
                        path);
     std::shared_ptr<arrow::RecordBatchReader> nulls = std::make_shared<CsvNullsReader>(std::move(reader), schema);
+    if (only) return Checked(std::move(nulls), path);  // the identifier columns: never nested
     return Checked(std::make_shared<CsvJsonCellsReader>(std::move(nulls), schema), path);
   }
   if (ext == ".jsonl" || ext == ".json" || ext == ".ndjson") {

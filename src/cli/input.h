@@ -22,8 +22,9 @@ inline constexpr int64_t kMaxInputBlockBytes = 1LL << 30;
 
 /// A streaming reader of `path`, chosen by extension (.parquet, .csv, .jsonl/.json/.ndjson).
 /// CSV and JSON columns that the table schema names are parsed as its types.
-/// With `only`, a Parquet input decodes only the columns `only` names (text inputs parse
-/// every column either way). Errors: kInvalidArgument (unknown
+/// With `only`, a Parquet input decodes only the columns `only` names, and a CSV input's
+/// nested cells stay text (`only` names identifier columns, which are never nested; JSON
+/// parses every column either way). Errors: kInvalidArgument (unknown
 /// extension, a column named twice, JSON nested deeper than kMaxJsonDepth), kNotFound,
 /// kCorrupt naming the file.
 Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& path, const Schema& schema,
