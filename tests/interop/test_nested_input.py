@@ -118,6 +118,9 @@ def test_nested_parquet_values_follow_the_same_rules(skade, catalog, tmp_path, n
                       pa.struct([("b", pa.float64()), ("a", pa.int64())])),
     }).slice(0, 2))
     assert rc == 0, err
+    rc, _, err = append("fixed", pa.table({"id": pa.array([5], pa.int64()),
+                                           "ds": pa.array([[0.5, 2.0]], pa.list_(pa.float64(), 2))}))
+    assert rc == 0, err
     rc, _, err = append("round", pa.table({"id": pa.array([3], pa.int64()),
                                            "ds": pa.array([[1.234]], pa.list_(pa.float64()))}))
     assert rc == 2 and "column 'ds.element' row 1: value 1.234 does not fit type decimal(4,2)" in err, err
@@ -131,9 +134,9 @@ def test_nested_parquet_values_follow_the_same_rules(skade, catalog, tmp_path, n
                                               "s": pa.array([None, {"a": None}], pa.struct([("a", pa.int32())]))}))
     assert rc == 2 and "field 's.a' is required but row 2 is null" in err, err
     want = pa.table({
-        "id": pa.array([1, 2], pa.int64()),
-        "ds": pa.array([[Decimal("1.10"), None], None], pa.list_(pa.decimal128(4, 2))),
-        "s": pa.array([{"a": 3, "b": Decimal("2.50"), "t": None}, {"a": 4, "b": None, "t": None}],
+        "id": pa.array([1, 2, 5], pa.int64()),
+        "ds": pa.array([[Decimal("1.10"), None], None, [Decimal("0.50"), Decimal("2.00")]], pa.list_(pa.decimal128(4, 2))),
+        "s": pa.array([{"a": 3, "b": Decimal("2.50"), "t": None}, {"a": 4, "b": None, "t": None}, None],
                       pa.struct([pa.field("a", pa.int32(), nullable=False), ("b", pa.decimal128(5, 2)),
                                  ("t", pa.timestamp("us"))])),
     })

@@ -301,9 +301,10 @@ Result<std::shared_ptr<arrow::Array>> ConvertList(const std::shared_ptr<arrow::A
                                                   const std::string& path, const RowOf& row_of) {
   if (in->type_id() == arrow::Type::NA) return MakeNulls(type, in->length(), path);
   std::shared_ptr<arrow::Array> list = in;
-  if (in->type_id() == arrow::Type::LARGE_LIST) {
+  if (in->type_id() != arrow::Type::LIST && arrow::is_list_like(in->type_id()) && in->type_id() != arrow::Type::MAP) {
+    // large, fixed-size and view lists: as a list of the same values
     InitArrowCompute();
-    auto elem = static_cast<const arrow::LargeListType&>(*in->type()).value_type();
+    auto elem = static_cast<const arrow::BaseListType&>(*in->type()).value_type();
     SKADE_ARROW_ASSIGN(list, arrow::compute::Cast(*in, arrow::list(elem)), path);
   }
   if (list->type_id() != arrow::Type::LIST)
