@@ -324,26 +324,28 @@ Result<std::shared_ptr<arrow::Array>> ConvertList(const std::shared_ptr<arrow::A
 }
 
 // A key may appear once in a map (Spark refuses maps with repeated keys, other readers keep
-// one of the values): a repeated one is an error naming it and its row.
+// one of the values): a repeated one is an error naming it and its row. Keys compare by
+// their bytes (text, or the fixed-width value); booleans, the one other key type, by value.
 Status UniqueKeys(const arrow::Array& keys, const Entries& e, int64_t rows, const std::string& path) {
   const auto* offsets = reinterpret_cast<const int32_t*>(e.offsets->data());
-  struct Hash {
-    size_t operator()(const std::shared_ptr<arrow::Scalar>& s) const { return s->hash(); }
+  const auto* binary = dynamic_cast<const arrow::BinaryArray*>(&keys);
+  const int width = arrow::is_fixed_width(keys.type_id()) ? keys.type()->byte_width() : -1;
+  auto bytes = [&](int32_t j) -> std::string_view {
+    if (binary) return binary->GetView(j);
+    if (width > 0)
+      return {reinterpret_cast<const char*>(keys.data()->buffers[1]->data()) + (keys.offset() + j) * width,
+              static_cast<size_t>(width)};
+    return static_cast<const arrow::BooleanArray&>(keys).Value(j) ? "1" : "0";
   };
-  struct Eq {
-    bool operator()(const std::shared_ptr<arrow::Scalar>& a, const std::shared_ptr<arrow::Scalar>& b) const {
-      return a->Equals(*b);
-    }
-  };
-  std::unordered_set<std::shared_ptr<arrow::Scalar>, Hash, Eq> seen;
+  std::unordered_set<std::string_view> seen;
   for (int64_t r = 0; r < rows; ++r) {
-    if (offsets[r + 1] - offsets[r] < 2) continue;
+    const int32_t begin = offsets[r], end = offsets[r + 1];
+    if (end - begin < 2) continue;
     seen.clear();
-    for (int32_t j = offsets[r]; j < offsets[r + 1]; ++j) {
-      SKADE_ARROW_ASSIGN(auto key, keys.GetScalar(j), path);
-      if (!seen.insert(key).second)
-        return InvalidArgument("column '" + path + "' row " + RowText(e.row_of, j) + ": key " + ShowValue(keys, j) +
-                               " appears twice in one map");
+    for (int32_t j = begin; j < end; ++j) {
+      if (seen.insert(bytes(j)).second) continue;
+      return InvalidArgument("column '" + path + "' row " + RowText(e.row_of, j) + ": key " + ShowValue(keys, j) +
+                             " appears twice in one map");
     }
   }
   return {};
