@@ -176,3 +176,26 @@ def test_map_objects_with_awkward_keys_round_trip_exactly(skade, tmp_path):
         skade.ok("append", table, tmp_path / name)
         got = {r["id"]: r for r in skade.jsonl("scan", table)}
         assert [got[r["id"]] for r in rows] == rows, name
+
+
+@pytest.mark.parametrize("column, array, message", [
+    ("ts", pa.array([1700000000], pa.int64()), "values of type int64 cannot be converted to timestamp (a number does not say its unit"),
+    ("tm", pa.array([3600], pa.int64()), "values of type int64 cannot be converted to time"),
+    ("d", pa.array([19000], pa.int32()), "values of type int32 cannot be converted to date"),
+    ("s", pa.array([{"a": 1, "t": 5}], pa.struct([("a", pa.int32()), ("t", pa.int64())])),
+     "column 's.t': values of type int64 cannot be converted to timestamp"),
+    ("b", pa.array([1], pa.int64()), "values of type int64 cannot be converted to boolean"),
+    ("i", pa.array([True]), "values of type bool cannot be converted to int"),
+])
+def test_parquet_numbers_are_not_guessed_into_times_or_booleans(skade, tmp_path, column, array, message):
+    """Arrow would cast 1700000000 into 1970-01-01T00:28:20 (micros) and 1 into true."""
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.c", "--schema", "id:long!, ts:timestamp, tm:time, d:date, b:boolean, i:int, "
+             "s:struct<a:int,t:timestamp>")
+    f = write_parquet(pa.table({"id": pa.array([1], pa.int64()), column: array}), tmp_path / "in.parquet")
+    rc, _, err = skade("append", "db.c", f)
+    assert rc == 2 and message in err, err
+    # a date does convert into a timestamp (its midnight)
+    f = write_parquet(pa.table({"id": pa.array([2], pa.int64()), "ts": pa.array([19000], pa.date32())}), tmp_path / "ok.parquet")
+    skade.ok("append", "db.c", f)
+    assert skade.rows("db.c").column("ts").to_pylist()[0].isoformat() == "2022-01-08T00:00:00"

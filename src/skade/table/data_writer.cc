@@ -174,6 +174,18 @@ Result<std::shared_ptr<arrow::Array>> ConvertPrimitive(const std::shared_ptr<arr
     return ConvertPrimitive(text, type, path, row_of);
   }
   if (in->type()->Equals(*target, /*check_metadata=*/false)) return in;
+  // Casts Arrow makes that would guess: a number as a date, time or timestamp (in which
+  // unit?), numbers and booleans as one another.
+  const auto in_id = in->type_id();
+  const bool number = arrow::is_integer(in_id) || arrow::is_floating(in_id) || arrow::is_decimal(in_id);
+  const bool temporal =
+      tid == TypeId::kDate || tid == TypeId::kTime || tid == TypeId::kTimestamp || tid == TypeId::kTimestampTz;
+  if ((number && temporal) || (number && tid == TypeId::kBoolean) ||
+      (in_id == arrow::Type::BOOL && tid != TypeId::kBoolean && tid != TypeId::kString))
+    return InvalidArgument("column '" + path + "': values of type " + in->type()->ToString() +
+                           " cannot be converted to " + type.ToString() +
+                           (temporal ? " (a number does not say its unit: give dates and times as such, or as text)"
+                                     : ""));
   InitArrowCompute();
   auto cast = arrow::compute::Cast(*in, target, arrow::compute::CastOptions::Safe());
   if (!cast.ok() && cast.status().IsNotImplemented())
