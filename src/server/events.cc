@@ -5,6 +5,7 @@
 // process through the post-commit hook, other processes' through CommitWatcher.
 #include <condition_variable>
 #include <functional>
+#include <limits>
 #include <map>
 #include <thread>
 
@@ -197,7 +198,12 @@ void AddEventRoutes(httplib::Server& http, ServerContext& ctx) {
                              "Last-Event-ID must be a commit_seq, got '" + resume + "'");
           state->cursor = seq;
         } else {
+          // From now on: the log's newest entry, read here. The feed hears of another
+          // process's commits a moment after they land, and a stream started from its
+          // count then began with commits made before the client came (seen under load).
+          auto newest = ctx.catalog.CommitsBefore(std::numeric_limits<int64_t>::max(), 0, std::nullopt, 1);
           state->cursor = feed->latest();
+          if (newest && !newest->empty()) state->cursor = std::max(state->cursor, newest->front().commit_seq);
         }
         if (req.has_param("table")) {
           auto ref = lineage::ParseDatasetRef(req.get_param_value("table"));
