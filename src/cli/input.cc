@@ -17,6 +17,7 @@
 #include <set>
 
 #include "json_text.h"
+#include "skade/common/nesting.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
 #include "skade/table/parquet_read.h"
@@ -325,34 +326,18 @@ class CsvNullsReader final : public arrow::RecordBatchReader {
   Schema schema_;
 };
 
-// Copies a CSV cell holding JSON text onto a line: its line breaks outside strings (JSON
-// white space) become spaces; any inside a string (not JSON) are kept, for the parser to refuse.
-void AppendCellLine(std::string_view cell, std::string* out) {
-  bool in_string = false, escaped = false;
-  for (char c : cell) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '\n' || c == '\r') {
-      c = ' ';
-    }
-    *out += c;
-  }
-}
-
 // A nested column's CSV cells hold JSON text, as `scan --format csv` writes them: each
-// batch's cells are read as JSON lines holding that one column, typed as JSON input is.
+// batch's cells are read as JSON input is, as one array document of {"column": cell} rows
+// (JsonRowsStream: the nesting limit, line breaks inside a cell; TypedJsonStream).
 class CsvJsonCellsReader final : public arrow::RecordBatchReader {
  public:
-  CsvJsonCellsReader(std::shared_ptr<arrow::RecordBatchReader> r, const Schema& schema)
-      : reader_(std::move(r)), table_(schema) {
+  CsvJsonCellsReader(std::shared_ptr<arrow::RecordBatchReader> r, const Schema& schema) : reader_(std::move(r)) {
     arrow::FieldVector fields = reader_->schema()->fields();
-    for (auto& field : fields)
-      if (const NestedField* f = table_.FindTopLevel(field->name()); f && f->type->is_nested())
-        field = arrow::field(field->name(), JsonReadType(*f->type));
+    for (size_t c = 0; c < fields.size(); ++c)
+      if (const NestedField* f = schema.FindTopLevel(fields[c]->name()); f && f->type->is_nested()) {
+        nested_.emplace_back(static_cast<int>(c), *f);
+        fields[c] = arrow::field(fields[c]->name(), JsonReadType(*f->type));
+      }
     schema_ = arrow::schema(fields);
   }
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
@@ -360,11 +345,9 @@ class CsvJsonCellsReader final : public arrow::RecordBatchReader {
     ARROW_RETURN_NOT_OK(reader_->ReadNext(out));
     if (!*out) return arrow::Status::OK();
     std::shared_ptr<arrow::RecordBatch> batch = *out;
-    for (int c = 0; c < batch->num_columns(); ++c) {
-      const NestedField* f = table_.FindTopLevel(batch->schema()->field(c)->name());
-      if (!f || !f->type->is_nested() || batch->column(c)->type_id() != arrow::Type::STRING) continue;
-      ARROW_ASSIGN_OR_RAISE(auto parsed, Parse(static_cast<const arrow::StringArray&>(*batch->column(c)), *f));
-      ARROW_ASSIGN_OR_RAISE(batch, batch->SetColumn(c, arrow::field(f->name, parsed->type()), parsed));
+    for (const auto& [c, f] : nested_) {
+      ARROW_ASSIGN_OR_RAISE(auto parsed, Parse(static_cast<const arrow::StringArray&>(*batch->column(c)), f));
+      ARROW_ASSIGN_OR_RAISE(batch, batch->SetColumn(c, arrow::field(f.name, parsed->type()), parsed));
     }
     rows_ += batch->num_rows();
     *out = std::move(batch);
@@ -374,41 +357,48 @@ class CsvJsonCellsReader final : public arrow::RecordBatchReader {
  private:
   arrow::Result<std::shared_ptr<arrow::Array>> Parse(const arrow::StringArray& cells, const NestedField& f) {
     const std::string key = "{" + nlohmann::json(f.name).dump() + ":";
-    std::string text;
+    std::string text = "[";
     for (int64_t r = 0; r < cells.length(); ++r) {
+      if (r > 0) text += ',';
       text += key;
-      if (cells.IsNull(r)) text += "null";
-      else AppendCellLine(cells.GetView(r), &text);
-      text += "}\n";
+      text += cells.IsNull(r) ? std::string_view("null") : cells.GetView(r);
+      text += "}";
     }
+    text += "]";
     const Schema one(0, {f});
     std::shared_ptr<arrow::Buffer> buffer = arrow::Buffer::FromString(std::move(text));
+    JsonLines lines = [buffer]() -> arrow::Result<std::shared_ptr<arrow::io::InputStream>> {
+      return JsonRowsStream(std::make_shared<arrow::io::BufferReader>(buffer));
+    };
     auto read = arrow::json::ReadOptions::Defaults();
     read.use_threads = false;
     read.block_size = static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(buffer->size(), 1 << 20), INT32_MAX));
     auto parse = arrow::json::ParseOptions::Defaults();
     parse.explicit_schema = arrow::schema({arrow::field(f.name, JsonReadType(*f.type))});
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
-    auto lines = [buffer]() -> arrow::Result<std::shared_ptr<arrow::io::InputStream>> {
-      return std::make_shared<arrow::io::BufferReader>(buffer);
-    };
-    auto table = arrow::json::TableReader::Make(arrow::default_memory_pool(), TypedJsonStream(*lines(), one), read, parse)
+    ARROW_ASSIGN_OR_RAISE(auto stream, lines());
+    auto table = arrow::json::TableReader::Make(arrow::default_memory_pool(), TypedJsonStream(stream, one), read, parse)
                      .Map([](auto reader) { return reader->Read(); });
-    if (!table.ok()) {
-      auto reworded = Reworded(table.status(), one, lines, rows_);
-      if (reworded) return arrow::Status::Invalid(*reworded);
-      // Not JSON at all: the first cell that is not, by its row.
-      for (int64_t r = 0; r < cells.length(); ++r)
-        if (!cells.IsNull(r) && !nlohmann::json::accept(cells.GetView(r)))
-          return arrow::Status::Invalid("column '", f.name, "' row ", rows_ + r + 1, ": the cell is not JSON text for ",
-                                        f.type->ToString(), " (", cells.GetView(r).substr(0, 40), ")");
-      return table.status();
+    if (table.ok() && (*table)->num_rows() == cells.length()) return arrow::Concatenate((*table)->column(0)->chunks());
+    if (!table.ok())
+      if (auto reworded = Reworded(table.status(), one, lines, rows_)) return arrow::Status::Invalid(*reworded);
+    // A cell that is not one JSON value (or is nested too deep), by its row.
+    for (int64_t r = 0; r < cells.length(); ++r) {
+      if (cells.IsNull(r)) continue;
+      const std::string_view cell = cells.GetView(r);
+      const std::string at = "column '" + f.name + "' row " + std::to_string(rows_ + r + 1);
+      if (auto deep = CheckJsonNesting(cell, at); !deep) return arrow::Status::Invalid(deep.error().message);
+      if (!nlohmann::json::accept(cell))
+        return arrow::Status::Invalid(at, ": the cell is not JSON text for ", f.type->ToString(), " (",
+                                      cell.substr(0, 40), ")");
     }
-    return arrow::Concatenate((*table)->column(0)->chunks());
+    return table.ok() ? arrow::Status::Invalid("column '", f.name, "': the cells gave ", (*table)->num_rows(),
+                                               " values for ", cells.length(), " rows")
+                      : table.status();
   }
 
   std::shared_ptr<arrow::RecordBatchReader> reader_;
-  Schema table_;
+  std::vector<std::pair<int, NestedField>> nested_;  // the nested columns: index, table field
   std::shared_ptr<arrow::Schema> schema_;
   int64_t rows_ = 0;  // rows of the earlier batches
 };

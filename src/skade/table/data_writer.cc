@@ -155,9 +155,11 @@ int64_t FirstBadRow(const std::shared_ptr<arrow::Array>& a, const std::shared_pt
 Result<std::shared_ptr<arrow::Array>> ConvertValues(const std::shared_ptr<arrow::Array>& in, const Type& type,
                                                     const std::string& path, const RowOf& row_of);
 
-Result<std::shared_ptr<arrow::Array>> MakeNulls(const Type& type, int64_t n, const std::string& path) {
-  SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(ToArrowType(type), n), path);
-  return nulls;
+// The error for input values of a type that does not convert to the field's.
+std::unexpected<Error> Unconvertible(const std::string& path, const arrow::Array& in, const Type& type,
+                                     const std::string& why = "") {
+  return InvalidArgument("column '" + path + "': values of type " + in.type()->ToString() + " cannot be converted to " +
+                         type.ToString() + why);
 }
 
 Result<std::shared_ptr<arrow::Array>> ConvertPrimitive(const std::shared_ptr<arrow::Array>& in, const Type& type,
@@ -182,15 +184,12 @@ Result<std::shared_ptr<arrow::Array>> ConvertPrimitive(const std::shared_ptr<arr
       tid == TypeId::kDate || tid == TypeId::kTime || tid == TypeId::kTimestamp || tid == TypeId::kTimestampTz;
   if ((number && temporal) || (number && tid == TypeId::kBoolean) ||
       (in_id == arrow::Type::BOOL && tid != TypeId::kBoolean && tid != TypeId::kString))
-    return InvalidArgument("column '" + path + "': values of type " + in->type()->ToString() +
-                           " cannot be converted to " + type.ToString() +
-                           (temporal ? " (a number does not say its unit: give dates and times as such, or as text)"
-                                     : ""));
+    return Unconvertible(path, *in, type,
+                         temporal ? " (a number does not say its unit: give dates and times as such, or as text)" : "");
   InitArrowCompute();
   auto cast = arrow::compute::Cast(*in, target, arrow::compute::CastOptions::Safe());
   if (!cast.ok() && cast.status().IsNotImplemented())
-    return InvalidArgument("column '" + path + "': values of type " + in->type()->ToString() +
-                           " cannot be converted to " + type.ToString());
+    return Unconvertible(path, *in, type);
   if (!cast.ok()) {
     int64_t i = FirstBadRow(in, target);
     return InvalidArgument("column '" + path + "' row " + RowText(row_of, i) + ": value " + ShowValue(*in, i) +
@@ -247,8 +246,7 @@ Result<std::shared_ptr<arrow::Array>> ConvertStruct(const std::shared_ptr<arrow:
   const int64_t n = in->length();
   const bool all_null = in->type_id() == arrow::Type::NA;
   if (!all_null && in->type_id() != arrow::Type::STRUCT)
-    return InvalidArgument("column '" + path + "': values of type " + in->type()->ToString() +
-                           " cannot be converted to " + type.ToString());
+    return Unconvertible(path, *in, type);
   const auto* sa = all_null ? nullptr : static_cast<const arrow::StructArray*>(in.get());
   std::vector<bool> used(sa ? static_cast<size_t>(sa->num_fields()) : 0, false);
   arrow::ArrayVector children;
@@ -311,7 +309,6 @@ Result<Entries> ListEntries(const arrow::ListArray& in, const std::string& path,
 
 Result<std::shared_ptr<arrow::Array>> ConvertList(const std::shared_ptr<arrow::Array>& in, const Type& type,
                                                   const std::string& path, const RowOf& row_of) {
-  if (in->type_id() == arrow::Type::NA) return MakeNulls(type, in->length(), path);
   std::shared_ptr<arrow::Array> list = in;
   if (in->type_id() != arrow::Type::LIST && arrow::is_list_like(in->type_id()) && in->type_id() != arrow::Type::MAP) {
     // large, fixed-size and view lists: as a list of the same values
@@ -320,8 +317,7 @@ Result<std::shared_ptr<arrow::Array>> ConvertList(const std::shared_ptr<arrow::A
     SKADE_ARROW_ASSIGN(list, arrow::compute::Cast(*in, arrow::list(elem)), path);
   }
   if (list->type_id() != arrow::Type::LIST)
-    return InvalidArgument("column '" + path + "': values of type " + in->type()->ToString() +
-                           " cannot be converted to " + type.ToString());
+    return Unconvertible(path, *in, type);
   const auto& la = static_cast<const arrow::ListArray&>(*list);
   SKADE_ASSIGN_OR_RETURN(Entries e, ListEntries(la, path, row_of));
   const NestedField& element = type.element();
@@ -366,13 +362,11 @@ Status UniqueKeys(const arrow::Array& keys, const Entries& e, int64_t rows, cons
 // A map takes Arrow maps and lists of key/value structs (as JSON objects are read).
 Result<std::shared_ptr<arrow::Array>> ConvertMap(const std::shared_ptr<arrow::Array>& in, const Type& type,
                                                  const std::string& path, const RowOf& row_of) {
-  if (in->type_id() == arrow::Type::NA) return MakeNulls(type, in->length(), path);
   const bool entry_list = in->type_id() == arrow::Type::LIST &&
                           static_cast<const arrow::ListType&>(*in->type()).value_type()->id() == arrow::Type::STRUCT &&
                           static_cast<const arrow::ListType&>(*in->type()).value_type()->num_fields() == 2;
   if (in->type_id() != arrow::Type::MAP && !entry_list)
-    return InvalidArgument("column '" + path + "': values of type " + in->type()->ToString() +
-                           " cannot be converted to " + type.ToString());
+    return Unconvertible(path, *in, type);
   const auto& la = static_cast<const arrow::ListArray&>(*in);  // a MapArray is a ListArray
   SKADE_ASSIGN_OR_RETURN(Entries e, ListEntries(la, path, row_of));
   const auto& pairs = static_cast<const arrow::StructArray&>(*e.values);
@@ -393,13 +387,16 @@ Result<std::shared_ptr<arrow::Array>> ConvertMap(const std::shared_ptr<arrow::Ar
 // table does not have is an error), every value converted as a column's would be.
 Result<std::shared_ptr<arrow::Array>> ConvertValues(const std::shared_ptr<arrow::Array>& in, const Type& type,
                                                     const std::string& path, const RowOf& row_of) {
+  // All null (an absent column or field): a struct still needs its required fields marked.
+  if (in->type_id() == arrow::Type::NA && type.id != TypeId::kStruct) {
+    SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(ToArrowType(type), in->length()), path);
+    return nulls;
+  }
   switch (type.id) {
     case TypeId::kStruct: return ConvertStruct(in, type, path, row_of);
     case TypeId::kList: return ConvertList(in, type, path, row_of);
     case TypeId::kMap: return ConvertMap(in, type, path, row_of);
-    default:
-      if (in->type_id() == arrow::Type::NA) return MakeNulls(type, in->length(), path);
-      return ConvertPrimitive(in, type, path, row_of);
+    default: return ConvertPrimitive(in, type, path, row_of);
   }
 }
 
