@@ -55,7 +55,7 @@ Status CmdScan(Context& ctx, const std::string& name, const ScanArgs& a, bool sn
   if (a.limit >= 0) scan.Limit(a.limit);
   SKADE_ASSIGN_OR_RETURN(ScanPlan plan, scan.Plan());
   if (format == Format::kParquet) plan.pool = DataWriter::pool();
-  SchemaPtr schema = plan.schema;
+  SchemaPtr schema = plan.output_schema;
   std::shared_ptr<ScanStats> stats = plan.stats;
   SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(std::move(plan), &ctx.catalog->io()));
   // Progress only where it cannot mix with rows printed on the same terminal.
@@ -137,7 +137,7 @@ Status CmdChanges(Context& ctx, const std::string& name, const ChangesArgs& a, b
   if (!a.columns.empty()) o.columns = SplitList(a.columns);
   SKADE_ASSIGN_OR_RETURN(auto rows, cdc::ReadChangelog(*table, from, to, o));
   arrow::TableBatchReader reader(*rows);
-  SKADE_ASSIGN_OR_RETURN(int64_t written, WriteRows(ctx, reader, cdc::ChangelogSchema(*table->metadata()->schema()),
+  SKADE_ASSIGN_OR_RETURN(int64_t written, WriteRows(ctx, reader, cdc::ChangelogSchema(*table->metadata()->schema(), o.columns),
                                                     f, a.output, false));
   (void)written;
   return {};

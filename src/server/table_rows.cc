@@ -163,7 +163,7 @@ void Preview(ServerContext& ctx, const httplib::Request& req, httplib::Response&
   plan->parallelism = 1;  // a preview is small: decode in the request's thread
   auto reader = TableScan::Read(*plan, &ctx.catalog.io());
   if (!reader) return SendRowsError(ctx, res, reader.error());
-  auto columns = ColumnsOf(*(*reader)->schema(), *plan->schema);
+  auto columns = ColumnsOf(*(*reader)->schema(), *plan->output_schema);
   Json header{{"columns", HeaderColumns(columns)},
               {"snapshot_id", SnapshotIdJson(plan->snapshot ? std::optional(plan->snapshot->snapshot_id)
                                                             : std::nullopt)}};
@@ -209,7 +209,7 @@ void Changes(ServerContext& ctx, const httplib::Request& req, httplib::Response&
   auto rows = cdc::ReadChangelog(*table, from_id, to_id, options);
   if (!rows) return SendRowsError(ctx, res, rows.error());
   auto reader = std::make_shared<arrow::TableBatchReader>(*rows);
-  auto columns = ColumnsOf(*(*rows)->schema(), cdc::ChangelogSchema(*m.schema()));
+  auto columns = ColumnsOf(*(*rows)->schema(), cdc::ChangelogSchema(*m.schema(), options.columns));
   for (auto& c : columns) c.as_string = c.name == "_commit_snapshot_id";
   Json header{{"columns", HeaderColumns(columns)},
               {"from_snapshot_id", SnapshotIdJson(from_id)},

@@ -235,7 +235,10 @@ TEST(Bind, Errors) {
   EXPECT_THAT(bind("id = true"), IsErrorWith(ErrorKind::kInvalidArgument, "long"));
   EXPECT_THAT(bind("name"), IsErrorWith(ErrorKind::kInvalidArgument, "string"));
   EXPECT_THAT(bind("tags = 'x'"), IsErrorWith(ErrorKind::kInvalidArgument, "list<string>"));
-  EXPECT_THAT(bind("addr is null"), IsErrorWith(ErrorKind::kInvalidArgument, "struct"));
+  EXPECT_THAT(bind("addr = 1"), IsErrorWith(ErrorKind::kInvalidArgument, "takes only 'is null' and 'is not null'"));
+  EXPECT_THAT(bind("tags in ('x')"), IsErrorWith(ErrorKind::kInvalidArgument, "list<string>"));
+  EXPECT_THAT(bind("addr is null"), IsOk());
+  EXPECT_THAT(bind("tags is not null"), IsOk());
   EXPECT_THAT(bind("id = 1 and (x = 2 or n = 3)"), IsErrorWith(ErrorKind::kInvalidArgument, "'x'"));
   EXPECT_THAT(bind("id in (1, 'two')"), IsErrorWith(ErrorKind::kInvalidArgument, "'two'"));
   EXPECT_THAT(bind("name is nan"), IsErrorWith(ErrorKind::kInvalidArgument, "'is nan' needs a float or double column"));

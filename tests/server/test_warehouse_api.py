@@ -560,6 +560,10 @@ def test_preview_value_encodings(wh):
     assert a["m"] == [["k", 1], ["z", str(BIG)]] and b["m"] is None
     assert a["st"] == {"a": 1, "b": "q"} and b["st"] is None
     assert end == {"end": {"rows": 2, "truncated": False}}
+    # a struct's field alone, and a filter on the struct's nulls
+    header, rows, _ = wh["api"].rows("/tables/shop/types/preview", columns="l,st.b,l", where="st is not null")
+    assert header["columns"] == [{"name": "l", "type": "long"}, {"name": "st", "type": "struct<b:string>"}]
+    assert rows == [[str(BIG), {"b": "q"}]]
 
 
 # --- /tables/.../changes -------------------------------------------------------------------

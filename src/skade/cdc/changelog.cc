@@ -471,8 +471,9 @@ Result<std::vector<const Snapshot*>> SnapshotsBetween(const TableMetadata& m,
   return chain;
 }
 
-Schema ChangelogSchema(const Schema& table_schema) {
-  std::vector<NestedField> fields = table_schema.fields();
+Schema ChangelogSchema(const Schema& table_schema, const std::vector<std::string>& columns) {
+  std::vector<NestedField> fields =
+      columns.empty() ? table_schema.fields() : ProjectColumns(table_schema, columns).output->fields();
   fields.push_back(NestedField{2147483001, "_change_type", true, Type::Primitive(TypeId::kString), ""});
   fields.push_back(NestedField{2147483002, "_change_ordinal", true, Type::Primitive(TypeId::kInt), ""});
   fields.push_back(NestedField{2147483003, "_commit_snapshot_id", true, Type::Primitive(TypeId::kLong), ""});
@@ -488,16 +489,15 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
     return InvalidArgument("compute_updates needs identifier fields; table " +
                            table.ident().ToString() + " has none");
   std::vector<int> out_ids;
+  SchemaPtr out_fields = m.schema();  // what is output of each column
   if (options.columns.empty()) {
     for (const auto& f : schema.fields()) out_ids.push_back(f.id);
   } else {
-    for (const auto& c : options.columns) {
-      const NestedField* f = schema.FindTopLevel(c);
-      if (!f)
-        return InvalidArgument("unknown column '" + c + "' (columns: " + schema.ColumnNames() +
-                               ")");
-      out_ids.push_back(f->id);
-    }
+    Projection p = ProjectColumns(schema, options.columns);
+    if (!p.unknown.empty())
+      return InvalidArgument("unknown column '" + p.unknown.front() + "' (columns: " + schema.ColumnNames() + ")");
+    out_ids = std::move(p.ids);
+    out_fields = std::move(p.output);
   }
   if (!options.filter.empty()) {  // checked before any manifest or file is read
     SKADE_ASSIGN_OR_RETURN(expr::ExprPtr parsed, expr::Parse(options.filter));
@@ -543,7 +543,7 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
   }
 
   // Assemble: projected columns from each row's batch, then the metadata columns.
-  auto out_schema = ToArrowSchema(schema, out_ids);
+  auto out_schema = ToArrowSchema(*out_fields, out_ids);
   out_schema = *out_schema->AddField(out_schema->num_fields(),
                                      arrow::field("_change_type", arrow::utf8(), false));
   out_schema = *out_schema->AddField(out_schema->num_fields(),
@@ -578,7 +578,7 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
         if (FieldIdOf(*b->schema()->field(k)) == id) c = k;
       if (c < 0) return Internal("changelog column " + std::to_string(id) + " missing");
       SKADE_ARROW_ASSIGN(auto taken, arrow::compute::Take(b->column(c), ia), "changelog");
-      cols.push_back(taken.make_array());
+      cols.push_back(PruneArray(taken.make_array(), *out_fields->FindField(id)));
     }
     cols.push_back(ta);
     cols.push_back(oa);

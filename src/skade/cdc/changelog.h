@@ -33,9 +33,10 @@ struct ChangelogOptions {
   /// changes last cancelled out (with compute_updates, pairs are then matched across
   /// the range).
   bool net_changes = false;
-  /// Table columns to return (default all); metadata columns are always kept. The
-  /// rows are those of the full changelog (as Spark's view, then projected); a
-  /// snapshot that only adds or only removes rows reads just these columns.
+  /// Table columns to return (default all; named as TableScan::Select takes them, "s.a"
+  /// too); metadata columns are always kept. The rows are those of the full changelog
+  /// (as Spark's view, then projected); a snapshot that only adds or only removes rows
+  /// reads just these columns.
   std::vector<std::string> columns;
   /// Row filter on the table's columns, pushed into the delta reads.
   std::string filter;
@@ -49,9 +50,10 @@ Result<std::vector<const Snapshot*>> SnapshotsBetween(const TableMetadata& metad
                                                       std::optional<int64_t> from,
                                                       std::optional<int64_t> to);
 
-/// The table's schema plus the changelog's metadata columns, for code that formats
-/// changelog rows (the metadata columns carry ids from the reserved range).
-Schema ChangelogSchema(const Schema& table_schema);
+/// The fields of ReadChangelog's rows, for code that formats them: the table's columns
+/// (those of `columns`, as ChangelogOptions::columns cuts them) plus the metadata
+/// columns, which carry ids from the reserved range.
+Schema ChangelogSchema(const Schema& table_schema, const std::vector<std::string>& columns = {});
 
 /// Changes made by the snapshots after `from` (exclusive; nullopt = since the table
 /// was created) up to `to` (inclusive; nullopt = the current snapshot), oldest first.

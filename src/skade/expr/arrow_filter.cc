@@ -402,8 +402,10 @@ class Translator {
 
   Result<Column> ColumnFor(const Expr& p) {
     if (auto it = by_field_id_.find(p.field_id); it != by_field_id_.end()) return it->second;
-    auto expected = ArrowTypeFor(*p.type);
-    if (!expected)
+    // A struct, list or map column is only tested for null (the binder's rule): it is
+    // taken as it is.
+    auto expected = p.type->is_primitive() ? ArrowTypeFor(*p.type) : nullptr;
+    if (!expected && p.type->is_primitive())
       return InvalidArgument("arrow filter: cannot evaluate predicates on " + p.type->ToString());
     std::shared_ptr<arrow::Array> arr;
     if (given_ && given_->first == p.field_id) {
@@ -417,7 +419,7 @@ class Translator {
           ") is not in the batch (columns: " + batch_.schema()->ToString() + ")");
     Column col;
     col.literal_type = expected;
-    if (!arr->type()->Equals(*expected)) {
+    if (expected && !arr->type()->Equals(*expected)) {
       if (IsStringOrBinaryFamily(arr->type_id()) && IsStringOrBinaryFamily(expected->id())) {
         col.literal_type = arr->type();  // large_string etc.: give the literal the column's type
       } else {

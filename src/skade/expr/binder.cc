@@ -65,9 +65,11 @@ Result<ExprPtr> BindPredicate(const Expr& e, const Schema& schema) {
     return InvalidArgument("unknown column '" + e.column +
                            "' in filter (columns: " + schema.ColumnNames() + ")");
   std::string path = schema.PathOf(field->id);
-  if (!field->type->is_primitive())
-    return InvalidArgument("cannot filter on column '" + path + "' of type " +
-                           field->type->ToString() + ": only primitive columns can be compared");
+  // A struct, list or map is null or not, as a whole; its values are compared field by
+  // field (`s.a = 1`).
+  if (!field->type->is_primitive() && e.op != Op::kIsNull && e.op != Op::kNotNull)
+    return InvalidArgument("cannot compare column '" + path + "' of type " + field->type->ToString() +
+                           ": a struct, list or map column takes only 'is null' and 'is not null'");
   // A required top-level column is never null. (A required field inside an optional
   // struct can still be null, so nested fields are left alone.)
   bool top_level_required = field->required && schema.FindTopLevel(path) == field;

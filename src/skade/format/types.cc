@@ -222,6 +222,12 @@ int MaxId(const std::vector<NestedField>& fields) {
 
 const NestedField* Schema::FindField(int id) const { return FindIn(fields_, id); }
 
+const NestedField* Schema::TopLevelOf(int id) const {
+  for (const auto& f : fields_)
+    if (f.id == id || FindIn(f.type->fields, id)) return &f;
+  return nullptr;
+}
+
 const NestedField* Schema::FindTopLevel(std::string_view name) const {
   return FindName(fields_, name);
 }
@@ -251,6 +257,18 @@ std::string Schema::PathOf(int id) const {
 }
 
 int Schema::HighestFieldId() const { return MaxId(fields_); }
+
+std::optional<NestedField> PruneField(const NestedField& field, const std::vector<int>& keep) {
+  if (std::find(keep.begin(), keep.end(), field.id) != keep.end()) return field;
+  if (field.type->id != TypeId::kStruct) return std::nullopt;
+  std::vector<NestedField> kept;
+  for (const auto& child : field.type->fields)
+    if (auto c = PruneField(child, keep)) kept.push_back(*std::move(c));
+  if (kept.empty()) return std::nullopt;
+  NestedField out = field;
+  out.type = Type::Struct(std::move(kept));
+  return out;
+}
 
 std::string Schema::ColumnNames() const {
   std::string s;

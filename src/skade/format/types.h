@@ -71,6 +71,9 @@ class Schema {
 
   /// Any field at any depth, by id; nullptr when absent.
   const NestedField* FindField(int id) const;
+  /// The top-level field holding field `id` at any depth (the field itself when it is
+  /// top-level); nullptr when absent.
+  const NestedField* TopLevelOf(int id) const;
   /// Top-level field by name (exact, then case-insensitive); nullptr when absent.
   const NestedField* FindTopLevel(std::string_view name) const;
   /// A field by dotted path ("addr.city"); nullptr when absent.
@@ -90,6 +93,10 @@ class Schema {
 };
 
 using SchemaPtr = std::shared_ptr<const Schema>;
+
+/// `field` cut down to what `keep` names (field ids): a kept field whole, a struct to
+/// its fields that keep something (in schema order); nullopt when nothing is kept.
+std::optional<NestedField> PruneField(const NestedField& field, const std::vector<int>& keep);
 
 /// Nesting levels of a type (a primitive is 0, list<int> is 1) or of a schema's
 /// deepest column. Kept within kMaxTypeDepth (skade/common/nesting.h) everywhere.

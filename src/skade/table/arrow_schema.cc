@@ -1,5 +1,6 @@
 #include "skade/table/arrow_schema.h"
 
+#include <arrow/array.h>
 #include <arrow/type.h>
 #include <arrow/util/key_value_metadata.h>
 
@@ -65,6 +66,27 @@ int FieldIdOf(const arrow::Field& field) {
   } catch (...) {
     return -1;
   }
+}
+
+int FindChild(const arrow::DataType& type, const NestedField& target) {
+  const auto& fields = type.fields();
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (FieldIdOf(*fields[i]) == target.id) return static_cast<int>(i);
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (FieldIdOf(*fields[i]) < 0 && fields[i]->name() == target.name) return static_cast<int>(i);
+  return -1;
+}
+
+std::shared_ptr<arrow::Array> PruneArray(const std::shared_ptr<arrow::Array>& array, const NestedField& want) {
+  if (want.type->id != TypeId::kStruct || array->type_id() != arrow::Type::STRUCT) return array;
+  const auto& data = array->data();
+  arrow::ArrayVector children;
+  for (const auto& child : want.type->fields) {
+    const int k = FindChild(*array->type(), child);
+    children.push_back(PruneArray(arrow::MakeArray(data->child_data[static_cast<size_t>(k)]), child));
+  }
+  return std::make_shared<arrow::StructArray>(ToArrowType(*want.type), data->length, children, data->buffers[0],
+                                              data->null_count, data->offset);
 }
 
 Result<TypePtr> FromArrowType(const arrow::DataType& t, int* next_id) {

@@ -7,6 +7,7 @@
 #include "skade/format/types.h"
 
 namespace arrow {
+class Array;
 class DataType;
 class Field;
 class Schema;
@@ -26,6 +27,14 @@ std::shared_ptr<arrow::Schema> ToArrowSchema(const Schema& schema, const std::ve
 
 /// Field id stored in an Arrow field's metadata, or -1.
 int FieldIdOf(const arrow::Field& field);
+
+/// The child of an Arrow struct, list or map type holding `target`: by field id, else
+/// (a child without one) by name; -1 when there is none.
+int FindChild(const arrow::DataType& type, const NestedField& target);
+
+/// An array of a table field (its Arrow type, ids kept) cut down to `want`, the same
+/// field with fewer struct children (PruneField).
+std::shared_ptr<arrow::Array> PruneArray(const std::shared_ptr<arrow::Array>& array, const NestedField& want);
 
 /// An Iceberg type for an Arrow type (for files written without a table schema).
 /// Errors: kUnsupported naming the Arrow type.

@@ -97,12 +97,8 @@ using MatchFn = std::function<Result<std::shared_ptr<arrow::Array>>(
 // The top-level columns holding the given field ids.
 std::vector<int> TopLevelIds(const Schema& schema, const std::vector<int>& ids) {
   std::vector<int> out;
-  for (const auto& f : schema.fields()) {
-    Schema one(0, {f});
-    for (int id : ids)
-      if (one.FindField(id) && std::find(out.begin(), out.end(), f.id) == out.end())
-        out.push_back(f.id);
-  }
+  for (const auto& f : schema.fields())
+    if (std::any_of(ids.begin(), ids.end(), [&](int id) { return schema.TopLevelOf(id) == &f; })) out.push_back(f.id);
   if (out.empty() && !schema.fields().empty()) out.push_back(schema.fields()[0].id);  // e.g. `true`
   return out;
 }

@@ -162,13 +162,13 @@ Result<ScanPlan> TableScan::Plan() const {
   // Projection and filter: report every problem at once.
   std::vector<std::string> problems;
   if (columns_) {
-    for (const auto& c : *columns_) {
-      const NestedField* f = schema.FindTopLevel(c);
-      if (!f) problems.push_back("unknown column '" + c + "'");
-      else plan.projected_ids.push_back(f->id);
-    }
+    Projection p = ProjectColumns(schema, *columns_);
+    for (const auto& c : p.unknown) problems.push_back("unknown column '" + c + "'");
+    plan.projected_ids = std::move(p.ids);
+    plan.output_schema = std::move(p.output);
   } else {
     for (const auto& f : schema.fields()) plan.projected_ids.push_back(f.id);
+    plan.output_schema = plan.schema;
   }
   expr::ExprPtr unbound = filter_;
   if (filter_text_) {
@@ -276,6 +276,25 @@ Result<std::shared_ptr<arrow::Table>> TableScan::ToTable() const {
   auto table = reader->ToTable();
   if (!table.ok()) return std::unexpected(ErrorFromReader(table.status()));
   return *table;
+}
+
+Projection ProjectColumns(const Schema& schema, const std::vector<std::string>& columns) {
+  Projection p;
+  std::vector<int> named;
+  for (const auto& c : columns) {
+    const NestedField* f = schema.FindByPath(c);
+    if (!f) {
+      p.unknown.push_back(c);
+      continue;
+    }
+    named.push_back(f->id);
+    const int top = schema.TopLevelOf(f->id)->id;
+    if (std::find(p.ids.begin(), p.ids.end(), top) == p.ids.end()) p.ids.push_back(top);
+  }
+  std::vector<NestedField> out;
+  for (int id : p.ids) out.push_back(*PruneField(*schema.FindField(id), named));
+  p.output = std::make_shared<const Schema>(schema.schema_id(), std::move(out));
+  return p;
 }
 
 Error ErrorFromReader(const arrow::Status& st) {

@@ -62,6 +62,9 @@ struct ScanPlan {
   const Snapshot* snapshot = nullptr;  // null: empty table
   SchemaPtr schema;                    // the schema rows are read with
   std::vector<int> projected_ids;      // top-level field ids, output order
+  /// The output's fields: those of projected_ids, a struct cut down to the nested fields
+  /// selected ("s.a"). Null: projected_ids' fields whole.
+  SchemaPtr output_schema;
   expr::ExprPtr filter;                // bound, or null
   std::vector<FileScanTask> tasks;
   std::vector<DataFile> delete_files;  // every live delete file of the snapshot
@@ -93,6 +96,9 @@ class TableScan {
   TableScan(TableMetadataPtr metadata, FileIO* io, TableIdent table)
       : metadata_(std::move(metadata)), io_(io), table_(std::move(table)) {}
 
+  /// Columns to output, in order: top-level names, or dotted paths to fields inside
+  /// structs ("s.a": the struct `s` holding only the fields selected). A column named
+  /// twice is output once.
   TableScan& Select(std::vector<std::string> columns);
   TableScan& Filter(std::string expression);
   TableScan& Filter(expr::ExprPtr unbound);
@@ -125,6 +131,16 @@ class TableScan {
   std::optional<std::string> ref_;
   int64_t limit_ = -1;
 };
+
+/// Columns named for output (top-level names or dotted paths into structs, "s.a") as
+/// the top-level field ids to read, in order of first mention, and the output's fields,
+/// a struct cut down to the fields named in it. A column named twice is output once.
+struct Projection {
+  std::vector<int> ids;
+  SchemaPtr output;
+  std::vector<std::string> unknown;  // names the schema does not have
+};
+Projection ProjectColumns(const Schema& schema, const std::vector<std::string>& columns);
 
 /// A skade error from a status a scan's record-batch reader returned.
 Error ErrorFromReader(const arrow::Status& status);

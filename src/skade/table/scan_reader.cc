@@ -60,14 +60,34 @@
 namespace skade {
 namespace {
 
-// The child of a file's nested type that carries `target` (by field id, else name).
-int FindChild(const arrow::DataType& file_type, const NestedField& target) {
-  const auto& fields = file_type.fields();
-  for (size_t i = 0; i < fields.size(); ++i)
-    if (FieldIdOf(*fields[i]) == target.id) return static_cast<int>(i);
-  for (size_t i = 0; i < fields.size(); ++i)
-    if (FieldIdOf(*fields[i]) < 0 && fields[i]->name() == target.name) return static_cast<int>(i);
-  return -1;
+// The leaves of a file's top-level field `f` that hold what `want` (the table's field,
+// a struct perhaps cut down to some of its fields) reads: a struct's children matched
+// as FindChild does, children the table dropped or the scan does not want left out.
+// A struct keeps one leaf at least, for its own nulls.
+void CollectWantedLeaves(const parquet::arrow::SchemaField& f, const NestedField& want, std::vector<int>* out) {
+  if (want.type->id != TypeId::kStruct || f.field->type()->id() != arrow::Type::STRUCT) {
+    CollectLeaves(f, out);
+    return;
+  }
+  const size_t before = out->size();
+  for (const auto& child : want.type->fields)
+    if (int k = FindChild(*f.field->type(), child); k >= 0)
+      CollectWantedLeaves(f.children[static_cast<size_t>(k)], child, out);
+  if (out->size() == before) {
+    std::vector<int> all;
+    CollectLeaves(f, &all);
+    if (!all.empty()) out->push_back(all.front());
+  }
+}
+
+// The ids of a (cut down) field's parts that are whole: PruneField of the whole field
+// to them gives it back.
+void WholeParts(const NestedField& f, std::vector<int>* ids) {
+  if (f.type->id != TypeId::kStruct || f.type->fields.empty()) {
+    ids->push_back(f.id);
+    return;
+  }
+  for (const auto& c : f.type->fields) WholeParts(c, ids);
 }
 
 // A dictionary-encoded string or binary column as the dense array the table's type
@@ -419,7 +439,11 @@ struct ScanShape {
   bool has_equality = false;
   arrow::MemoryPool* pool = nullptr;  // the plan's, else Arrow's default
   std::shared_ptr<arrow::Schema> out_schema;
-  std::vector<std::shared_ptr<arrow::Field>> fields;  // per read id, with field ids
+  // Per read id: what is read of the table's field (a struct cut down to the fields
+  // output, filtered on or deleted by), and as Arrow fields with field ids.
+  std::vector<NestedField> read_fields;
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  std::vector<NestedField> out_fields;  // per output column: what is output of it
 };
 
 // The column of a batch or table read from a file (the file's types) holding read
@@ -456,8 +480,8 @@ int DictionaryLeaf(const ScanShape& shape, const OpenedFile& f, int row_group, s
 
 // SKADE_SCAN_TRACE=FILE appends a JSON line per decode task, per streamed batch read, and per
 // wait, file opened and stream opened on the reading thread (thread, steady-clock start and
-// end, thread CPU, in microseconds):
-// the timeline that shows where cores idle. Off, it costs a branch.
+// end, thread CPU, in microseconds; `columns`: the Parquet leaves a decode task or stream
+// reads): the timeline that shows where cores idle. Off, it costs a branch.
 class ScanTrace {
  public:
   static ScanTrace* Get() {
@@ -565,7 +589,9 @@ class ScanReader final : public arrow::RecordBatchReader {
     shape->emit_positions = plan_.emit_positions;
     shape->pool = plan_.pool ? plan_.pool : arrow::default_memory_pool();
     std::vector<int> read_ids = plan_.projected_ids;
+    std::vector<int> looked_at;  // field ids the filters and equality deletes read
     auto add = [&](int id) {
+      looked_at.push_back(id);
       int top = TopLevelOf(id);
       if (top >= 0 && std::find(read_ids.begin(), read_ids.end(), top) == read_ids.end()) read_ids.push_back(top);
     };
@@ -582,9 +608,17 @@ class ScanReader final : public arrow::RecordBatchReader {
       }
     shape->read_ids = read_ids;
     shape->projected = plan_.projected_ids.size();
-    auto read_schema = ToArrowSchema(*plan_.schema, read_ids);
-    shape->fields = read_schema->fields();
-    shape->out_schema = ToArrowSchema(*plan_.schema, plan_.projected_ids);
+    for (size_t i = 0; i < read_ids.size(); ++i) {
+      const NestedField& whole = *plan_.schema->FindField(read_ids[i]);
+      std::vector<int> keep = looked_at;
+      if (i < shape->projected) {
+        shape->out_fields.push_back(plan_.output_schema ? plan_.output_schema->fields()[i] : whole);
+        WholeParts(shape->out_fields.back(), &keep);
+      }
+      shape->read_fields.push_back(*PruneField(whole, keep));
+    }
+    shape->fields = ToArrowSchema(Schema(0, shape->read_fields))->fields();
+    shape->out_schema = ToArrowSchema(Schema(0, shape->out_fields));
     if (plan_.emit_positions)
       shape->out_schema =
           *shape->out_schema->AddField(shape->out_schema->num_fields(), arrow::field("_pos", arrow::int64(), false));
@@ -712,12 +746,8 @@ class ScanReader final : public arrow::RecordBatchReader {
   }
 
   int TopLevelOf(int id) const {
-    for (const auto& f : plan_.schema->fields()) {
-      if (f.id == id) return f.id;
-      Schema sub(0, {f});
-      if (sub.FindField(id)) return f.id;
-    }
-    return -1;
+    const NestedField* top = plan_.schema->TopLevelOf(id);
+    return top ? top->id : -1;
   }
 
   // Schedules row groups until the read-ahead bounds are reached. A streamed unit is
@@ -1099,7 +1129,7 @@ class ScanReader final : public arrow::RecordBatchReader {
           for (size_t k = 0; k < fields.size(); ++k)
             if (FieldIdOf(*fields[k].field) < 0 && fields[k].field->name() == want->name) found = static_cast<int>(k);
         if (found < 0) continue;
-        CollectLeaves(fields[found], &f->leaves[i]);
+        CollectWantedLeaves(fields[found], shape_->read_fields[i], &f->leaves[i]);
         leaves.insert(leaves.end(), f->leaves[i].begin(), f->leaves[i].end());
         if (fields[found].is_leaf() && (want->type->id == TypeId::kString || want->type->id == TypeId::kBinary))
           f->string_leaves.push_back(fields[found].column_index);
@@ -1185,7 +1215,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(shape.fields[i]->type(), rows), f.path);
       return nulls;
     }
-    const NestedField& field = *shape.schema->FindField(shape.read_ids[i]);
+    const NestedField& field = shape.read_fields[i];
     if (keep_dictionaries && KeptDictionary(*raw, field)) return raw;
     return ConformArray(shape.pool, raw, field, f.path);
   }
@@ -1198,7 +1228,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       auto& col = (*cols)[k];
       if (col->type_id() != arrow::Type::DICTIONARY) continue;
       if (only && std::find(only->begin(), only->end(), shape.read_ids[which[k]]) == only->end()) continue;
-      SKADE_ASSIGN_OR_RETURN(col, ConformArray(shape.pool, col, *shape.schema->FindField(shape.read_ids[which[k]]), f.path));
+      SKADE_ASSIGN_OR_RETURN(col, ConformArray(shape.pool, col, shape.read_fields[which[k]], f.path));
     }
     return {};
   }
@@ -1319,7 +1349,9 @@ class ScanReader final : public arrow::RecordBatchReader {
     for (auto& group : groups) {
       auto task = [job, group = std::move(group), next] {
         {
-          TraceSpan span("decode", job->unit.ticket, group.size());
+          size_t leaves = 0;
+          for (size_t i : group) leaves += job->unit.file->leaves[i].size();
+          TraceSpan span("decode", job->unit.ticket, leaves);
           if (job->cancelled->load()) {
             job->Fail(arrow::Status::Cancelled("scan closed"));
           } else if (!job->Failed()) {
@@ -1621,6 +1653,9 @@ class ScanReader final : public arrow::RecordBatchReader {
       }
     }
     SKADE_RETURN_IF_ERROR(DenseColumns(shape, f, output, &cols));
+    for (size_t k = 0; k < cols.size(); ++k)
+      if (!shape.fields[k]->type()->Equals(*shape.out_schema->field(static_cast<int>(k))->type()))
+        cols[k] = PruneArray(cols[k], shape.out_fields[k]);
     if (shape.emit_positions) {
       arrow::Int64Builder pb;
       SKADE_ARROW_RETURN(pb.Reserve(rows), "scan");
