@@ -148,3 +148,43 @@ def test_delete_and_changes_by_struct_nulls(skade, catalog, nest):
     assert sorted((c["id"], json.dumps(c["o"]), c["_change_type"]) for c in changes) == [
         (2, "null", "DELETE"), (3, '{"i": null}', "DELETE"), (6, '{"i": null}', "DELETE"), (8, "null", "DELETE")]
     assert all(list(c)[:2] == ["o", "id"] for c in changes)
+
+
+def test_fields_inside_lists_and_maps_evolve(skade, catalog, tmp_path):
+    """A list's element and a map's value widen and become optional, structs inside them take
+    added, renamed and dropped fields, as Iceberg allows; what cannot change is refused by name.
+    Old files read with the new types, by skade and by PyIceberg."""
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.ev", "--schema",
+             "id:long!, l:list<int>, m:map<string,float>, ls:list<struct<a:int,b:string>>, mv:map<int,struct<q:int>>")
+    first = tmp_path / "a.jsonl"
+    first.write_text('{"id": 1, "l": [1, null], "m": {"a": 1.5}, "ls": [{"a": 1, "b": "x"}, null], "mv": {"7": {"q": 3}}}\n')
+    skade.ok("append", "db.ev", first)
+    skade.ok("alter", "db.ev", "widen-column", "l.element", "long", "widen-column", "m.value", "double",
+             "widen-column", "ls.element.a", "long", "add-column", "ls.element.c", "string",
+             "rename-column", "ls.element.b", "bb", "add-column", "mv.value.r", "long")
+    skade.ok("alter", "db.ev", "drop-column", "ls.element.a")
+    assert "ls    list<struct<bb:string,c:string>>" in skade.ok("describe", "db.ev")
+    second = tmp_path / "b.jsonl"
+    second.write_text('{"id": 2, "l": [3000000000], "m": {"b": 1e300}, "ls": [{"bb": "y", "c": "z"}], '
+                      '"mv": {"8": {"q": 4, "r": 5}}}\n')
+    skade.ok("append", "db.ev", second)
+    want = [
+        {"id": 1, "l": [1, None], "m": [("a", 1.5)], "ls": [{"bb": "x", "c": None}, None], "mv": [(7, {"q": 3, "r": None})]},
+        {"id": 2, "l": [3000000000], "m": [("b", 1e300)], "ls": [{"bb": "y", "c": "z"}], "mv": [(8, {"q": 4, "r": 5})]},
+    ]
+    assert_same_rows(skade.rows("db.ev"), want, what="skade")
+    assert_same_rows(catalog().load_table("db.ev").scan().to_arrow(), want, what="PyIceberg")
+    for change, message in [
+        (("widen-column", "mv.key", "long"), "cannot change 'mv.key': a map's keys stay as they are"),
+        (("set-optional", "mv.key"), "cannot change 'mv.key': a map's keys stay as they are"),
+        (("add-column", "l.x", "int"), "'l' is a list: it holds only its element ('l.element'), so 'l.x' cannot be added"),
+        (("widen-column", "l.elem", "long"), "so 'l.elem' cannot be changed"),
+        (("rename-column", "l.element", "e"), "cannot rename 'l.element': a list holds only its element"),
+        (("drop-column", "m.value"), "cannot drop 'm.value': a map holds only its key and value ('m.key', 'm.value')"),
+        (("widen-column", "l.element", "int"), "cannot change 'l.element' from long to int"),
+        (("add-column", "id.x", "int"), "no struct, list or map column holds 'id.x'"),
+    ]:
+        rc, _, err = skade("alter", "db.ev", *change)
+        assert rc != 0 and message in err, (change, err)
+    assert_same_rows(catalog().load_table("db.ev").scan().to_arrow(), want, what="PyIceberg after the refusals")

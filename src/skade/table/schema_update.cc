@@ -37,10 +37,13 @@ SchemaUpdate& SchemaUpdate::MakeOptional(std::string path) {
 
 namespace {
 
-// Fields of the struct that holds `path`'s last component; nullptr when the
-// parent does not exist or is not a struct.
-std::vector<NestedField>* ParentFields(std::vector<NestedField>& top, const std::string& path, std::string* leaf) {
+// Fields of the struct, list or map (`container`; the schema: kStruct) that holds
+// `path`'s last component ("s.a", "tags.element", "m.value", "l.element.x"); nullptr when
+// the parent does not exist or is a primitive.
+std::vector<NestedField>* ParentFields(std::vector<NestedField>& top, const std::string& path, std::string* leaf,
+                                       TypeId* container) {
   std::vector<NestedField>* level = &top;
+  *container = TypeId::kStruct;
   size_t start = 0;
   while (true) {
     size_t dot = path.find('.', start);
@@ -50,7 +53,8 @@ std::vector<NestedField>* ParentFields(std::vector<NestedField>& top, const std:
       return level;
     }
     auto it = std::find_if(level->begin(), level->end(), [&](const NestedField& f) { return f.name == part; });
-    if (it == level->end() || it->type->id != TypeId::kStruct) return nullptr;
+    if (it == level->end() || it->type->is_primitive()) return nullptr;
+    *container = it->type->id;
     auto copy = std::make_shared<Type>(*it->type);  // types are immutable: copy on write
     it->type = copy;
     level = &copy->fields;
@@ -78,12 +82,35 @@ Result<TableMetadata> SchemaUpdate::Apply(const TableMetadata& base) const {
   std::vector<std::string> problems;
   for (const auto& c : changes_) {
     std::string leaf;
-    std::vector<NestedField>* parent = ParentFields(fields, c.path, &leaf);
+    TypeId container = TypeId::kStruct;
+    std::vector<NestedField>* parent = ParentFields(fields, c.path, &leaf, &container);
     if (!parent) {
-      problems.push_back("no struct column holds '" + c.path + "'");
+      problems.push_back("no struct, list or map column holds '" + c.path + "'");
       continue;
     }
     auto it = std::find_if(parent->begin(), parent->end(), [&](const NestedField& f) { return f.name == leaf; });
+    // A list's element and a map's key and value are fixed parts: they change type or
+    // become optional (not a map's key, which Iceberg keeps as it is), nothing else.
+    if (container != TypeId::kStruct) {
+      const std::string owner = c.path.substr(0, c.path.size() - leaf.size() - 1);
+      const std::string parts = container == TypeId::kList ? "its element ('" + owner + ".element')"
+                                                           : "its key and value ('" + owner + ".key', '" + owner + ".value')";
+      const std::string kind = container == TypeId::kList ? "list" : "map";
+      if (it == parent->end() || c.kind == Change::kAdd) {
+        problems.push_back("'" + owner + "' is a " + kind + ": it holds only " + parts + ", so '" + c.path +
+                           "' cannot be " + (c.kind == Change::kAdd ? "added" : "changed"));
+        continue;
+      }
+      if (c.kind == Change::kRename || c.kind == Change::kDrop) {
+        problems.push_back("cannot " + std::string(c.kind == Change::kRename ? "rename" : "drop") + " '" + c.path +
+                           "': a " + kind + " holds only " + parts);
+        continue;
+      }
+      if (leaf == "key") {
+        problems.push_back("cannot change '" + c.path + "': a map's keys stay as they are");
+        continue;
+      }
+    }
     if (c.kind == Change::kAdd) {
       if (it != parent->end()) {
         problems.push_back("column '" + c.path + "' already exists");

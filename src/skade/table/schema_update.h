@@ -12,7 +12,10 @@
 
 namespace skade {
 
-/// A list of schema changes, validated together against a table's metadata.
+/// A list of schema changes, validated together against a table's metadata. Paths name
+/// nested fields through structs, lists and maps ("addr.zip", "tags.element", "m.value");
+/// a list's element and a map's value are only widened or made optional, a map's key
+/// not changed.
 class SchemaUpdate {
  public:
   /// Adds an optional column; `path` may name a struct's child ("addr.country").
