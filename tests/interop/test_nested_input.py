@@ -189,6 +189,12 @@ def test_map_objects_with_awkward_keys_round_trip_exactly(skade, tmp_path):
      "column 's.t': values of type int64 cannot be converted to timestamp"),
     ("b", pa.array([1], pa.int64()), "values of type int64 cannot be converted to boolean"),
     ("i", pa.array([True]), "values of type bool cannot be converted to int"),
+    # zoned times into a column without a zone: not kept as their UTC wall time
+    ("ts", pa.array([0], pa.timestamp("us", tz="Europe/Oslo")),
+     "column 'ts': values of type timestamp[us, tz=Europe/Oslo] cannot be converted to timestamp (the values "
+     "carry zone 'Europe/Oslo' and the column has none: make the column timestamptz, or drop the zone)"),
+    ("s", pa.array([{"a": 1, "t": 0}], pa.struct([("a", pa.int32()), ("t", pa.timestamp("ms", tz="UTC"))])),
+     "column 's.t': values of type timestamp[ms, tz=UTC] cannot be converted to timestamp (the values carry zone 'UTC'"),
 ])
 def test_parquet_numbers_are_not_guessed_into_times_or_booleans(skade, tmp_path, column, array, message):
     """Arrow would cast 1700000000 into 1970-01-01T00:28:20 (micros) and 1 into true."""
@@ -202,3 +208,8 @@ def test_parquet_numbers_are_not_guessed_into_times_or_booleans(skade, tmp_path,
     f = write_parquet(pa.table({"id": pa.array([2], pa.int64()), "ts": pa.array([19000], pa.date32())}), tmp_path / "ok.parquet")
     skade.ok("append", "db.c", f)
     assert skade.rows("db.c").column("ts").to_pylist()[0].isoformat() == "2022-01-08T00:00:00"
+    # and times without a zone into a timestamptz column are taken as UTC, as text without an offset is
+    skade.ok("create", "db.z", "--schema", "id:long!, tz:timestamptz")
+    f = write_parquet(pa.table({"id": pa.array([3], pa.int64()), "tz": pa.array([0], pa.timestamp("s"))}), tmp_path / "z.parquet")
+    skade.ok("append", "db.z", f)
+    assert skade.jsonl("scan", "db.z") == [{"id": 3, "tz": "1970-01-01T00:00:00+00:00"}]
