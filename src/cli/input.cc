@@ -12,6 +12,7 @@
 
 #include <climits>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -424,6 +425,32 @@ Status CheckColumnNames(const arrow::Schema& schema, const std::string& path) {
   return {};
 }
 
+std::string DelimiterName(char c) {
+  switch (c) {
+    case ',': return "comma";
+    case '\t': return "tab";
+    default: return "'" + std::string(1, c) + "'";
+  }
+}
+
+// A header line without `delimiter` that holds another common separator would read as
+// one column (and its rows as a parse error or missing columns): say which to give.
+Status CheckHeaderSeparator(const std::string& path, char delimiter, const Schema& schema) {
+  std::ifstream in(path, std::ios::binary);
+  std::string header;
+  std::getline(in, header);
+  if (header.starts_with("\xEF\xBB\xBF")) header.erase(0, 3);
+  if (header.ends_with('\r')) header.pop_back();
+  if (header.find(delimiter) != std::string::npos || schema.FindTopLevel(header)) return {};
+  for (char other : {';', '\t', '|', ','})
+    if (header.find(other) != std::string::npos)
+      return InvalidArgument(path + ": its header line holds no " + DelimiterName(delimiter) + " but " +
+                             DelimiterName(other) + ": give --delimiter " +
+                             (other == '\t' ? std::string("tab") : "'" + std::string(1, other) + "'") +
+                             " for a file separated so");
+  return {};
+}
+
 Result<std::shared_ptr<arrow::RecordBatchReader>> Checked(std::shared_ptr<arrow::RecordBatchReader> reader,
                                                           const std::string& path) {
   SKADE_RETURN_IF_ERROR(CheckColumnNames(*reader->schema(), path));
@@ -441,7 +468,7 @@ Status ReadInGrowingBlocks(const std::function<Status(int64_t block_bytes)>& rea
 }
 
 Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& path, const Schema& schema,
-                                                            int64_t block_bytes, const Schema* only) {
+                                                            int64_t block_bytes, const Schema* only, char delimiter) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return NotFound("input file not found: " + path);
   if (std::filesystem::is_directory(path, ec)) return InvalidArgument("input " + path + " is a directory, not a file");
@@ -461,10 +488,11 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     if (!batches.ok()) return Corrupt(path + ": " + batches.status().message());
     return Checked(std::make_shared<OwningReader>(std::move(reader), std::move(*batches)), path);
   }
-  if (ext == ".csv") {
+  if (ext == ".csv" || ext == ".tsv" || ext == ".tab") {
     auto read = arrow::csv::ReadOptions::Defaults();
     read.block_size = static_cast<int32_t>(std::min<int64_t>(block_bytes, INT32_MAX));
     auto parse = arrow::csv::ParseOptions::Defaults();
+    parse.delimiter = delimiter ? delimiter : ext == ".csv" ? ',' : '\t';
     auto convert = arrow::csv::ConvertOptions::Defaults();
     // Everything arrives as text and is converted when conformed to the table, so a
     // value that does not fit is reported with its column and row.
@@ -474,6 +502,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     convert.strings_can_be_null = true;
     convert.quoted_strings_can_be_null = false;
     convert.null_values = {""};
+    SKADE_RETURN_IF_ERROR(CheckHeaderSeparator(path, parse.delimiter, schema));
     SKADE_ARROW_ASSIGN(auto reader,
                        arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), file, read, parse, convert),
                        path);
@@ -502,7 +531,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     return Checked(std::make_shared<JsonLinesReader>(std::move(*reader), schema, path), path);
   }
   return InvalidArgument("cannot tell the format of '" + path +
-                         "' (expected .parquet, .csv, .jsonl, .json or .ndjson)");
+                         "' (expected .parquet, .csv, .tsv, .tab, .jsonl, .json or .ndjson)");
 }
 
 }  // namespace skade::cli

@@ -20,8 +20,10 @@ namespace skade::cli {
 inline constexpr int64_t kInputBlockBytes = 4 << 20;
 inline constexpr int64_t kMaxInputBlockBytes = 1LL << 30;
 
-/// A streaming reader of `path`, chosen by extension (.parquet, .csv, .jsonl/.json/.ndjson).
-/// CSV and JSON columns that the table schema names are parsed as its types.
+/// A streaming reader of `path`, chosen by extension (.parquet, .csv, .tsv/.tab,
+/// .jsonl/.json/.ndjson). CSV and JSON columns that the table schema names are parsed as
+/// its types. CSV fields are separated by `delimiter`, else by commas (tabs in a .tsv or
+/// .tab file).
 /// With `only`, a Parquet input decodes only the columns `only` names, and a CSV input's
 /// nested cells stay text (`only` names identifier columns, which are never nested; JSON
 /// parses every column either way). Errors: kInvalidArgument (unknown
@@ -29,7 +31,7 @@ inline constexpr int64_t kMaxInputBlockBytes = 1LL << 30;
 /// kCorrupt naming the file.
 Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& path, const Schema& schema,
                                                             int64_t block_bytes = kInputBlockBytes,
-                                                            const Schema* only = nullptr);
+                                                            const Schema* only = nullptr, char delimiter = 0);
 
 /// Runs `read` (which reads an input in blocks of the size it is given) with
 /// kInputBlockBytes, and again with blocks four times as large while it fails on a row

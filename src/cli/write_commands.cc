@@ -22,7 +22,8 @@ namespace {
 // block at a time (never whole), without committing them. With `keep`, only the rows
 // whose position in the inputs (counted over all files) it marks.
 Result<StagedAppend> StageInputs(Context& ctx, Table& table, const std::vector<std::string>& files,
-                                 const std::string& branch, const std::vector<uint8_t>* keep = nullptr) {
+                                 const std::string& branch, char delimiter,
+                                 const std::vector<uint8_t>* keep = nullptr) {
   StagedAppend all;
   int64_t first = 0;  // input rows before the current file
   // Files staged for earlier inputs are never committed when a later input fails:
@@ -39,7 +40,7 @@ Result<StagedAppend> StageInputs(Context& ctx, Table& table, const std::vector<s
     int64_t rows_read = 0;
     Status read = ReadInGrowingBlocks([&](int64_t block) -> Status {
       // OpenInput's errors name the file already; those of the rows get it here.
-      SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, *table.metadata()->schema(), block));
+      SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, *table.metadata()->schema(), block, nullptr, delimiter));
       if (keep) reader = KeepMarkedRows(reader, *table.metadata()->schema(), *keep, first, &rows_read);
       auto staged = table.StageAppend(*reader, opts);
       if (ctx.progress) std::fprintf(stderr, "\n");
@@ -58,9 +59,9 @@ Result<StagedAppend> StageInputs(Context& ctx, Table& table, const std::vector<s
 }
 
 Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::string>& files,
-                 const std::string& branch) {
+                 const std::string& branch, char delimiter) {
   SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
-  SKADE_ASSIGN_OR_RETURN(StagedAppend all, StageInputs(ctx, *table, files, branch));
+  SKADE_ASSIGN_OR_RETURN(StagedAppend all, StageInputs(ctx, *table, files, branch, delimiter));
   if (all.files.empty()) return InvalidArgument("the input files hold no rows; nothing was committed");
   // A refused commit removes the staged files itself (unless its outcome is unknown).
   SKADE_ASSIGN_OR_RETURN(auto res, table->CommitAppend(all));
@@ -75,7 +76,8 @@ Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::s
 // The identifier columns of every row of the input files, in input order, conformed to
 // their types (the keys an upsert or a delete by key reads first): a Parquet input
 // decodes only them; the other columns of a text input's blocks are dropped as read.
-Result<std::shared_ptr<arrow::Table>> ReadInputKeys(const std::vector<std::string>& files, const Schema& schema) {
+Result<std::shared_ptr<arrow::Table>> ReadInputKeys(const std::vector<std::string>& files, const Schema& schema,
+                                                    char delimiter) {
   std::vector<NestedField> fields;
   for (int id : schema.identifier_field_ids())
     if (const NestedField* f = schema.FindField(id)) fields.push_back(*f);
@@ -86,7 +88,7 @@ Result<std::shared_ptr<arrow::Table>> ReadInputKeys(const std::vector<std::strin
     const size_t first_batch = batches.size();
     SKADE_RETURN_IF_ERROR(ReadInGrowingBlocks([&](int64_t block) -> Status {
       batches.resize(first_batch);  // a read again with larger blocks starts the file over
-      SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, schema, block, &key_schema));
+      SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, schema, block, &key_schema, delimiter));
       int64_t row = 1;
       while (true) {
         std::shared_ptr<arrow::RecordBatch> batch;
@@ -191,19 +193,35 @@ Status CmdAlter(Context& ctx, const std::string& table_name, const std::vector<s
 }
 
 struct Args {
-  std::string table, branch = "main", where, keys_file, after;
+  std::string table, branch = "main", where, keys_file, after, delimiter;
   std::vector<std::string> files, alter;
 };
+
+// --delimiter: one character, or "tab"; 0 when not given (each file's extension decides).
+Result<char> Delimiter(const std::string& text) {
+  if (text.empty()) return '\0';
+  if (text == "tab" || text == "\\t") return '\t';
+  if (text.size() != 1 || text[0] == '"' || text[0] == '\n' || text[0] == '\r')
+    return InvalidArgument("--delimiter takes one character other than a quote or a line break, or 'tab'; not '" +
+                           text + "'");
+  return text[0];
+}
+
+constexpr const char* kDelimiterHelp = "CSV field separator: one character, or 'tab' (default: ',', tab for .tsv)";
 
 }  // namespace
 
 void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   static Args a;
-  auto* append = app.add_subcommand("append", "append Parquet, CSV or JSON-lines files");
+  auto* append = app.add_subcommand("append", "append Parquet, CSV (or TSV) or JSON-lines files");
   append->add_option("TABLE", a.table)->required();
   append->add_option("FILE", a.files, "input files")->required();
   append->add_option("--branch", a.branch, "branch to write to");
-  append->callback([&] { action = [&] { return CmdAppend(ctx, a.table, a.files, a.branch); }; });
+  append->add_option("--delimiter", a.delimiter, kDelimiterHelp);
+  append->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(char delimiter, Delimiter(a.delimiter));
+    return CmdAppend(ctx, a.table, a.files, a.branch, delimiter);
+  }; });
 
   auto* del = app.add_subcommand("delete", "delete rows by filter or by key");
   del->add_option("TABLE", a.table)->required();
@@ -211,14 +229,16 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   auto* keys_opt = del->add_option("--keys", a.keys_file, "file of identifier values to delete");
   where_opt->excludes(keys_opt);
   del->add_option("--branch", a.branch, "branch to write to");
+  del->add_option("--delimiter", a.delimiter, kDelimiterHelp)->needs(keys_opt);
   del->callback([&] { action = [&]() -> Status {
     if (a.where.empty() && a.keys_file.empty()) return InvalidArgument("delete needs --where EXPR or --keys FILE");
+    SKADE_ASSIGN_OR_RETURN(char delimiter, Delimiter(a.delimiter));
     SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
     WriteOptions opts;
     opts.branch = a.branch;
     CommitResult r;
     if (!a.keys_file.empty()) {
-      SKADE_ASSIGN_OR_RETURN(auto keys, ReadInputKeys({a.keys_file}, *table->metadata()->schema()));
+      SKADE_ASSIGN_OR_RETURN(auto keys, ReadInputKeys({a.keys_file}, *table->metadata()->schema(), delimiter));
       SKADE_ASSIGN_OR_RETURN(r, table->DeleteKeys(keys, opts));
     } else {
       SKADE_ASSIGN_OR_RETURN(r, table->Delete(a.where, opts));
@@ -231,14 +251,16 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   upsert->add_option("TABLE", a.table)->required();
   upsert->add_option("FILE", a.files, "input files")->required();
   upsert->add_option("--branch", a.branch, "branch to write to");
+  upsert->add_option("--delimiter", a.delimiter, kDelimiterHelp);
   upsert->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(char delimiter, Delimiter(a.delimiter));
     SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
     // The keys first, then the rows each key keeps, written as they are read again.
-    SKADE_ASSIGN_OR_RETURN(auto keys, ReadInputKeys(a.files, *table->metadata()->schema()));
+    SKADE_ASSIGN_OR_RETURN(auto keys, ReadInputKeys(a.files, *table->metadata()->schema(), delimiter));
     WriteOptions opts;
     opts.branch = a.branch;
     SKADE_ASSIGN_OR_RETURN(auto r, table->Upsert(keys, [&](const std::vector<uint8_t>& keep) {
-      return StageInputs(ctx, *table, a.files, a.branch, &keep);
+      return StageInputs(ctx, *table, a.files, a.branch, delimiter, &keep);
     }, opts));
     PrintChange("upsert", a.table, r);
     return {};
@@ -249,14 +271,16 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   overwrite->add_option("FILE", a.files, "input files")->required();
   overwrite->add_option("--where", a.where, "rows to replace");
   overwrite->add_option("--branch", a.branch, "branch to write to");
+  overwrite->add_option("--delimiter", a.delimiter, kDelimiterHelp);
   overwrite->callback([&] { action = [&]() -> Status {
+    SKADE_ASSIGN_OR_RETURN(char delimiter, Delimiter(a.delimiter));
     SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
     WriteOptions opts;
     opts.branch = a.branch;
     std::optional<std::string> filter;
     if (!a.where.empty()) filter = a.where;
     // The input is written as it is read (again if a conflicting commit makes it redo).
-    SKADE_ASSIGN_OR_RETURN(auto r, table->Overwrite([&] { return StageInputs(ctx, *table, a.files, a.branch); },
+    SKADE_ASSIGN_OR_RETURN(auto r, table->Overwrite([&] { return StageInputs(ctx, *table, a.files, a.branch, delimiter); },
                                                     filter, opts));
     PrintChange("overwrite", a.table, r);
     return {};

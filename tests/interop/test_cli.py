@@ -8,6 +8,7 @@ import io
 import json
 import re
 import time
+from decimal import Decimal
 
 import fastavro
 import pyarrow as pa
@@ -434,7 +435,6 @@ def test_csv_and_jsonl_input_types_converted(skade, catalog, tmp_path):
     c.write_text("s,id,ok,i,price,d,ts,tz\nx,3,false,7,-0.5,1969-12-31,1970-01-01T00:00:00,1970-01-01T00:00:00Z\n")
     skade.ok("append", "db.t", c)
     import uuid
-    from decimal import Decimal
 
     want = [
         {"id": 1, "ok": True, "i": -5, "f": 1.5, "price": Decimal("12.345"), "d": dt.date(2024, 2, 29),
@@ -448,6 +448,38 @@ def test_csv_and_jsonl_input_types_converted(skade, catalog, tmp_path):
     ]
     assert_same_rows(skade.rows("db.t"), want, what="skade")
     assert_same_rows(catalog().load_table("db.t").scan().to_arrow(), want, what="PyIceberg")
+
+
+def test_csv_separators_tsv_and_delimiter(skade, catalog, tmp_path):
+    """A .tsv file is tab-separated; --delimiter names another separator for append, upsert,
+    overwrite and delete --keys; a header that holds another separator is refused naming the
+    flag to give, instead of reading as one column."""
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.d", "--schema", "id:long!, name:string, amt:decimal(8,2)", "--identifier", "id")
+    (tmp_path / "a.tsv").write_text('id\tname\tamt\n1\tx, y\t1.5\n2\t"q\tr"\t2\n')
+    skade.ok("append", "db.d", tmp_path / "a.tsv")
+    (tmp_path / "b.csv").write_text("id;name;amt\n3;z;3,5\n".replace("3,5", '"3.5"'))
+    rc, _, err = skade("append", "db.d", tmp_path / "b.csv")
+    assert rc == 2 and "b.csv: its header line holds no comma but ';': give --delimiter ';'" in err, err
+    skade.ok("append", "db.d", tmp_path / "b.csv", "--delimiter", ";")
+    (tmp_path / "c.txt.csv").write_text("id|name|amt\n1|one|10\n4|four|4\n")
+    skade.ok("upsert", "db.d", tmp_path / "c.txt.csv", "--delimiter", "|")
+    (tmp_path / "keys.csv").write_text("id\tname\n2\tignored\n")
+    rc, _, err = skade("delete", "db.d", "--keys", tmp_path / "keys.csv")
+    assert rc == 2 and "give --delimiter tab" in err, err
+    skade.ok("delete", "db.d", "--keys", tmp_path / "keys.csv", "--delimiter", "tab")
+    want = [{"id": 1, "name": "one", "amt": Decimal("10.00")}, {"id": 3, "name": "z", "amt": Decimal("3.50")},
+            {"id": 4, "name": "four", "amt": Decimal("4.00")}]
+    assert_same_rows(catalog().load_table("db.d").scan().to_arrow(), want, what="PyIceberg")
+    (tmp_path / "o.tsv").write_text("id:name:amt\n5:five:5\n")
+    skade.ok("overwrite", "db.d", tmp_path / "o.tsv", "--delimiter", ":", "--where", "id > 3")
+    assert sorted(r["id"] for r in skade.jsonl("scan", "db.d")) == [1, 3, 5]
+    for bad in (";;", '"', "\n"):
+        rc, out, err = skade("append", "db.d", tmp_path / "b.csv", "--delimiter", bad)
+        assert rc == 2 and out == "" and "--delimiter takes one character" in err, (bad, err)
+    rc, _, err = skade("delete", "db.d", "--where", "id = 1", "--delimiter", ";")
+    assert rc != 0 and "--delimiter requires --keys" in err, err
+    assert sorted(r["id"] for r in skade.jsonl("scan", "db.d")) == [1, 3, 5]
 
 
 def test_csv_nulls_empty_strings_and_nan_round_trip(skade, catalog, tmp_path):
