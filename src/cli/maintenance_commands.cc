@@ -13,7 +13,7 @@ namespace skade::cli {
 namespace {
 
 struct Args {
-  std::string table, ref_action, ref_name, to_branch, older_than, format = "table";
+  std::string table, ref_action, ref_name, to_branch, older_than, format = "table", where;
   int64_t ref_snapshot = -1, rollback_to = 0, retain_last = 0, compact_target = 0;
   bool remove_orphans = false;
 };
@@ -101,11 +101,15 @@ void AddMaintenanceCommands(CLI::App& app, Context& ctx, CommandAction& action) 
   auto* compact = app.add_subcommand("compact", "bin-pack small data files and fold in their deletes");
   compact->add_option("TABLE", a.table)->required();
   auto* target_opt = AddInteger(compact, "--target-file-size", a.compact_target, 1, "bytes");
-  compact->callback([&, target_opt] { action = [&, target_opt]() -> Status {
+  auto* where_opt = compact->add_option(
+      "--where", a.where, "only the files that may hold a matching row (by partition and column bounds); whole files");
+  compact->callback([&, target_opt, where_opt] { action = [&, target_opt, where_opt]() -> Status {
     SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
     std::optional<int64_t> target;
     if (target_opt->count()) target = a.compact_target;
-    SKADE_ASSIGN_OR_RETURN(auto r, table->Compact(target));
+    std::optional<std::string> where;
+    if (where_opt->count()) where = a.where;
+    SKADE_ASSIGN_OR_RETURN(auto r, table->Compact(target, where));
     if (!r.committed) std::printf("%s: nothing to compact\n", a.table.c_str());
     else std::printf("compacted %s: %lld rows rewritten into %zu files: snapshot %lld, commit_seq %lld\n",
                      a.table.c_str(), static_cast<long long>(r.rows_added), r.added_files.size(),

@@ -221,24 +221,33 @@ Result<size_t> PurgeDroppedTable(Catalog& catalog, const std::string& location) 
   return files.size();
 }
 
-Result<CommitResult> Table::Compact(std::optional<int64_t> target_file_size) {
+Result<CommitResult> Table::Compact(std::optional<int64_t> target_file_size, const std::optional<std::string>& where) {
   // A rewrite that lost a race with a commit deleting rows of its files is redone.
   for (int attempt = 1;; ++attempt) {
-    auto r = CompactOnce(target_file_size);
+    auto r = CompactOnce(target_file_size, where);
     if (r || r.error().kind != ErrorKind::kCommitConflict || attempt >= 5) return r;
   }
 }
 
-Result<CommitResult> Table::CompactOnce(std::optional<int64_t> target_file_size) {
+Result<CommitResult> Table::CompactOnce(std::optional<int64_t> target_file_size,
+                                        const std::optional<std::string>& where) {
   SKADE_RETURN_IF_ERROR(Refresh());
   TableMetadataPtr m = loaded_.metadata;
   int64_t target = target_file_size.value_or(m->PropertyInt("write.target-file-size-bytes", 512LL << 20));
   if (target <= 0) return InvalidArgument("target file size must be positive");
   SKADE_ASSIGN_OR_RETURN(ScanPlan all, NewScan().Plan());
+  // With `where`, the files a scan of it plans (the same snapshot) are the candidates.
+  std::set<std::string> matching;
+  if (where) {
+    SKADE_ASSIGN_OR_RETURN(ScanPlan filtered, NewScan().Filter(*where).Plan());
+    for (const auto& t : filtered.tasks) matching.insert(t.file.file_path);
+  }
   // Group the live files per partition; compact a group when it has several small
   // files or any file with deletes to fold in.
   std::map<std::string, std::vector<FileScanTask>> groups;
-  for (const auto& t : all.tasks) groups[PartitionTupleKey(t.file.spec_id, t.file.partition)].push_back(t);
+  for (const auto& t : all.tasks)
+    if (!where || matching.contains(t.file.file_path))
+      groups[PartitionTupleKey(t.file.spec_id, t.file.partition)].push_back(t);
   std::vector<FileScanTask> chosen;
   for (auto& [key, tasks] : groups) {
     std::vector<FileScanTask> pick;

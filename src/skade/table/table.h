@@ -161,9 +161,12 @@ class Table {
   Result<std::vector<std::string>> OrphanFiles(int64_t older_than_ms, bool remove);
   /// Bin-packs small data files per partition (and files with deletes), folding the
   /// deletes in, as one `replace` snapshot; afterwards no delete file is left (equality
-  /// deletes included). Rows are unchanged. A commit that deletes rows of the files
-  /// being rewritten meanwhile makes it redo the rewrite (kCommitConflict after 5 tries).
-  Result<CommitResult> Compact(std::optional<int64_t> target_file_size);
+  /// deletes included). With `where` (a filter), only the files that may hold a matching
+  /// row, by partition and column bounds, are rewritten (whole); the others keep their
+  /// deletes. Rows are unchanged. A commit that deletes rows of the files being
+  /// rewritten meanwhile makes it redo the rewrite (kCommitConflict after 5 tries).
+  Result<CommitResult> Compact(std::optional<int64_t> target_file_size,
+                               const std::optional<std::string>& where = std::nullopt);
   /// Rewrites the current snapshot's manifests into one per content and spec.
   Result<CommitResult> RewriteManifests();
 
@@ -172,7 +175,7 @@ class Table {
 
  private:
   Result<CommitResult> CommitFileChange(FileChange change, int64_t rows_added, int64_t rows_deleted);
-  Result<CommitResult> CompactOnce(std::optional<int64_t> target_file_size);
+  Result<CommitResult> CompactOnce(std::optional<int64_t> target_file_size, const std::optional<std::string>& where);
   Result<CommitResult> CommitMetadata(const std::string& operation,
                                       const std::function<Result<TableMetadata>(const TableMetadata&)>& mutate);
   friend Result<std::vector<CommitResult>> CommitAppends(
