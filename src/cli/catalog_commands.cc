@@ -49,6 +49,7 @@ Status CmdCreate(Context& ctx, const std::string& name, const std::string& schem
     if (eq == std::string::npos || eq == 0) return InvalidArgument("property '" + p + "' must be KEY=VALUE");
     properties[p.substr(0, eq)] = p.substr(eq + 1);
   }
+  SKADE_RETURN_IF_ERROR(CheckTableProperties(properties));
   SKADE_ASSIGN_OR_RETURN(auto loaded, ctx.catalog->CreateTable(ident, schema, spec, properties));
   std::printf("created %s at %s\n", ident.ToString().c_str(), LocalPath(loaded.metadata->location).c_str());
   return {};

@@ -132,15 +132,16 @@ void PrintChange(const char* verb, const std::string& table, const CommitResult&
 Status CmdAlter(Context& ctx, const std::string& table_name, const std::vector<std::string>& args,
                 const std::string& after) {
   static const std::map<std::string, size_t> kArity = {
-      {"add-column", 2}, {"rename-column", 2}, {"drop-column", 1}, {"widen-column", 2},
-      {"set-optional", 1}, {"add-partition", 1}, {"drop-partition", 1}};
+      {"add-column", 2},    {"rename-column", 2}, {"drop-column", 1},    {"widen-column", 2},
+      {"set-optional", 1},  {"add-partition", 1}, {"drop-partition", 1}, {"set-property", 1},
+      {"unset-property", 1}};
   std::vector<std::vector<std::string>> changes;
   for (size_t i = 0; i < args.size();) {
     auto verb = kArity.find(args[i]);
     if (verb == kArity.end())
       return InvalidArgument("unknown alter change '" + args[i] +
                              "' (add-column, rename-column, drop-column, widen-column, set-optional, add-partition, "
-                             "drop-partition)");
+                             "drop-partition, set-property, unset-property)");
     size_t n = verb->second, end = i + 1;
     while (end < args.size() && !kArity.contains(args[end])) ++end;
     if (end - i - 1 != n)
@@ -154,9 +155,29 @@ Status CmdAlter(Context& ctx, const std::string& table_name, const std::vector<s
   const bool partition = count("add-partition") + count("drop-partition") > 0;
   if (partition && changes.size() > 1)
     return InvalidArgument("alter: a partition change is a commit of its own; give it in an alter of its own");
+  const auto properties = count("set-property") + count("unset-property");
+  if (properties > 0 && properties != static_cast<std::ptrdiff_t>(changes.size()))
+    return InvalidArgument("alter: property changes are a commit of their own; give them in an alter of their own");
   if (!after.empty() && (count("add-column") != 1 || changes.size() != 1))
     return InvalidArgument("alter: --after goes with a single add-column");
   SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
+  if (properties > 0) {
+    std::map<std::string, std::string> set;
+    std::vector<std::string> remove;
+    for (const auto& c : changes) {
+      if (c[0] == "unset-property") {
+        remove.push_back(c[1]);
+        continue;
+      }
+      const auto eq = c[1].find('=');
+      if (eq == std::string::npos || eq == 0)
+        return InvalidArgument("alter set-property takes KEY=VALUE, not '" + c[1] + "'");
+      set[c[1].substr(0, eq)] = c[1].substr(eq + 1);
+    }
+    SKADE_RETURN_IF_ERROR(table->UpdateProperties(set, remove));
+    std::printf("%s: properties changed\n", table_name.c_str());
+    return {};
+  }
   if (partition) {
     const auto& c = changes[0];
     if (c[0] == "add-partition") SKADE_RETURN_IF_ERROR(table->AddPartitionFields(c[1]));
@@ -291,7 +312,7 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   alter->add_option("CHANGE", a.alter,
                     "add-column NAME TYPE | rename-column OLD NEW | drop-column NAME | widen-column NAME TYPE | "
                     "set-optional NAME (several: one new schema, all or none) | add-partition SPEC | "
-                    "drop-partition NAME (alone)")
+                    "drop-partition NAME (alone) | set-property KEY=VALUE | unset-property KEY (several: one commit)")
       ->required();
   alter->add_option("--after", a.after, "with add-column: place the column after COL");
   alter->callback([&] { action = [&] { return CmdAlter(ctx, a.table, a.alter, a.after); }; });

@@ -733,3 +733,37 @@ def test_jsonl_round_trip_of_other_types(skade, tmp_path):
     skade.ok("scan", "db.a", "--format", "jsonl", "--output", out)
     skade.ok("append", "db.b", out)
     assert_same_rows(skade.rows("db.b"), skade.rows("db.a"), what="jsonl round trip")
+
+
+def test_table_properties_are_checked_where_they_are_set(skade, catalog):
+    """A value skade could not use is refused when it is set (create --property, alter
+    set-property), naming each, instead of the write falling back to a default; other keys
+    pass as they are, and alter sets and removes them in one commit."""
+    skade.ok("create-namespace", "db")
+    rc, out, err = skade("create", "db.p", "--schema", "id:long!", "--property", "write.delete.mode=copy_on_write",
+                         "--property", "write.target-file-size-bytes=512MB", "--property", "format-version=1",
+                         "--property", "write.parquet.compression-codec=brotli")
+    assert rc == 2 and out == "", err
+    for part in ("write.delete.mode=copy_on_write: it takes merge-on-read, copy-on-write",
+                 "write.target-file-size-bytes=512MB: it takes a positive whole number",
+                 "format-version=1: it takes 2", "write.parquet.compression-codec=brotli: it takes zstd, snappy"):
+        assert part in err, (part, err)
+    rc, _, err = skade("describe", "db.p")
+    assert rc != 0 and "does not exist" in err
+    skade.ok("create", "db.p", "--schema", "id:long!", "--property", "format-version=2",
+             "--property", "write.parquet.compression-codec=ZSTD", "--property", "team=core")
+    skade.ok("alter", "db.p", "set-property", "commit.retry.num-retries=0", "unset-property", "team",
+             "set-property", "x.y=a=b")
+    props = catalog().load_table("db.p").properties
+    assert props["commit.retry.num-retries"] == "0" and props["x.y"] == "a=b" and "team" not in props
+    for args, message in [
+        (("set-property", "write.parquet.row-group-limit=-1"), "it takes a positive whole number"),
+        (("set-property", "skade.write.parquet.compression-min-saving-percent=101"), "from 0 to 100"),
+        (("set-property", "format-version=2"), "format-version is not a property to change"),
+        (("set-property", "novalue"), "alter set-property takes KEY=VALUE, not 'novalue'"),
+        (("set-property", "a=1", "unset-property", "a"), "property a is both set and removed"),
+        (("set-property", "a=1", "add-column", "x", "int"), "property changes are a commit of their own"),
+    ]:
+        rc, _, err = skade("alter", "db.p", *args)
+        assert rc == 2 and message in err, (args, err)
+    assert catalog().load_table("db.p").properties == props

@@ -155,7 +155,17 @@ def test_pyiceberg_reads_after_every_readme_write_command(skade, catalog, wareho
                                 later))
     w.check("upsert after evolution")
     skade.ok("delete", T, "--keys", write_keys_csv(live[1::5], w.file("keys2.csv")))
-    before_compact = w.check("delete --keys after evolution")
+    w.check("delete --keys after evolution")
+    # copy-on-write for one delete, set and unset by alter: no delete file is added
+    skade.ok("alter", T, "set-property", "write.delete.mode=copy-on-write", "set-property", "owner=sales")
+    assert catalog().load_table(T).properties["write.delete.mode"] == "copy-on-write"
+    deletes_before = [e for e in live_entries(warehouse, T) if e["content"]]
+    skade.ok("delete", T, "--where", f"id = {live[2]}")
+    assert [e for e in live_entries(warehouse, T) if e["content"]] == deletes_before
+    skade.ok("alter", T, "unset-property", "write.delete.mode")
+    assert "write.delete.mode" not in catalog().load_table(T).properties
+    before_compact = w.check("delete --where, copy-on-write by alter set-property")
+    assert live[2] not in before_compact.column("id").to_pylist()
 
     skade.ok("compact", T)
     after = w.check("compact")
@@ -234,10 +244,19 @@ def test_equality_deletes_only_by_opt_in_and_compact_undoes_them(skade, catalog,
     assert_same_rows(catalog().load_table(T).scan().to_arrow(), list(want.values()), COLUMNS,
                      what="PyIceberg after compact")
 
-    # a bad value is refused with one line, and nothing is written
-    skade.ok("create", "sales.bad", "--schema", SCHEMA, "--identifier", "id",
-             "--property", "skade.write.upsert.equality-deletes=yes")
+    # a bad value is refused with one line: by create and alter, and, set by another tool,
+    # by the write that reads it, which writes nothing
+    for args in (("create", "sales.bad", "--schema", SCHEMA, "--property", "skade.write.upsert.equality-deletes=yes"),
+                 ("alter", T, "set-property", "skade.write.upsert.equality-deletes=yes")):
+        rc, out, err = skade(*args)
+        assert rc == 2 and err.strip().count("\n") == 0, (args, err)
+        assert "property skade.write.upsert.equality-deletes=yes: it takes true, false" in err, err
+    skade.ok("create", "sales.bad", "--schema", SCHEMA, "--identifier", "id")
     skade.ok("append", "sales.bad", write(base[:3], tmp_path / "b.parquet"))
+    with catalog().load_table("sales.bad").transaction() as tx:
+        tx.set_properties({"skade.write.upsert.equality-deletes": "yes"})
+    files = sorted(p.name for p in (warehouse / "sales.db" / "bad").rglob("*"))
     rc, out, err = skade("upsert", "sales.bad", write(base[:1], tmp_path / "b2.parquet"))
     assert rc == 2, (rc, out, err)
     assert err.strip().count("\n") == 0 and "skade.write.upsert.equality-deletes" in err and "'yes'" in err, err
+    assert sorted(p.name for p in (warehouse / "sales.db" / "bad").rglob("*")) == files

@@ -1,5 +1,8 @@
 // Metadata-only changes of a table: schema and partition evolution, refs, rollback.
 #include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <limits>
 
 #include "skade/io/file_io.h"
 
@@ -30,7 +33,74 @@ TableMetadata WithDefaultSpec(TableMetadata m, std::vector<PartitionField> field
   return m;
 }
 
+// What a property skade honours takes (one checker per kind of value).
+bool IsInteger(const std::string& v, int64_t lo, int64_t hi) {
+  int64_t n = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  return !v.empty() && ec == std::errc() && p == v.data() + v.size() && n >= lo && n <= hi;
+}
+
+// `fold`: the value is read in any case (codec names are).
+bool IsOneOf(const std::string& v, std::initializer_list<const char*> choices, std::string* said, bool fold = false) {
+  std::string seen = v;
+  if (fold)
+    for (char& c : seen) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* c : choices) {
+    *said += (said->empty() ? "" : ", ") + std::string(c);
+    if (seen == c) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+Status CheckTableProperties(const std::map<std::string, std::string>& properties) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  std::vector<std::string> problems;
+  for (const auto& [key, value] : properties) {
+    std::string wants, choices;
+    if (key == "format-version") {
+      if (value != "2") wants = "2: skade writes format version 2 tables";
+    } else if (key == "write.target-file-size-bytes" || key == "write.parquet.row-group-limit" ||
+               key == "write.metadata.previous-versions-max" || key == "commit.manifest.target-size-bytes") {
+      if (!IsInteger(value, 1, kMax)) wants = "a positive whole number";
+    } else if (key == "commit.retry.num-retries") {
+      if (!IsInteger(value, 0, kMax)) wants = "a whole number, 0 or more";
+    } else if (key == "write.parquet.compression-level") {
+      if (!IsInteger(value, -131072, 22)) wants = "a zstd level, up to 22";
+    } else if (key == "skade.write.parquet.compression-min-saving-percent") {
+      if (!IsInteger(value, 0, 100)) wants = "a whole number from 0 to 100";
+    } else if (key == kEqualityDeletesProperty || key == "write.metadata.delete-after-commit.enabled") {
+      if (!IsOneOf(value, {"true", "false"}, &choices)) wants = choices;
+    } else if (key == "write.delete.mode") {
+      if (!IsOneOf(value, {"merge-on-read", "copy-on-write"}, &choices)) wants = choices;
+    } else if (key == "write.parquet.compression-codec") {
+      if (!IsOneOf(value, {"zstd", "snappy", "gzip", "lz4", "uncompressed", "none"}, &choices, true)) wants = choices;
+    } else if (key == "write.avro.compression-codec") {
+      if (!IsOneOf(value, {"deflate", "gzip", "zstd", "snappy", "uncompressed"}, &choices)) wants = choices;
+    }
+    if (!wants.empty()) problems.push_back("property " + key + "=" + value + ": it takes " + wants);
+  }
+  if (problems.empty()) return {};
+  std::string msg;
+  for (const auto& p : problems) msg += (msg.empty() ? "" : "; ") + p;
+  return InvalidArgument(msg);
+}
+
+Result<CommitResult> Table::UpdateProperties(const std::map<std::string, std::string>& set,
+                                             const std::vector<std::string>& remove) {
+  SKADE_RETURN_IF_ERROR(CheckTableProperties(set));
+  for (const auto& key : remove)
+    if (set.contains(key)) return InvalidArgument("property " + key + " is both set and removed");
+  if (set.contains("format-version") || std::find(remove.begin(), remove.end(), "format-version") != remove.end())
+    return InvalidArgument("format-version is not a property to change: a table keeps the version it was made with");
+  return CommitMetadata("set-properties", [&](const TableMetadata& base) -> Result<TableMetadata> {
+    TableMetadata next = base;
+    for (const auto& [k, v] : set) next.properties[k] = v;
+    for (const auto& k : remove) next.properties.erase(k);
+    return next;
+  });
+}
 
 Result<CommitResult> Table::CommitMetadata(const std::string& operation,
                                            const std::function<Result<TableMetadata>(const TableMetadata&)>& mutate) {

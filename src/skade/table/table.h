@@ -43,6 +43,10 @@ using WriteOptions = AppendOptions;
 /// (PyIceberg 0.12, for one, refuses tables with equality deletes).
 inline constexpr const char* kEqualityDeletesProperty = "skade.write.upsert.equality-deletes";
 
+/// kInvalidArgument naming each property skade honours whose value it could not use (a
+/// size that is not a positive number, a codec it cannot write, a mode it does not know,
+/// a `format-version` other than 2). Other keys pass as they are.
+Status CheckTableProperties(const std::map<std::string, std::string>& properties);
 
 struct CommitResult {
   int64_t snapshot_id = 0;
@@ -134,6 +138,9 @@ class Table {
   Result<CommitResult> Overwrite(const std::function<Result<StagedAppend>()>& stage,
                                  const std::optional<std::string>& filter, const WriteOptions& options = {});
 
+  /// Sets and removes table properties in one commit (CheckTableProperties first).
+  Result<CommitResult> UpdateProperties(const std::map<std::string, std::string>& set,
+                                        const std::vector<std::string>& remove);
   /// Evolves the schema (see schema_update.h); no data is rewritten.
   Result<CommitResult> UpdateSchema(const SchemaUpdate& update);
   /// Adds partition fields (CLI partition language, e.g. "bucket(8,id)") to a new
