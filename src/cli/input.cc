@@ -291,13 +291,62 @@ class JsonLinesReader final : public arrow::RecordBatchReader {
 // CSV text for a column that is not text (numbers, dates, ...): an empty field, quoted or not,
 // and the usual spellings of a missing value are null there; "NaN" stays a float's value.
 // (A string column's "NA" or "null" is the string: only an unquoted empty field is null.)
+// Where a CSV file's first record with another number of fields than its header is:
+// "row R (line L) has F fields where the header has H", for Arrow's parse error, which
+// gives the record's text but not its place (the streaming reader does not count rows).
+// Fields and records are split as Arrow does: quotes (doubled inside) hold separators and
+// line breaks; a bare \r\n or \n ends a record.
+std::optional<std::string> CsvRecordWithOtherWidth(const std::string& path, char delimiter) {
+  std::ifstream in(path, std::ios::binary);
+  int64_t line = 1, record = 0, record_line = 1, fields = 1, header = -1;
+  bool quoted = false, any = false;
+  auto end_record = [&]() -> std::optional<std::string> {
+    if (!any) return std::nullopt;  // a blank line
+    if (header < 0) header = fields;
+    else if (fields != header)
+      return "row " + std::to_string(record) + " (line " + std::to_string(record_line) + ") has " +
+             std::to_string(fields) + " field" + (fields == 1 ? "" : "s") + " where the header has " +
+             std::to_string(header);
+    return std::nullopt;
+  };
+  for (char c; in.get(c);) {
+    if (c == '\n') ++line;
+    if (quoted) {
+      if (c == '"') quoted = false;  // a doubled quote opens again at once
+      continue;
+    }
+    if (c == '\n') {
+      if (auto found = end_record()) return found;
+      if (any) ++record;
+      fields = 1, any = false, record_line = line;
+      continue;
+    }
+    if (c == '\r') continue;
+    if (c == '"') quoted = true;
+    if (c == delimiter) ++fields;
+    any = true;
+  }
+  return end_record();
+}
+
+// Arrow's error for a CSV record of another width, with the record's place in `path`.
+arrow::Status WithCsvRecordPlace(const arrow::Status& st, const std::string& path, char delimiter) {
+  if (st.ok() || st.message().find("Expected ") == std::string::npos ||
+      st.message().find(" columns, got ") == std::string::npos)
+    return st;
+  auto place = CsvRecordWithOtherWidth(path, delimiter);
+  if (!place) return st;
+  const auto text = st.message().find(": ", st.message().find(" columns, got "));
+  return arrow::Status::Invalid(*place + (text == std::string::npos ? "" : st.message().substr(text)));
+}
+
 class CsvNullsReader final : public arrow::RecordBatchReader {
  public:
-  CsvNullsReader(std::shared_ptr<arrow::RecordBatchReader> r, const Schema& schema)
-      : reader_(std::move(r)), schema_(schema) {}
+  CsvNullsReader(std::shared_ptr<arrow::RecordBatchReader> r, const Schema& schema, std::string path, char delimiter)
+      : reader_(std::move(r)), schema_(schema), path_(std::move(path)), delimiter_(delimiter) {}
   std::shared_ptr<arrow::Schema> schema() const override { return reader_->schema(); }
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
-    ARROW_RETURN_NOT_OK(reader_->ReadNext(out));
+    ARROW_RETURN_NOT_OK(WithCsvRecordPlace(reader_->ReadNext(out), path_, delimiter_));
     if (!*out) return arrow::Status::OK();
     static const std::shared_ptr<arrow::Array> spellings = [] {
       arrow::StringBuilder b;
@@ -325,6 +374,8 @@ class CsvNullsReader final : public arrow::RecordBatchReader {
  private:
   std::shared_ptr<arrow::RecordBatchReader> reader_;
   Schema schema_;
+  std::string path_;
+  char delimiter_;
 };
 
 // A nested column's CSV cells hold JSON text, as `scan --format csv` writes them: each
@@ -503,10 +554,11 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     convert.quoted_strings_can_be_null = false;
     convert.null_values = {""};
     SKADE_RETURN_IF_ERROR(CheckHeaderSeparator(path, parse.delimiter, schema));
-    SKADE_ARROW_ASSIGN(auto reader,
-                       arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), file, read, parse, convert),
-                       path);
-    std::shared_ptr<arrow::RecordBatchReader> nulls = std::make_shared<CsvNullsReader>(std::move(reader), schema);
+    auto reader = arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), file, read, parse, convert);
+    if (!reader.ok())
+      return std::unexpected(FromArrow(WithCsvRecordPlace(reader.status(), path, parse.delimiter), path));
+    std::shared_ptr<arrow::RecordBatchReader> nulls =
+        std::make_shared<CsvNullsReader>(std::move(*reader), schema, path, parse.delimiter);
     if (only) return Checked(std::move(nulls), path);  // the identifier columns: never nested
     return Checked(std::make_shared<CsvJsonCellsReader>(std::move(nulls), schema), path);
   }

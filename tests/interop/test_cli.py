@@ -482,6 +482,28 @@ def test_csv_separators_tsv_and_delimiter(skade, catalog, tmp_path):
     assert sorted(r["id"] for r in skade.jsonl("scan", "db.d")) == [1, 3, 5]
 
 
+def test_csv_record_of_another_width_is_placed(skade, tmp_path):
+    """Arrow's parser names a record with too few or too many fields by its text only; the
+    error gives its row and line, counting quoted line breaks and blank lines as Arrow reads
+    them, in the first block and far into the file, with any separator. Nothing is written."""
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.w", "--schema", "id:long!, name:string, amt:double")
+    cases = [
+        ("first.csv", "id,name,amt\n8,h\n", (), 'row 1 (line 2) has 2 fields where the header has 3: 8,h'),
+        ("quoted.csv", 'id,name,amt\n1,"two\nlines, one field",1\n\n2,"q""x",2,9\n', (),
+         'row 2 (line 5) has 4 fields where the header has 3: 2,"q""x",2,9'),
+        ("far.csv", "id,name,amt\n" + "".join(f"{i},n{i},{i}\n" for i in range(150000)) + "7,oops\n", (),
+         "row 150001 (line 150002) has 2 fields where the header has 3: 7,oops"),
+        ("semi.csv", "id;name;amt\r\n1;a;1\r\n2;b\r\n", ("--delimiter", ";"),
+         "row 2 (line 3) has 2 fields where the header has 3: 2;b"),
+    ]
+    for name, text, flags, message in cases:
+        (tmp_path / name).write_text(text)
+        rc, out, err = skade("append", "db.w", tmp_path / name, *flags)
+        assert rc == 2 and out == "" and f"{name}: {message}" in err, (name, err)
+    assert skade.snapshots("db.w") == []
+
+
 def test_csv_nulls_empty_strings_and_nan_round_trip(skade, catalog, tmp_path):
     """Only an unquoted empty field is a null string; "" is an empty string and "NA" or "null"
     are strings. In other columns an empty field and the usual missing-value spellings are
