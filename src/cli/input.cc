@@ -488,8 +488,10 @@ std::string DelimiterName(char c) {
 // one column (and its rows as a parse error or missing columns): say which to give.
 Status CheckHeaderSeparator(const std::string& path, char delimiter, const Schema& schema) {
   std::ifstream in(path, std::ios::binary);
-  std::string header;
-  std::getline(in, header);
+  std::string header(64 << 10, '\0');  // a header longer than this is not looked at further
+  in.read(header.data(), static_cast<std::streamsize>(header.size()));
+  header.resize(static_cast<size_t>(in.gcount()));
+  header.resize(std::min(header.size(), header.find('\n')));
   if (header.starts_with("\xEF\xBB\xBF")) header.erase(0, 3);
   if (header.ends_with('\r')) header.pop_back();
   if (header.find(delimiter) != std::string::npos || schema.FindTopLevel(header)) return {};
