@@ -309,22 +309,29 @@ std::optional<std::string> CsvRecordWithOtherWidth(const std::string& path, char
              std::to_string(header);
     return std::nullopt;
   };
-  for (char c; in.get(c);) {
-    if (c == '\n') ++line;
-    if (quoted) {
-      if (c == '"') quoted = false;  // a doubled quote opens again at once
-      continue;
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const auto n = static_cast<size_t>(in.gcount());
+    if (n == 0) break;
+    for (size_t i = 0; i < n; ++i) {
+      const char c = buf[i];
+      if (c == '\n') ++line;
+      if (quoted) {
+        if (c == '"') quoted = false;  // a doubled quote opens again at once
+        continue;
+      }
+      if (c == '\n') {
+        if (auto found = end_record()) return found;
+        if (any) ++record;
+        fields = 1, any = false, record_line = line;
+        continue;
+      }
+      if (c == '\r') continue;
+      if (c == '"') quoted = true;
+      if (c == delimiter) ++fields;
+      any = true;
     }
-    if (c == '\n') {
-      if (auto found = end_record()) return found;
-      if (any) ++record;
-      fields = 1, any = false, record_line = line;
-      continue;
-    }
-    if (c == '\r') continue;
-    if (c == '"') quoted = true;
-    if (c == delimiter) ++fields;
-    any = true;
   }
   return end_record();
 }
