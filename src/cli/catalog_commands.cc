@@ -28,15 +28,7 @@ Status CmdCreate(Context& ctx, const std::string& name, const std::string& schem
   SKADE_RETURN_IF_ERROR(RefuseInternal(ident.ns));
   SKADE_ASSIGN_OR_RETURN(Schema schema, ParseSchemaSpec(schema_spec));
   if (!identifier.empty()) {
-    std::vector<int> ids;
-    for (const auto& col : SplitList(identifier)) {
-      const NestedField* f = schema.FindTopLevel(col);
-      if (!f) return InvalidArgument("identifier column '" + col + "' is not in the schema (columns: " + schema.ColumnNames() + ")");
-      if (!f->required) return InvalidArgument("identifier column '" + col + "' must be required (mark it with !)");
-      if (!f->type->is_primitive() || f->type->id == TypeId::kFloat || f->type->id == TypeId::kDouble)
-        return InvalidArgument("identifier column '" + col + "' must be a non-floating primitive");
-      ids.push_back(f->id);
-    }
+    SKADE_ASSIGN_OR_RETURN(std::vector<int> ids, IdentifierFieldIds(schema, SplitList(identifier)));
     schema = Schema(schema.schema_id(), schema.fields(), ids);
   }
   PartitionSpec spec;

@@ -134,14 +134,14 @@ Status CmdAlter(Context& ctx, const std::string& table_name, const std::vector<s
   static const std::map<std::string, size_t> kArity = {
       {"add-column", 2},    {"rename-column", 2}, {"drop-column", 1},    {"widen-column", 2},
       {"set-optional", 1},  {"add-partition", 1}, {"drop-partition", 1}, {"set-property", 1},
-      {"unset-property", 1}};
+      {"unset-property", 1}, {"set-identifier", 1}, {"unset-identifier", 0}};
   std::vector<std::vector<std::string>> changes;
   for (size_t i = 0; i < args.size();) {
     auto verb = kArity.find(args[i]);
     if (verb == kArity.end())
       return InvalidArgument("unknown alter change '" + args[i] +
                              "' (add-column, rename-column, drop-column, widen-column, set-optional, add-partition, "
-                             "drop-partition, set-property, unset-property)");
+                             "drop-partition, set-property, unset-property, set-identifier, unset-identifier)");
     size_t n = verb->second, end = i + 1;
     while (end < args.size() && !kArity.contains(args[end])) ++end;
     if (end - i - 1 != n)
@@ -204,6 +204,10 @@ Status CmdAlter(Context& ctx, const std::string& table_name, const std::vector<s
     } else if (c[0] == "widen-column") {
       SKADE_ASSIGN_OR_RETURN(TypePtr type, ParsePrimitiveType(c[2]));
       u.WidenColumn(c[1], type);
+    } else if (c[0] == "set-identifier" || c[0] == "unset-identifier") {
+      if (count("set-identifier") + count("unset-identifier") > 1)
+        return InvalidArgument("alter: give set-identifier or unset-identifier once");
+      u.SetIdentifierFields(c[0] == "set-identifier" ? SplitList(c[1]) : std::vector<std::string>{});
     } else {
       u.MakeOptional(c[1]);
     }
@@ -312,7 +316,8 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   alter->add_option("CHANGE", a.alter,
                     "add-column NAME TYPE | rename-column OLD NEW | drop-column NAME | widen-column NAME TYPE | "
                     "set-optional NAME (several: one new schema, all or none) | add-partition SPEC | "
-                    "drop-partition NAME (alone) | set-property KEY=VALUE | unset-property KEY (several: one commit)")
+                    "drop-partition NAME (alone) | set-property KEY=VALUE | unset-property KEY (several: one commit) | "
+                    "set-identifier COL[,COL...] | unset-identifier (with schema changes)")
       ->required();
   alter->add_option("--after", a.after, "with add-column: place the column after COL");
   alter->callback([&] { action = [&] { return CmdAlter(ctx, a.table, a.alter, a.after); }; });

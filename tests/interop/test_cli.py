@@ -789,3 +789,33 @@ def test_table_properties_are_checked_where_they_are_set(skade, catalog):
         rc, _, err = skade("alter", "db.p", *args)
         assert rc == 2 and message in err, (args, err)
     assert catalog().load_table("db.p").properties == props
+
+
+def test_identifier_fields_set_and_unset_by_alter(skade, catalog, tmp_path):
+    """A table made without identifier fields (here, or by another tool) gets them by alter,
+    in the same commit as other schema changes, and upserts by them; Iceberg's rules for
+    them are checked, and PyIceberg sees the same identifier fields."""
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.si", "--schema", "id:long, k:string!, f:double!, v:int")
+    (tmp_path / "a.csv").write_text("id,k,f,v\n1,a,1,1\n2,b,2,2\n")
+    skade.ok("append", "db.si", tmp_path / "a.csv")
+    (tmp_path / "u.csv").write_text("id,k,f,v\n1,a,1,10\n")
+    rc, _, err = skade("upsert", "db.si", tmp_path / "u.csv")
+    assert rc == 2 and "has no identifier fields (give them with alter TABLE set-identifier COLS)" in err, err
+    for cols, message in [("id", "identifier column 'id' must be required"),
+                          ("f", "identifier column 'f' must be a non-floating primitive"),
+                          ("zz", "identifier column 'zz' is not in the schema (columns: id, k, f, v)"),
+                          ("k,k", "identifier column 'k' is named twice")]:
+        rc, _, err = skade("alter", "db.si", "set-identifier", cols)
+        assert rc == 2 and message in err, (cols, err)
+    skade.ok("alter", "db.si", "set-identifier", "k", "add-column", "note", "string")
+    assert catalog().load_table("db.si").schema().identifier_field_ids == [2]
+    skade.ok("upsert", "db.si", tmp_path / "u.csv")
+    assert sorted((r["k"], r["v"]) for r in skade.jsonl("scan", "db.si")) == [("a", 10), ("b", 2)]
+    rc, _, err = skade("alter", "db.si", "drop-column", "k")
+    assert rc == 2 and "cannot drop 'k': it is an identifier column" in err, err
+    # unset and make optional in one commit; then upserts are refused again
+    skade.ok("alter", "db.si", "set-optional", "k", "unset-identifier")
+    assert catalog().load_table("db.si").schema().identifier_field_ids == []
+    rc, _, err = skade("upsert", "db.si", tmp_path / "u.csv")
+    assert rc == 2 and "has no identifier fields" in err, err

@@ -251,7 +251,7 @@ Result<std::vector<const NestedField*>> IdentifierFields(const Schema& schema,
     if (const NestedField* f = schema.FindField(id)) out.push_back(f);
   if (out.empty())
     return InvalidArgument("table " + table +
-                           " has no identifier fields (create it with --identifier COLS)");
+                           " has no identifier fields (give them with alter TABLE set-identifier COLS)");
   return out;
 }
 

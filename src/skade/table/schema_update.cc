@@ -34,6 +34,27 @@ SchemaUpdate& SchemaUpdate::MakeOptional(std::string path) {
   changes_.push_back({Change::kOptional, std::move(path), nullptr, "", std::nullopt});
   return *this;
 }
+SchemaUpdate& SchemaUpdate::SetIdentifierFields(std::vector<std::string> columns) {
+  identifiers_ = std::move(columns);
+  return *this;
+}
+
+Result<std::vector<int>> IdentifierFieldIds(const Schema& schema, const std::vector<std::string>& columns) {
+  std::vector<int> ids;
+  for (const auto& col : columns) {
+    const NestedField* f = schema.FindTopLevel(col);
+    if (!f)
+      return InvalidArgument("identifier column '" + col + "' is not in the schema (columns: " + schema.ColumnNames() +
+                             ")");
+    if (!f->required) return InvalidArgument("identifier column '" + col + "' must be required (mark it with !)");
+    if (!f->type->is_primitive() || f->type->id == TypeId::kFloat || f->type->id == TypeId::kDouble)
+      return InvalidArgument("identifier column '" + col + "' must be a non-floating primitive");
+    if (std::find(ids.begin(), ids.end(), f->id) != ids.end())
+      return InvalidArgument("identifier column '" + col + "' is named twice");
+    ids.push_back(f->id);
+  }
+  return ids;
+}
 
 namespace {
 
@@ -149,7 +170,8 @@ Result<TableMetadata> SchemaUpdate::Apply(const TableMetadata& base) const {
         for (const auto& spec : base.specs)
           for (const auto& pf : spec.fields())
             if (pf.source_id == it->id && spec.spec_id() == base.default_spec_id) is_source = true;
-        if (is_identifier) problems.push_back("cannot drop '" + c.path + "': it is an identifier column");
+        if (is_identifier && !identifiers_)
+          problems.push_back("cannot drop '" + c.path + "': it is an identifier column");
         else if (is_source) problems.push_back("cannot drop '" + c.path + "': the partition spec uses it");
         else parent->erase(it);
         break;
@@ -163,13 +185,17 @@ Result<TableMetadata> SchemaUpdate::Apply(const TableMetadata& base) const {
         }
         break;
       case Change::kOptional:
-        if (std::find(identifiers.begin(), identifiers.end(), it->id) != identifiers.end())
+        if (!identifiers_ && std::find(identifiers.begin(), identifiers.end(), it->id) != identifiers.end())
           problems.push_back("cannot make '" + c.path + "' optional: it is an identifier column");
         else it->required = false;
         break;
       default:
         break;
     }
+  }
+  if (identifiers_) {
+    if (auto ids = IdentifierFieldIds(Schema(0, fields), *identifiers_)) identifiers = *std::move(ids);
+    else problems.push_back(ids.error().message);
   }
   if (!problems.empty()) {
     std::string msg;

@@ -26,6 +26,9 @@ class SchemaUpdate {
   /// int→long, float→double, decimal(P,S)→decimal(P',S) with P' > P.
   SchemaUpdate& WidenColumn(std::string path, TypePtr type);
   SchemaUpdate& MakeOptional(std::string path);
+  /// Makes these columns (names after this update's other changes; none: no identifier)
+  /// the identifier fields, the keys of upserts and key deletes (IdentifierFieldIds).
+  SchemaUpdate& SetIdentifierFields(std::vector<std::string> columns);
 
   /// The evolved metadata (a new schema, made current). Errors: kInvalidArgument
   /// listing every change that cannot apply (unknown column, invalid type change,
@@ -41,7 +44,13 @@ class SchemaUpdate {
     std::optional<std::string> after;
   };
   std::vector<Change> changes_;
+  std::optional<std::vector<std::string>> identifiers_;
 };
+
+/// The field ids of identifier columns named in `schema`: each a required top-level
+/// column of a primitive type other than float and double (Iceberg's rules; skade keeps
+/// identifier fields at the top level). Errors: kInvalidArgument naming the column.
+Result<std::vector<int>> IdentifierFieldIds(const Schema& schema, const std::vector<std::string>& columns);
 
 /// Whether a type change is an allowed promotion.
 bool IsAllowedPromotion(const Type& from, const Type& to);
