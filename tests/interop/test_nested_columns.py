@@ -42,15 +42,15 @@ def nest(skade, tmp_path):
     return TABLE
 
 
-def decode_leaves(skade, tmp_path, *args) -> dict[int, int]:
-    """Parquet leaves each row group's decode tasks read (SKADE_SCAN_TRACE), by unit."""
+def decode_leaves(skade, tmp_path, *args, what="decode") -> dict[int, int]:
+    """Parquet leaves each row group's decode tasks (or streams) read (SKADE_SCAN_TRACE), by unit."""
     trace = tmp_path / f"trace-{len(list(tmp_path.iterdir()))}.jsonl"
     rc, out, err = skade("scan", TABLE, *args, "--format", "none", env={**os.environ, "SKADE_SCAN_TRACE": str(trace)})
     assert rc == 0, err
     leaves: dict[int, int] = {}
     for line in trace.read_text().splitlines():
         span = json.loads(line)
-        if span["what"] == "decode":
+        if span["what"] == what:
             leaves[span["unit"]] = leaves.get(span["unit"], 0) + span["columns"]
     return leaves
 
@@ -80,6 +80,10 @@ def test_nested_columns_read_only_the_named_leaves(skade, tmp_path, nest):
     assert sorted(decode_leaves(skade, tmp_path, "--columns", "o.z").values()) == [1, 1, 1]
     # a filter on another field of the same struct reads that field too, and only it
     assert sorted(decode_leaves(skade, tmp_path, "--columns", "o.i.x", "--where", "o.yy is null").values()) == [2, 2, 2]
+    # a row group read a batch at a time (here: under --limit) reads the same leaves
+    assert set(decode_leaves(skade, tmp_path, "--columns", "o.i.x", "--limit", "1", what="stream").values()) == {1}
+    rows = skade.jsonl("scan", TABLE, "--columns", "o.i.x", "--limit", "2")
+    assert len(rows) == 2 and all(r["o"] is None or list(r["o"]) == ["i"] for r in rows), rows
 
 
 @pytest.mark.parametrize("columns, where", [
