@@ -559,6 +559,8 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     for (const auto& f : schema.fields()) convert.column_types[f.name] = arrow::utf8();
     // Only an empty, unquoted field is null ("" is an empty string, as scan writes it): none
     // of Arrow's default null spellings ("NA", "null", "NaN"...), which are values of a string.
+    // Text is checked to be UTF-8 when it is conformed to a string field, which names the row.
+    convert.check_utf8 = false;
     convert.strings_can_be_null = true;
     convert.quoted_strings_can_be_null = false;
     convert.null_values = {""};

@@ -213,3 +213,41 @@ def test_parquet_numbers_are_not_guessed_into_times_or_booleans(skade, tmp_path,
     f = write_parquet(pa.table({"id": pa.array([3], pa.int64()), "tz": pa.array([0], pa.timestamp("s"))}), tmp_path / "z.parquet")
     skade.ok("append", "db.z", f)
     assert skade.jsonl("scan", "db.z") == [{"id": 3, "tz": "1970-01-01T00:00:00+00:00"}]
+
+
+def test_text_that_is_not_utf8_is_refused_by_row(skade, catalog, tmp_path):
+    """A string column holds UTF-8 text. Bytes that are not were stored as they came from JSON
+    and Parquet input (CSV input was refused without a row), and PyIceberg then failed on
+    the table's rows. Now each input is refused naming the column or field and the row, also
+    where two values' bytes join into valid UTF-8; real non-ASCII text lands exactly."""
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.u", "--schema", "id:long!, s:string, st:struct<b:string>, tags:list<string>, m:map<string,long>")
+
+    def parquet(name, column, values, typ):
+        arr = pa.array(values, pa.binary()).cast(pa.string(), safe=False)
+        if typ != "string":
+            arr = {"st": lambda a: pa.StructArray.from_arrays([a], ["b"]),
+                   "tags": lambda a: pa.ListArray.from_arrays(pa.array(range(len(values) + 1), pa.int32()), a)}[typ](arr)
+        t = pa.table({"id": pa.array(range(len(values)), pa.int64()), column: arr})
+        return write_parquet(t, tmp_path / name)
+
+    cases = [
+        (parquet("top.parquet", "s", [b"ok", b"bad\xff"], "string"), "column 's' row 2"),
+        (parquet("split.parquet", "s", [b"a\xc3", b"\xa9b"], "string"), "column 's' row 1"),
+        (parquet("struct.parquet", "st", [b"fine", b"\xe2\x82"], "st"), "column 'st.b' row 2"),
+        (parquet("list.parquet", "tags", [b"x", b"y", b"\x80"], "tags"), "column 'tags.element' row 3"),
+    ]
+    for name, text in [("in.jsonl", b'{"id": 1, "s": "ok"}\n{"id": 2, "m": {"k\xff": 1}}\n'),
+                       ("in.csv", b'id,s\n1,ok\n2,"x,\xc0\xaf"\n')]:
+        (tmp_path / name).write_bytes(text)
+        cases.append((tmp_path / name, "column 'm.key' row 2" if name.endswith("jsonl") else "column 's' row 2"))
+    for path, where in cases:
+        rc, out, err = skade("append", "db.u", path)
+        assert rc == 2 and out == "", (path.name, err)
+        assert f"{where}: the value is not UTF-8 text, which a string column holds" in err, (path.name, err)
+    assert skade.snapshots("db.u") == []
+    good = ["h\u00e9llo", "\u2603 snow", "\U0001F600", ""]
+    write_parquet(pa.table({"id": pa.array(range(4), pa.int64()), "s": pa.array(good)}), tmp_path / "good.parquet")
+    skade.ok("append", "db.u", tmp_path / "good.parquet")
+    rows = catalog().load_table("db.u").scan().to_arrow().to_pylist()
+    assert sorted(r["s"] for r in rows) == sorted(good)

@@ -5,6 +5,7 @@
 #include <arrow/util/bitmap_ops.h>
 #include <arrow/util/byte_size.h>
 #include <arrow/util/compression.h>
+#include <arrow/util/utf8.h>
 #include <parquet/metadata.h>
 #include <parquet/properties.h>
 
@@ -155,6 +156,31 @@ int64_t FirstBadRow(const std::shared_ptr<arrow::Array>& a, const std::shared_pt
 Result<std::shared_ptr<arrow::Array>> ConvertValues(const std::shared_ptr<arrow::Array>& in, const Type& type,
                                                     const std::string& path, const RowOf& row_of);
 
+// A string column holds UTF-8 text (Iceberg's string): bytes that are not would be
+// written as they are, and readers that decode them (PyIceberg's rows) fail on the whole
+// table. The values' bytes are checked at once, and that no value starts inside another's
+// character; the first bad value is then looked for one by one (bytes of null slots are
+// not looked at).
+template <typename Offset>
+Status CheckUtf8(const arrow::Array& in, const std::string& path, const RowOf& row_of) {
+  const auto& data = *in.data();
+  const Offset* offsets = data.GetValues<Offset>(1);
+  const uint8_t* bytes = data.buffers[2] ? data.buffers[2]->data() : nullptr;
+  const int64_t n = in.length();
+  if (n == 0 || !bytes || offsets[n] == offsets[0]) return {};
+  static const bool tables = (arrow::util::InitializeUTF8(), true);  // the validator's lookup tables
+  (void)tables;
+  bool ok = arrow::util::ValidateUTF8(bytes + offsets[0], static_cast<int64_t>(offsets[n] - offsets[0]));
+  for (int64_t i = 0; ok && i < n; ++i) ok = offsets[i] == offsets[i + 1] || (bytes[offsets[i]] & 0xC0) != 0x80;
+  if (ok) return {};
+  for (int64_t i = 0; i < n; ++i)
+    if (in.IsValid(i) && !arrow::util::ValidateUTF8(bytes + offsets[i], static_cast<int64_t>(offsets[i + 1] - offsets[i])))
+      return InvalidArgument("column '" + path + "' row " + RowText(row_of, i) +
+                             ": the value is not UTF-8 text, which a string column holds (use a binary column "
+                             "for bytes)");
+  return {};
+}
+
 // The error for input values of a type that does not convert to the field's.
 std::unexpected<Error> Unconvertible(const std::string& path, const arrow::Array& in, const Type& type,
                                      const std::string& why = "") {
@@ -175,6 +201,10 @@ Result<std::shared_ptr<arrow::Array>> ConvertPrimitive(const std::shared_ptr<arr
     SKADE_ASSIGN_OR_RETURN(auto text, FloatsAsText(*in, path));
     return ConvertPrimitive(text, type, path, row_of);
   }
+  if (tid == TypeId::kString && in->type_id() == arrow::Type::STRING)
+    SKADE_RETURN_IF_ERROR(CheckUtf8<int32_t>(*in, path, row_of));
+  if (tid == TypeId::kString && in->type_id() == arrow::Type::LARGE_STRING)
+    SKADE_RETURN_IF_ERROR(CheckUtf8<int64_t>(*in, path, row_of));
   if (in->type()->Equals(*target, /*check_metadata=*/false)) return in;
   // Casts Arrow makes that would guess: a number as a date, time or timestamp (in which
   // unit?), numbers and booleans as one another.
