@@ -66,8 +66,16 @@ Status CmdDescribe(Context& ctx, const std::string& name, Format format) {
   const Snapshot* cur = m.CurrentSnapshot();
   std::printf("snapshot:  %s\n", cur ? std::to_string(cur->snapshot_id).c_str() : "(none)");
   if (cur) {
-    auto it = cur->summary.find("total-records");
-    std::printf("records:   %s\n", it == cur->summary.end() ? "?" : it->second.c_str());
+    auto total = [&](const char* key) {
+      auto it = cur->summary.find(std::string("total-") + key);
+      return it == cur->summary.end() ? std::string("?") : it->second;
+    };
+    // Iceberg's totals: records of the data files, and the deletes against them (what a
+    // compaction would fold in).
+    std::printf("records:   %s in data files; %s position and %s equality deletes against them\n",
+                total("records").c_str(), total("position-deletes").c_str(), total("equality-deletes").c_str());
+    std::printf("files:     %s data, %s delete; %s bytes\n", total("data-files").c_str(),
+                total("delete-files").c_str(), total("files-size").c_str());
   }
   std::string part;
   for (const auto& f : m.spec().fields()) {

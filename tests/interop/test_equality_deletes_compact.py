@@ -159,7 +159,19 @@ def test_compact_where_rewrites_only_the_matching_partitions(skade, catalog, war
     rc, _, err = skade("compact", "db.cw", "--where", "nope = 1")
     assert rc == 2 and "unknown column 'nope' in filter" in err, err
     assert live_entries(warehouse, "db.cw") == after
+    # describe counts what is left to fold in
+    data = [e for e in after if e["content"] == 0]
+    dels = [e for e in after if e["content"]]
+    kind = 2 if deletes == "equality" else 1
+    rows_deleted = sum(e["record_count"] for e in dels if e["content"] == kind)
+    text = skade.ok("describe", "db.cw")
+    assert f"files:     {len(data)} data, {len(dels)} delete;" in text, text
+    assert (f"{sum(e['record_count'] for e in data)} in data files; " +
+            (f"{rows_deleted} position and 0 equality" if kind == 1 else
+             f"{sum(e['record_count'] for e in dels if e['content'] == 1)} position and {rows_deleted} equality")
+            + " deletes against them") in text, text
     # without --where the rest is folded in too: no delete file is left
     skade.ok("compact", "db.cw")
     assert not [e for e in live_entries(warehouse, "db.cw") if e["content"]]
+    assert "delete; " in skade.ok("describe", "db.cw") and ", 0 delete;" in skade.ok("describe", "db.cw")
     assert_same_rows(catalog().load_table("db.cw").scan().to_arrow(), before, what="PyIceberg after compact")
