@@ -4,6 +4,7 @@
 #include <map>
 
 #include "skade/io/file_io.h"
+#include "skade/table/table.h"
 
 namespace skade::server {
 namespace {
@@ -291,10 +292,14 @@ Status ApplyUpdate(Json& doc, const Json& u, Added& added) {
   } else if (action == "set-properties") {
     SKADE_ASSIGN_OR_RETURN(const Json* updates, Member(u, "updates", action));
     if (!updates->is_object()) return Bad("set-properties: 'updates' must be an object");
+    std::map<std::string, std::string> set;
     for (const auto& [k, v] : updates->items()) {
       if (!v.is_string()) return Bad("set-properties: the value of '" + k + "' must be a string");
-      doc["properties"][k] = v;
+      set[k] = v.get<std::string>();
     }
+    // The values skade's own writes honour are checked as `create --property` does.
+    if (auto st = CheckTableProperties(set); !st) return Bad("set-properties: " + st.error().message);
+    for (const auto& [k, v] : set) doc["properties"][k] = v;
   } else if (action == "remove-properties") {
     SKADE_ASSIGN_OR_RETURN(const Json* removals, Member(u, "removals", action));
     if (!removals->is_array()) return Bad("remove-properties: 'removals' must be an array");

@@ -6,7 +6,7 @@ import json
 
 import pyarrow as pa
 import pytest
-from pyiceberg.exceptions import (CommitFailedException, NamespaceAlreadyExistsError, NamespaceNotEmptyError,
+from pyiceberg.exceptions import (BadRequestError, CommitFailedException, NamespaceAlreadyExistsError, NamespaceNotEmptyError,
                                   NoSuchNamespaceError, NoSuchTableError, TableAlreadyExistsError)
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
@@ -144,6 +144,14 @@ def test_tables_made_by_the_cli_are_served(rest, skade, tmp_path):
     assert cat.list_tables("cli") == [("cli", "t")]
     assert rows(cat.load_table("cli.t").scan().to_arrow()) == [(1, "x", 5), (2, "y", 6)]
     assert cat.table_exists("cli.t") and not cat.table_exists("cli.nope")
+    # properties set through REST are checked as `create --property` checks them
+    with pytest.raises(BadRequestError, match="write.delete.mode=copy_on_write: it takes merge-on-read, copy-on-write"):
+        with cat.load_table("cli.t").transaction() as tx:
+            tx.set_properties({"write.delete.mode": "copy_on_write", "team": "geo"})
+    assert "team" not in cat.load_table("cli.t").properties
+    with cat.load_table("cli.t").transaction() as tx:
+        tx.set_properties({"write.delete.mode": "copy-on-write", "team": "geo"})
+    assert "property:  write.delete.mode=copy-on-write" in skade.ok("describe", "cli.t")
 
 
 def test_rename_across_namespaces_and_register(rest, skade, warehouse):
