@@ -62,9 +62,9 @@ Status CheckTableProperties(const std::map<std::string, std::string>& properties
     if (key == "format-version") {
       if (value != "2") wants = "2: skade writes format version 2 tables";
     } else if (key == "write.target-file-size-bytes" || key == "write.parquet.row-group-limit" ||
-               key == "write.metadata.previous-versions-max" || key == "commit.manifest.target-size-bytes") {
+               key == "commit.manifest.target-size-bytes") {
       if (!IsInteger(value, 1, kMax)) wants = "a positive whole number";
-    } else if (key == "commit.retry.num-retries") {
+    } else if (key == "commit.retry.num-retries" || key == "write.metadata.previous-versions-max") {
       if (!IsInteger(value, 0, kMax)) wants = "a whole number, 0 or more";
     } else if (key == "write.parquet.compression-level") {
       if (!IsInteger(value, -131072, 22)) wants = "a zstd level, up to 22";
