@@ -158,7 +158,7 @@ void AddReadCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   auto* scan = app.add_subcommand(
       "scan", "read a table (output order is fixed, the same on every run: planned files in order, then rows in file order; not sorted)");
   scan->add_option("TABLE", a.table)->required();
-  scan->add_option("--columns", a.scan.columns, "columns to read, comma separated");
+  scan->add_option("--columns", a.scan.columns, "columns to read, comma separated (s.a: field a of struct s)");
   scan->add_option("--where", a.scan.where, "filter, e.g. \"country = 'SE' and age >= 18\"");
   auto* snap_opt = AddInteger(scan, "--snapshot", a.scan.snapshot, 0, "snapshot id");
   auto* asof_opt = scan->add_option("--as-of", a.scan.as_of, "timestamp (ISO 8601 or epoch ms)");
@@ -203,7 +203,7 @@ void AddReadCommands(CLI::App& app, Context& ctx, CommandAction& action) {
                     "collapse the range to its net effect (Spark's net_changes): a row inserted and later deleted "
                     "is gone; a row left inserted or deleted keeps the _change_ordinal and _commit_snapshot_id of "
                     "the change that made it so (its first change since its changes last cancelled out)");
-  changes->add_option("--columns", a.changes.columns, "table columns to show, comma separated");
+  changes->add_option("--columns", a.changes.columns, "table columns to show, comma separated (s.a: field a of struct s)");
   changes->add_option("--where", a.changes.where, "filter on the table's columns");
   changes->add_option("--format", a.changes.format, "table, csv, jsonl or parquet");
   changes->add_option("--output", a.changes.output, "write to FILE (outside the warehouse)");
