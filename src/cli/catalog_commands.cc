@@ -37,9 +37,8 @@ Status CmdCreate(Context& ctx, const std::string& name, const std::string& schem
   }
   std::map<std::string, std::string> properties;
   for (const auto& p : props) {
-    auto eq = p.find('=');
-    if (eq == std::string::npos || eq == 0) return InvalidArgument("property '" + p + "' must be KEY=VALUE");
-    properties[p.substr(0, eq)] = p.substr(eq + 1);
+    SKADE_ASSIGN_OR_RETURN(auto kv, ParseProperty(p, "--property"));
+    properties.insert_or_assign(kv.first, kv.second);
   }
   SKADE_RETURN_IF_ERROR(CheckTableProperties(properties));
   SKADE_ASSIGN_OR_RETURN(auto loaded, ctx.catalog->CreateTable(ident, schema, spec, properties));

@@ -12,6 +12,12 @@
 
 namespace skade::cli {
 
+Result<std::pair<std::string, std::string>> ParseProperty(const std::string& text, const std::string& what) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) return InvalidArgument(what + " takes KEY=VALUE, not '" + text + "'");
+  return std::pair{text.substr(0, eq), text.substr(eq + 1)};
+}
+
 std::vector<std::string> SplitList(const std::string& text) {
   std::vector<std::string> out;
   size_t start = 0;

@@ -50,6 +50,8 @@ void AddServeCommand(CLI::App& app, Context& ctx, CommandAction& action);
 // Helpers the groups share (command_util.cc).
 /// "a, b,c" → {"a", "b", "c"}.
 std::vector<std::string> SplitList(const std::string& text);
+/// "KEY=VALUE" (a table property) as key and value; `what` names it in the error.
+Result<std::pair<std::string, std::string>> ParseProperty(const std::string& text, const std::string& what);
 /// ISO 8601 text or epoch milliseconds. Errors: kInvalidArgument.
 Result<int64_t> ParseTimestampMs(const std::string& text);
 Result<std::unique_ptr<Table>> LoadTable(Context& ctx, const std::string& name);

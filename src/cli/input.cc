@@ -288,9 +288,6 @@ class JsonLinesReader final : public arrow::RecordBatchReader {
   std::string path_;
 };
 
-// CSV text for a column that is not text (numbers, dates, ...): an empty field, quoted or not,
-// and the usual spellings of a missing value are null there; "NaN" stays a float's value.
-// (A string column's "NA" or "null" is the string: only an unquoted empty field is null.)
 // Where a CSV file's first record with another number of fields than its header is:
 // "row R (line L) has F fields where the header has H", for Arrow's parse error, which
 // gives the record's text but not its place (the streaming reader does not count rows).
@@ -347,6 +344,9 @@ arrow::Status WithCsvRecordPlace(const arrow::Status& st, const std::string& pat
   return arrow::Status::Invalid(*place + (text == std::string::npos ? "" : st.message().substr(text)));
 }
 
+// CSV text for a column that is not text (numbers, dates, ...): an empty field, quoted or not,
+// and the usual spellings of a missing value are null there; "NaN" stays a float's value.
+// (A string column's "NA" or "null" is the string: only an unquoted empty field is null.)
 class CsvNullsReader final : public arrow::RecordBatchReader {
  public:
   CsvNullsReader(std::shared_ptr<arrow::RecordBatchReader> r, const Schema& schema, std::string path, char delimiter)
@@ -483,21 +483,18 @@ Status CheckColumnNames(const arrow::Schema& schema, const std::string& path) {
   return {};
 }
 
-std::string DelimiterName(char c) {
-  switch (c) {
-    case ',': return "comma";
-    case '\t': return "tab";
-    default: return "'" + std::string(1, c) + "'";
-  }
-}
+// A separator as --delimiter takes it, and as a message names it.
+std::string DelimiterFlag(char c) { return c == '\t' ? "tab" : "'" + std::string(1, c) + "'"; }
+std::string DelimiterName(char c) { return c == ',' ? "comma" : DelimiterFlag(c); }
 
 // A header line without `delimiter` that holds another common separator would read as
-// one column (and its rows as a parse error or missing columns): say which to give.
-Status CheckHeaderSeparator(const std::string& path, char delimiter, const Schema& schema) {
-  std::ifstream in(path, std::ios::binary);
-  std::string header(64 << 10, '\0');  // a header longer than this is not looked at further
-  in.read(header.data(), static_cast<std::streamsize>(header.size()));
-  header.resize(static_cast<size_t>(in.gcount()));
+// one column (and its rows as a parse error or missing columns): say which to give. The
+// file's first 64 KiB are looked at, through the reader's own handle.
+Status CheckHeaderSeparator(arrow::io::RandomAccessFile& file, const std::string& path, char delimiter,
+                            const Schema& schema) {
+  SKADE_ARROW_ASSIGN(auto head, file.ReadAt(0, 64 << 10), path);
+  SKADE_ARROW_RETURN(file.Seek(0), path);  // the CSV reader reads on from the file's position
+  std::string header = head->ToString();
   header.resize(std::min(header.size(), header.find('\n')));
   if (header.starts_with("\xEF\xBB\xBF")) header.erase(0, 3);
   if (header.ends_with('\r')) header.pop_back();
@@ -505,8 +502,7 @@ Status CheckHeaderSeparator(const std::string& path, char delimiter, const Schem
   for (char other : {';', '\t', '|', ','})
     if (header.find(other) != std::string::npos)
       return InvalidArgument(path + ": its header line holds no " + DelimiterName(delimiter) + " but " +
-                             DelimiterName(other) + ": give --delimiter " +
-                             (other == '\t' ? std::string("tab") : "'" + std::string(1, other) + "'") +
+                             DelimiterName(other) + ": give --delimiter " + DelimiterFlag(other) +
                              " for a file separated so");
   return {};
 }
@@ -564,7 +560,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     convert.strings_can_be_null = true;
     convert.quoted_strings_can_be_null = false;
     convert.null_values = {""};
-    SKADE_RETURN_IF_ERROR(CheckHeaderSeparator(path, parse.delimiter, schema));
+    SKADE_RETURN_IF_ERROR(CheckHeaderSeparator(*file, path, parse.delimiter, schema));
     auto reader = arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), file, read, parse, convert);
     if (!reader.ok())
       return std::unexpected(FromArrow(WithCsvRecordPlace(reader.status(), path, parse.delimiter), path));

@@ -169,10 +169,8 @@ Status CmdAlter(Context& ctx, const std::string& table_name, const std::vector<s
         remove.push_back(c[1]);
         continue;
       }
-      const auto eq = c[1].find('=');
-      if (eq == std::string::npos || eq == 0)
-        return InvalidArgument("alter set-property takes KEY=VALUE, not '" + c[1] + "'");
-      set[c[1].substr(0, eq)] = c[1].substr(eq + 1);
+      SKADE_ASSIGN_OR_RETURN(auto kv, ParseProperty(c[1], "alter set-property"));
+      set.insert_or_assign(kv.first, kv.second);
     }
     SKADE_RETURN_IF_ERROR(table->UpdateProperties(set, remove));
     std::printf("%s: properties changed\n", table_name.c_str());

@@ -47,9 +47,7 @@ Status StepSettings::Check() const {
       out.push_back("unknown " + step_.runner + " setting '" + key + "' (settings: " + list + ")");
     }
   if (out.empty()) return {};
-  std::string msg;
-  for (const auto& p : out) msg += (msg.empty() ? "" : "; ") + p;
-  return skade::InvalidArgument(msg);
+  return skade::InvalidArgument(skade::JoinProblems(out));
 }
 
 Result<std::unique_ptr<RowRunner>> MakeRowRunner(const CustomStep& step) {

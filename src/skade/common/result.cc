@@ -18,6 +18,12 @@ std::string_view ErrorKindName(ErrorKind kind) {
   return "Unknown";
 }
 
+std::string JoinProblems(const std::vector<std::string>& problems) {
+  std::string msg;
+  for (const auto& p : problems) msg += (msg.empty() ? "" : "; ") + p;
+  return msg;
+}
+
 Error Error::WithContext(std::string_view context) const& {
   return Error{kind, std::string(context) + ": " + message};
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace skade {
 
@@ -42,6 +43,9 @@ using Status = Result<void>;
 inline std::unexpected<Error> MakeError(ErrorKind kind, std::string message) {
   return std::unexpected<Error>(Error{kind, std::move(message)});
 }
+/// Problems found at once, for one error: "first; second; ...".
+std::string JoinProblems(const std::vector<std::string>& problems);
+
 inline std::unexpected<Error> InvalidArgument(std::string m) {
   return MakeError(ErrorKind::kInvalidArgument, std::move(m));
 }

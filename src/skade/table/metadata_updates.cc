@@ -82,9 +82,7 @@ Status CheckTableProperties(const std::map<std::string, std::string>& properties
     if (!wants.empty()) problems.push_back("property " + key + "=" + value + ": it takes " + wants);
   }
   if (problems.empty()) return {};
-  std::string msg;
-  for (const auto& p : problems) msg += (msg.empty() ? "" : "; ") + p;
-  return InvalidArgument(msg);
+  return InvalidArgument(JoinProblems(problems));
 }
 
 Result<CommitResult> Table::UpdateProperties(const std::map<std::string, std::string>& set,

@@ -181,12 +181,8 @@ Result<ScanPlan> TableScan::Plan() const {
     if (!bound) problems.push_back(bound.error().message);
     else plan.filter = *bound;
   }
-  if (!problems.empty()) {
-    std::string msg;
-    for (const auto& p : problems) msg += (msg.empty() ? "" : "; ") + p;
-    if (columns_) msg += " (columns: " + schema.ColumnNames() + ")";
-    return InvalidArgument(msg);
-  }
+  if (!problems.empty())
+    return InvalidArgument(JoinProblems(problems) + (columns_ ? " (columns: " + schema.ColumnNames() + ")" : ""));
   if (ProvenanceSource* source = ProvenanceSource::Current(); source && table_)
     source->OnRead(*table_, plan.snapshot ? std::optional<int64_t>(plan.snapshot->snapshot_id) : std::nullopt);
   if (!plan.snapshot) return plan;

@@ -62,8 +62,9 @@ struct ScanPlan {
   const Snapshot* snapshot = nullptr;  // null: empty table
   SchemaPtr schema;                    // the schema rows are read with
   std::vector<int> projected_ids;      // top-level field ids, output order
-  /// The output's fields: those of projected_ids, a struct cut down to the nested fields
-  /// selected ("s.a"). Null: projected_ids' fields whole.
+  /// The output's fields as Plan() made them: those of projected_ids, a struct cut down
+  /// to the nested fields selected ("s.a"). The reader takes a projected column's shape
+  /// from here by its id (whole when absent or null); projected_ids decide the columns.
   SchemaPtr output_schema;
   expr::ExprPtr filter;                // bound, or null
   std::vector<FileScanTask> tasks;

@@ -444,6 +444,7 @@ struct ScanShape {
   std::vector<NestedField> read_fields;
   std::vector<std::shared_ptr<arrow::Field>> fields;
   std::vector<NestedField> out_fields;  // per output column: what is output of it
+  std::vector<bool> cut;                // per output column: read as more than out_fields
 };
 
 // The column of a batch or table read from a file (the file's types) holding read
@@ -612,10 +613,13 @@ class ScanReader final : public arrow::RecordBatchReader {
       const NestedField& whole = *plan_.schema->FindField(read_ids[i]);
       std::vector<int> keep = looked_at;
       if (i < shape->projected) {
-        shape->out_fields.push_back(plan_.output_schema ? plan_.output_schema->fields()[i] : whole);
+        const NestedField* cut = plan_.output_schema ? plan_.output_schema->FindField(whole.id) : nullptr;
+        shape->out_fields.push_back(cut ? *cut : whole);
         WholeParts(shape->out_fields.back(), &keep);
       }
       shape->read_fields.push_back(*PruneField(whole, keep));
+      // Read as more than is output (fields filtered on or deleted by): cut after reading.
+      if (i < shape->projected) shape->cut.push_back(!shape->read_fields.back().type->Equals(*shape->out_fields.back().type));
     }
     shape->fields = ToArrowSchema(Schema(0, shape->read_fields))->fields();
     shape->out_schema = ToArrowSchema(Schema(0, shape->out_fields));
@@ -1654,8 +1658,7 @@ class ScanReader final : public arrow::RecordBatchReader {
     }
     SKADE_RETURN_IF_ERROR(DenseColumns(shape, f, output, &cols));
     for (size_t k = 0; k < cols.size(); ++k)
-      if (!shape.fields[k]->type()->Equals(*shape.out_schema->field(static_cast<int>(k))->type()))
-        cols[k] = PruneArray(cols[k], shape.out_fields[k]);
+      if (shape.cut[k]) cols[k] = PruneArray(cols[k], shape.out_fields[k]);
     if (shape.emit_positions) {
       arrow::Int64Builder pb;
       SKADE_ARROW_RETURN(pb.Reserve(rows), "scan");

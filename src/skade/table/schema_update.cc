@@ -198,9 +198,7 @@ Result<TableMetadata> SchemaUpdate::Apply(const TableMetadata& base) const {
     else problems.push_back(ids.error().message);
   }
   if (!problems.empty()) {
-    std::string msg;
-    for (const auto& p : problems) msg += (msg.empty() ? "" : "; ") + p;
-    return InvalidArgument(msg);
+    return InvalidArgument(JoinProblems(problems));
   }
   TableMetadata next = base;
   int new_id = 0;
