@@ -48,6 +48,24 @@ Result<std::unique_ptr<Table>> LoadTable(Context& ctx, const std::string& name) 
   return Table::Load(*ctx.catalog, ident);
 }
 
+void AddSnapshotOptions(CLI::App* sub, SnapshotOptions& o) {
+  auto* id = AddInteger(sub, "--snapshot", o.id, 0, "snapshot id");
+  auto* as_of = sub->add_option("--as-of", o.as_of, "timestamp (ISO 8601 or epoch ms)");
+  auto* ref = sub->add_option("--ref", o.ref, "branch or tag");
+  id->excludes(as_of)->excludes(ref);
+  as_of->excludes(ref);
+}
+
+Result<SnapshotChoice> ChosenSnapshot(const SnapshotOptions& o) {
+  SnapshotChoice c;
+  if (o.id >= 0) c.id = o.id;
+  if (!o.as_of.empty()) {
+    SKADE_ASSIGN_OR_RETURN(c.as_of_ms, ParseTimestampMs(o.as_of));
+  }
+  if (!o.ref.empty()) c.ref = o.ref;
+  return c;
+}
+
 CLI::Option* AddInteger(CLI::App* sub, const std::string& name, int64_t& target, int64_t min,
                         const std::string& help) {
   std::string flag = name.substr(0, name.find(','));

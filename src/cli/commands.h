@@ -45,6 +45,7 @@ void AddCatalogCommands(CLI::App& app, Context& ctx, CommandAction& action);
 void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action);
 void AddMaintenanceCommands(CLI::App& app, Context& ctx, CommandAction& action);
 void AddReadCommands(CLI::App& app, Context& ctx, CommandAction& action);
+void AddMetadataCommands(CLI::App& app, Context& ctx, CommandAction& action);
 void AddServeCommand(CLI::App& app, Context& ctx, CommandAction& action);
 
 // Helpers the groups share (command_util.cc).
@@ -55,6 +56,15 @@ Result<std::pair<std::string, std::string>> ParseProperty(const std::string& tex
 /// ISO 8601 text or epoch milliseconds. Errors: kInvalidArgument.
 Result<int64_t> ParseTimestampMs(const std::string& text);
 Result<std::unique_ptr<Table>> LoadTable(Context& ctx, const std::string& name);
+/// --snapshot ID, --as-of TIME and --ref NAME, of which a command takes at most one.
+struct SnapshotOptions {
+  int64_t id = -1;  // -1: not given
+  std::string as_of, ref;
+};
+void AddSnapshotOptions(CLI::App* sub, SnapshotOptions& options);
+/// The snapshot the options name (none given: the current one). Errors: kInvalidArgument
+/// for a time that does not parse.
+Result<SnapshotChoice> ChosenSnapshot(const SnapshotOptions& options);
 /// An integer option read exactly (no clamping, no silent truncation) and checked
 /// to be at least `min`; a bad value is a usage error naming the option and range.
 CLI::Option* AddInteger(CLI::App* sub, const std::string& name, int64_t& target, int64_t min,

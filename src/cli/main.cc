@@ -103,6 +103,7 @@ int Main(int argc, char** argv) {
   AddWriteCommands(app, ctx, action);
   AddMaintenanceCommands(app, ctx, action);
   AddReadCommands(app, ctx, action);
+  AddMetadataCommands(app, ctx, action);
   AddServeCommand(app, ctx, action);
   auto* demo = app.add_subcommand("demo", "build a demo warehouse and show what skade does");
   demo->callback([&] {

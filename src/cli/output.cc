@@ -264,7 +264,8 @@ void PrintListing(const Listing& l, Format format, std::FILE* out) {
         AppendJsonString(l.headers[c], &s);
         s += ':';
         bool num = c < l.numeric.size() && l.numeric[c];
-        if (num && !row[c].empty()) s += row[c];
+        bool json = c < l.json.size() && l.json[c];
+        if ((num || json) && !row[c].empty()) s += row[c];
         else if (num) s += "null";
         else AppendJsonString(row[c], &s);
       }

@@ -25,6 +25,8 @@ struct Listing {
   std::vector<std::vector<std::string>> rows;
   /// Columns whose values are numbers (unquoted in jsonl).
   std::vector<bool> numeric;
+  /// Columns whose values are JSON text, written as they are in jsonl.
+  std::vector<bool> json = {};
 };
 void PrintListing(const Listing& listing, Format format, std::FILE* out);
 

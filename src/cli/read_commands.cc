@@ -1,4 +1,4 @@
-// Commands that read: scan, snapshots, the commit log, changes and watch.
+// Commands that read: scan, the commit log, changes and watch.
 #include <CLI/CLI.hpp>
 #include <arrow/api.h>
 
@@ -16,8 +16,9 @@ namespace skade::cli {
 namespace {
 
 struct ScanArgs {
-  std::string columns, where, as_of, ref, format = "table", output;
-  int64_t snapshot = -1, limit = -1;
+  std::string columns, where, format = "table", output;
+  SnapshotOptions snapshot;
+  int64_t limit = -1;
   bool stats = false;
 };
 
@@ -39,19 +40,15 @@ Result<int64_t> WriteRows(Context& ctx, arrow::RecordBatchReader& reader, const 
   return rows;
 }
 
-Status CmdScan(Context& ctx, const std::string& name, const ScanArgs& a, bool snapshot_given) {
+Status CmdScan(Context& ctx, const std::string& name, const ScanArgs& a) {
   SKADE_ASSIGN_OR_RETURN(Format format, ParseFormat(a.format, true));
   if (!a.output.empty()) SKADE_RETURN_IF_ERROR(CheckOutputPath(ctx, a.output));
   SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
   TableScan scan = table->NewScan();
   if (!a.columns.empty()) scan.Select(SplitList(a.columns));
   if (!a.where.empty()) scan.Filter(a.where);
-  if (snapshot_given) scan.UseSnapshot(a.snapshot);
-  if (!a.as_of.empty()) {
-    SKADE_ASSIGN_OR_RETURN(int64_t ms, ParseTimestampMs(a.as_of));
-    scan.AsOfTime(ms);
-  }
-  if (!a.ref.empty()) scan.UseRef(a.ref);
+  SKADE_ASSIGN_OR_RETURN(SnapshotChoice choice, ChosenSnapshot(a.snapshot));
+  scan.Use(std::move(choice));
   if (a.limit >= 0) scan.Limit(a.limit);
   SKADE_ASSIGN_OR_RETURN(ScanPlan plan, scan.Plan());
   if (format == Format::kParquet) plan.pool = DataWriter::pool();
@@ -75,28 +72,6 @@ Status CmdScan(Context& ctx, const std::string& name, const ScanArgs& a, bool sn
                  (long long)s.rows_read, (long long)s.delete_files, (long long)s.rows_deleted,
                  (long long)s.rows_returned);
   }
-  return {};
-}
-
-Status CmdSnapshots(Context& ctx, const std::string& name, Format format) {
-  SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
-  const TableMetadata& m = *table->metadata();
-  Listing l{{"snapshot_id", "parent_id", "sequence_number", "timestamp", "operation", "added_records",
-             "total_records", "current"},
-            {},
-            {true, true, true, false, false, true, true, false}};
-  for (const auto& s : m.snapshots) {
-    auto get = [&](const char* k) {
-      auto it = s.summary.find(k);
-      return it == s.summary.end() ? std::string() : it->second;
-    };
-    l.rows.push_back({std::to_string(s.snapshot_id),
-                      s.parent_snapshot_id ? std::to_string(*s.parent_snapshot_id) : "",
-                      std::to_string(s.sequence_number), TimeText(s.timestamp_ms), s.operation(),
-                      get("added-records"), get("total-records"),
-                      m.current_snapshot_id == s.snapshot_id ? "*" : ""});
-  }
-  PrintListing(l, format, stdout);
   return {};
 }
 
@@ -160,24 +135,12 @@ void AddReadCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   scan->add_option("TABLE", a.table)->required();
   scan->add_option("--columns", a.scan.columns, "columns to read, comma separated (s.a: field a of struct s)");
   scan->add_option("--where", a.scan.where, "filter, e.g. \"country = 'SE' and age >= 18\"");
-  auto* snap_opt = AddInteger(scan, "--snapshot", a.scan.snapshot, 0, "snapshot id");
-  auto* asof_opt = scan->add_option("--as-of", a.scan.as_of, "timestamp (ISO 8601 or epoch ms)");
-  auto* ref_opt = scan->add_option("--ref", a.scan.ref, "branch or tag");
-  snap_opt->excludes(asof_opt)->excludes(ref_opt);
-  asof_opt->excludes(ref_opt);
+  AddSnapshotOptions(scan, a.scan.snapshot);
   AddInteger(scan, "--limit", a.scan.limit, 0, "at most N rows");
   scan->add_option("--format", a.scan.format, "table, csv, jsonl, parquet or none");
   scan->add_option("--output", a.scan.output, "write to FILE (outside the warehouse)");
   scan->add_flag("--stats", a.scan.stats, "print plan statistics");
-  scan->callback([&, snap_opt] { action = [&, snap_opt] { return CmdScan(ctx, a.table, a.scan, snap_opt->count() > 0); }; });
-
-  auto* snaps = app.add_subcommand("snapshots", "list a table's snapshots");
-  snaps->add_option("TABLE", a.table)->required();
-  snaps->add_option("--format", a.format, "table, csv or jsonl")->capture_default_str();
-  snaps->callback([&] { action = [&]() -> Status {
-    SKADE_ASSIGN_OR_RETURN(Format f, ParseFormat(a.format, false));
-    return CmdSnapshots(ctx, a.table, f);
-  }; });
+  scan->callback([&] { action = [&] { return CmdScan(ctx, a.table, a.scan); }; });
 
   auto* log = app.add_subcommand("log", "show the commit log");
   AddInteger(log, "--from", a.log_from, 0, "first commit_seq to show");

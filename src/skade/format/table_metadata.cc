@@ -1,5 +1,7 @@
 #include "skade/format/table_metadata.h"
 
+#include <algorithm>
+
 #include <charconv>
 
 #include "skade/format/value.h"
@@ -77,6 +79,30 @@ Result<const Snapshot*> TableMetadata::SnapshotForRef(std::string_view ref) cons
   const Snapshot* s = SnapshotById(it->second.snapshot_id);
   if (!s) return NotFound("ref '" + std::string(ref) + "' points to a missing snapshot");
   return s;
+}
+
+const Schema& TableMetadata::SchemaForSpec(const PartitionSpec& spec, const Schema& preferred) const {
+  auto binds = [&](const Schema& s) {
+    return std::all_of(spec.fields().begin(), spec.fields().end(),
+                       [&](const PartitionField& f) { return s.FindField(f.source_id) != nullptr; });
+  };
+  if (binds(preferred)) return preferred;
+  for (auto it = schemas.rbegin(); it != schemas.rend(); ++it)
+    if (binds(**it)) return **it;
+  return preferred;
+}
+
+Result<const Snapshot*> TableMetadata::Choose(const SnapshotChoice& c) const {
+  if ((c.id ? 1 : 0) + (c.as_of_ms ? 1 : 0) + (c.ref ? 1 : 0) > 1)
+    return InvalidArgument("choose one of snapshot id, as-of time and ref");
+  if (c.id) {
+    const Snapshot* s = SnapshotById(*c.id);
+    if (!s) return NotFound("snapshot " + std::to_string(*c.id) + " does not exist");
+    return s;
+  }
+  if (c.as_of_ms) return SnapshotAsOf(*c.as_of_ms);
+  if (c.ref) return SnapshotForRef(*c.ref);
+  return CurrentSnapshot();
 }
 
 std::string TableMetadata::Property(std::string_view key, std::string_view fallback) const {

@@ -16,6 +16,14 @@
 
 namespace skade {
 
+/// Which snapshot a read names: at most one of an id, a time and a ref; none names the
+/// current snapshot.
+struct SnapshotChoice {
+  std::optional<int64_t> id;
+  std::optional<int64_t> as_of_ms;
+  std::optional<std::string> ref;
+};
+
 struct TableMetadata {
   int format_version = 2;
   std::string table_uuid;
@@ -44,6 +52,10 @@ struct TableMetadata {
   SchemaPtr SchemaById(int id) const;
   const PartitionSpec& spec() const;
   const PartitionSpec* SpecById(int id) const;
+  /// The schema to bind `spec` with: `preferred` when it has every source column of the
+  /// spec, else the newest schema that does (a spec no longer the default may name a
+  /// column dropped since, as PyIceberg allows), else `preferred`.
+  const Schema& SchemaForSpec(const PartitionSpec& spec, const Schema& preferred) const;
   const Snapshot* SnapshotById(int64_t id) const;
   const Snapshot* CurrentSnapshot() const;
   /// Snapshot `head` and its ancestors, newest first, as far as they are still here.
@@ -54,6 +66,9 @@ struct TableMetadata {
   Result<const Snapshot*> SnapshotAsOf(int64_t timestamp_ms) const;
   /// The snapshot a branch or tag points to. Errors: kNotFound listing the refs.
   Result<const Snapshot*> SnapshotForRef(std::string_view ref) const;
+  /// The snapshot `choice` names; nullptr for the current one of a table without
+  /// snapshots. Errors: kInvalidArgument when it names more than one way, kNotFound.
+  Result<const Snapshot*> Choose(const SnapshotChoice& choice) const;
   std::string Property(std::string_view key, std::string_view fallback) const;
   int64_t PropertyInt(std::string_view key, int64_t fallback) const;
 };

@@ -20,11 +20,26 @@ Result<std::vector<ManifestEntry>> LoadManifest(const ManifestFile& mf, const Ta
     return Corrupt("manifest " + LocalPath(mf.manifest_path) + " names unknown partition spec " +
                    std::to_string(mf.partition_spec_id));
   SKADE_ASSIGN_OR_RETURN(std::string bytes, io.ReadFile(mf.manifest_path));
-  auto entries = ReadManifest(bytes, mf, schema, *spec);
+  auto entries = ReadManifest(bytes, mf, m.SchemaForSpec(*spec, schema), *spec);
   if (!entries)
     return std::unexpected(
         std::move(entries).error().WithContext("manifest " + LocalPath(mf.manifest_path)));
   return entries;
+}
+
+Result<std::vector<LiveFile>> LiveFiles(const TableMetadata& m, const Snapshot& snapshot, FileIO& io,
+                                        bool data_only) {
+  SKADE_ASSIGN_OR_RETURN(auto list, LoadManifestList(snapshot, io));
+  std::vector<LiveFile> out;
+  for (const auto& mf : list) {
+    if (data_only && mf.content != 0) continue;
+    SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, m, *m.schema(), io));
+    for (auto& e : entries)
+      if (e.status != EntryStatus::kDeleted)
+        out.push_back(LiveFile{std::move(e.data_file), e.sequence_number.value_or(0),
+                               e.snapshot_id.value_or(mf.added_snapshot_id)});
+  }
+  return out;
 }
 
 }  // namespace skade

@@ -21,4 +21,17 @@ Result<std::vector<ManifestEntry>> LoadManifest(const ManifestFile& manifest,
                                                 const TableMetadata& metadata, const Schema& schema,
                                                 FileIO& io);
 
+/// A data or delete file a snapshot reads, with its data sequence number and the
+/// snapshot that added it.
+struct LiveFile {
+  DataFile file;
+  int64_t sequence_number = 0;
+  int64_t added_snapshot_id = 0;
+};
+
+/// The files `snapshot` reads (entries not deleted), in manifest-list order; with
+/// `data_only`, the delete manifests are not read. Errors: as LoadManifest.
+Result<std::vector<LiveFile>> LiveFiles(const TableMetadata& metadata, const Snapshot& snapshot, FileIO& io,
+                                        bool data_only = false);
+
 }  // namespace skade

@@ -55,15 +55,19 @@ TableScan& TableScan::Filter(expr::ExprPtr unbound) {
   return *this;
 }
 TableScan& TableScan::UseSnapshot(int64_t snapshot_id) {
-  snapshot_id_ = snapshot_id;
+  choice_.id = snapshot_id;
   return *this;
 }
 TableScan& TableScan::AsOfTime(int64_t timestamp_ms) {
-  as_of_ms_ = timestamp_ms;
+  choice_.as_of_ms = timestamp_ms;
   return *this;
 }
 TableScan& TableScan::UseRef(std::string ref) {
-  ref_ = std::move(ref);
+  choice_.ref = std::move(ref);
+  return *this;
+}
+TableScan& TableScan::Use(SnapshotChoice choice) {
+  choice_ = std::move(choice);
   return *this;
 }
 TableScan& TableScan::Limit(int64_t rows) {
@@ -121,15 +125,10 @@ expr::ExprPtr Residual(const expr::ExprPtr& e, const PartitionSpec& spec, const 
 }  // namespace
 
 Result<std::vector<FileScanTask>> LiveDataFiles(const TableMetadata& m, const Snapshot& snapshot, FileIO& io) {
-  SKADE_ASSIGN_OR_RETURN(auto list, LoadManifestList(snapshot, io));
+  SKADE_ASSIGN_OR_RETURN(auto live, LiveFiles(m, snapshot, io, /*data_only=*/true));
   std::vector<FileScanTask> out;
-  for (const auto& mf : list) {
-    if (mf.content != 0) continue;
-    SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, m, *m.schema(), io));
-    for (auto& e : entries)
-      if (e.status != EntryStatus::kDeleted)
-        out.push_back(FileScanTask{std::move(e.data_file), e.sequence_number.value_or(0), {}, nullptr});
-  }
+  out.reserve(live.size());
+  for (auto& f : live) out.push_back(FileScanTask{std::move(f.file), f.sequence_number, {}, nullptr});
   return out;
 }
 
@@ -139,23 +138,13 @@ Result<ScanPlan> TableScan::Plan() const {
   plan.stats = std::make_shared<ScanStats>();
   plan.limit = limit_;
   const TableMetadata& m = *metadata_;
-  int selectors = (snapshot_id_ ? 1 : 0) + (as_of_ms_ ? 1 : 0) + (ref_ ? 1 : 0);
-  if (selectors > 1) return InvalidArgument("choose one of snapshot id, as-of time and ref");
-  if (snapshot_id_) {
-    plan.snapshot = m.SnapshotById(*snapshot_id_);
-    if (!plan.snapshot) return NotFound("snapshot " + std::to_string(*snapshot_id_) + " does not exist");
-  } else if (as_of_ms_) {
-    SKADE_ASSIGN_OR_RETURN(plan.snapshot, m.SnapshotAsOf(*as_of_ms_));
-  } else if (ref_) {
-    SKADE_ASSIGN_OR_RETURN(plan.snapshot, m.SnapshotForRef(*ref_));
-  } else {
-    plan.snapshot = m.CurrentSnapshot();
-  }
+  SKADE_ASSIGN_OR_RETURN(plan.snapshot, m.Choose(choice_));
   plan.schema = m.schema();
   // Time travel reads with the schema of its snapshot; a branch reads with the
   // table's schema (it is still being written), a tag with its snapshot's.
-  bool branch_ref = ref_ && m.refs.contains(*ref_) && m.refs.at(*ref_).type == "branch";
-  if (plan.snapshot && plan.snapshot->schema_id && (snapshot_id_ || as_of_ms_ || (ref_ && !branch_ref)))
+  const auto& ref = choice_.ref;
+  bool branch_ref = ref && m.refs.contains(*ref) && m.refs.at(*ref).type == "branch";
+  if (plan.snapshot && plan.snapshot->schema_id && (choice_.id || choice_.as_of_ms || (ref && !branch_ref)))
     if (auto s = m.SchemaById(*plan.snapshot->schema_id)) plan.schema = s;
   const Schema& schema = *plan.schema;
 
@@ -209,8 +198,9 @@ Result<ScanPlan> TableScan::Plan() const {
     const PartitionSpec* spec = m.SpecById(mf.partition_spec_id);
     if (!spec) return Corrupt("manifest " + LocalPath(mf.manifest_path) + " names unknown partition spec");
     if (plan.filter && !projected.contains(spec->spec_id())) {
-      SKADE_ASSIGN_OR_RETURN(projected[spec->spec_id()], expr::ProjectToPartition(*plan.filter, *spec, schema));
-      SKADE_ASSIGN_OR_RETURN(TypePtr pt, spec->PartitionType(schema));
+      const Schema& bound = m.SchemaForSpec(*spec, schema);
+      SKADE_ASSIGN_OR_RETURN(projected[spec->spec_id()], expr::ProjectToPartition(*plan.filter, *spec, bound));
+      SKADE_ASSIGN_OR_RETURN(TypePtr pt, spec->PartitionType(bound));
       for (const auto& f : pt->fields) ptypes[spec->spec_id()].push_back(f.type);
     }
     if (plan.filter && mf.partitions && !spec->unpartitioned() &&

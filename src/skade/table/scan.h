@@ -106,6 +106,7 @@ class TableScan {
   TableScan& UseSnapshot(int64_t snapshot_id);
   TableScan& AsOfTime(int64_t timestamp_ms);
   TableScan& UseRef(std::string ref);
+  TableScan& Use(SnapshotChoice choice);
   TableScan& Limit(int64_t rows);
 
   /// Resolves the snapshot, binds projection and filter, prunes files.
@@ -127,9 +128,7 @@ class TableScan {
   std::optional<std::vector<std::string>> columns_;
   std::optional<std::string> filter_text_;
   expr::ExprPtr filter_;
-  std::optional<int64_t> snapshot_id_;
-  std::optional<int64_t> as_of_ms_;
-  std::optional<std::string> ref_;
+  SnapshotChoice choice_;
   int64_t limit_ = -1;
 };
 

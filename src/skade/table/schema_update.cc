@@ -166,13 +166,24 @@ Result<TableMetadata> SchemaUpdate::Apply(const TableMetadata& base) const {
         break;
       case Change::kDrop: {
         bool is_identifier = std::find(identifiers.begin(), identifiers.end(), it->id) != identifiers.end();
-        bool is_source = false;
-        for (const auto& spec : base.specs)
+        // Any spec, the older ones too: Java's readers (Spark) cannot load a table whose
+        // spec names a dropped column (apache/iceberg#10234). The column or a field in it.
+        const PartitionSpec* user = nullptr;
+        const PartitionField* used = nullptr;
+        Schema dropped(0, {*it});
+        for (const auto& spec : base.specs)  // the default spec named first
           for (const auto& pf : spec.fields())
-            if (pf.source_id == it->id && spec.spec_id() == base.default_spec_id) is_source = true;
+            if ((!used || spec.spec_id() == base.default_spec_id) && dropped.FindField(pf.source_id))
+              user = &spec, used = &pf;
         if (is_identifier && !identifiers_)
           problems.push_back("cannot drop '" + c.path + "': it is an identifier column");
-        else if (is_source) problems.push_back("cannot drop '" + c.path + "': the partition spec uses it");
+        else if (used && user->spec_id() == base.default_spec_id)
+          problems.push_back("cannot drop '" + c.path + "': the partition spec uses it (field '" + used->name + "')");
+        else if (used)
+          problems.push_back("cannot drop '" + c.path + "': the earlier partition spec " +
+                             std::to_string(user->spec_id()) + " uses it (field '" + used->name +
+                             "'), and Iceberg's Java readers cannot load a table whose partition spec names a "
+                             "dropped column");
         else parent->erase(it);
         break;
       }

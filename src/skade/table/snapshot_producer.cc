@@ -150,11 +150,12 @@ Status SnapshotProducer::WriteAddedManifests(const TableMetadata& m) {
   for (auto& [key, entries] : groups) {
     const PartitionSpec* spec = m.SpecById(key.second);
     if (!spec) return Internal("files written for unknown partition spec " + std::to_string(key.second));
-    ManifestWriteContext ctx{m.schema().get(), spec, key.first, AvroCodec(m)};
+    const Schema& schema = m.SchemaForSpec(*spec, *m.schema());
+    ManifestWriteContext ctx{&schema, spec, key.first, AvroCodec(m)};
     SKADE_ASSIGN_OR_RETURN(std::string bytes, WriteManifest(ctx, entries));
     std::string path = m.location + "/metadata/" + commit_uuid_ + "-m" + std::to_string(n++) + ".avro";
     SKADE_RETURN_IF_ERROR(io_.WriteNewFile(path, bytes));
-    SKADE_ASSIGN_OR_RETURN(auto ptypes, PartitionTypes(*spec, *m.schema()));
+    SKADE_ASSIGN_OR_RETURN(auto ptypes, PartitionTypes(*spec, schema));
     ManifestFile mf;
     mf.manifest_path = path;
     mf.manifest_length = static_cast<int64_t>(bytes.size());
@@ -292,7 +293,7 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
         nm.min_sequence_number = std::min(nm.min_sequence_number, e.sequence_number.value_or(0));
         live.push_back(e);
       }
-      SKADE_ASSIGN_OR_RETURN(auto ptypes, PartitionTypes(spec, *b.schema()));
+      SKADE_ASSIGN_OR_RETURN(auto ptypes, PartitionTypes(spec, b.SchemaForSpec(spec, *b.schema())));
       nm.partitions = SummarizePartitions(ptypes, live);
       SKADE_RETURN_IF_ERROR(io_.WriteNewFile(nm.manifest_path, bytes));
       attempt_files_.push_back(nm.manifest_path);
@@ -305,7 +306,7 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
     for (auto& [key, entries] : rewrites) {
       if (entries.empty()) continue;
       const PartitionSpec* spec = b.SpecById(key.second);
-      ManifestWriteContext ctx{b.schema().get(), spec, key.first, AvroCodec(b)};
+      ManifestWriteContext ctx{&b.SchemaForSpec(*spec, *b.schema()), spec, key.first, AvroCodec(b)};
       SKADE_ASSIGN_OR_RETURN(std::string whole, WriteManifest(ctx, entries));
       // One manifest per group unless it outgrows the target: then even slices of it.
       size_t parts = std::min(
