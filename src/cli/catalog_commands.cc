@@ -82,6 +82,9 @@ Status CmdDescribe(Context& ctx, const std::string& name, Format format) {
     part += f.name + "=" + f.transform.ToString() + "(" + s.PathOf(f.source_id) + ")";
   }
   std::printf("partition: %s\n", part.empty() ? "(unpartitioned)" : part.c_str());
+  std::string identifier;
+  for (int id : s.identifier_field_ids()) identifier += (identifier.empty() ? "" : ", ") + s.PathOf(id);
+  std::printf("identifier: %s\n", identifier.empty() ? "(none)" : identifier.c_str());
   for (const auto& [k, v] : m.properties) std::printf("property:  %s=%s\n", k.c_str(), v.c_str());
   std::printf("\n");
   PrintListing(l, Format::kTable, stdout);

@@ -78,9 +78,9 @@ Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::s
 // decodes only them; the other columns of a text input's blocks are dropped as read.
 Result<std::shared_ptr<arrow::Table>> ReadInputKeys(const std::vector<std::string>& files, const Schema& schema,
                                                     char delimiter) {
+  SKADE_ASSIGN_OR_RETURN(auto columns, KeyColumns(schema));
   std::vector<NestedField> fields;
-  for (int id : schema.identifier_field_ids())
-    if (const NestedField* f = schema.FindField(id)) fields.push_back(*f);
+  for (const NestedField* f : columns) fields.push_back(*f);
   const Schema key_schema(0, fields);
   std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
   // Without identifier fields there are no keys to read: the table's write refuses that.

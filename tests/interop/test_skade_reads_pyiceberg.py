@@ -24,6 +24,7 @@ from pyiceberg.types import (
     LongType,
     NestedField,
     StringType,
+    StructType,
     TimestamptzType,
 )
 
@@ -326,3 +327,30 @@ def test_partition_source_dropped_by_pyiceberg(skade, catalog, tmp_path):
         rc, _, err = skade("alter", "db.mine", "drop-column", col)
         assert rc == 2 and f"cannot drop '{col}': the partition spec uses it (field 's.a')" in err, err
     skade.ok("alter", "db.mine", "drop-column", "s.b")
+
+
+def test_identifier_inside_a_struct(skade, catalog, tmp_path):
+    """Iceberg allows an identifier field inside a struct (PyIceberg makes one). skade reads
+    and describes the table; upsert and delete --keys, which match top-level columns, refuse
+    it by name and commit nothing, and work once top-level identifier columns are set."""
+    skade.ok("create-namespace", "db")
+    schema = Schema(NestedField(1, "k", StructType(NestedField(3, "a", LongType(), required=True)), required=True),
+                    NestedField(2, "v", StringType()), NestedField(4, "id", LongType(), required=True),
+                    identifier_field_ids=[3])
+    tbl = catalog().create_table("db.nested_key", schema=schema)
+    tbl.append(pa.Table.from_pylist([{"k": {"a": i}, "v": f"v{i}", "id": i} for i in range(3)],
+                                    schema=tbl.schema().as_arrow()))
+    assert sorted(r["k"]["a"] for r in skade.jsonl("scan", "db.nested_key")) == [0, 1, 2]
+    assert "identifier: k.a" in skade.ok("describe", "db.nested_key")
+    (tmp_path / "u.jsonl").write_text('{"k": {"a": 1}, "v": "new", "id": 1}\n')
+    (tmp_path / "keys.csv").write_text("id\n1\n")
+    before = len(skade.snapshots("db.nested_key"))
+    for args in (("upsert", "db.nested_key", tmp_path / "u.jsonl"), ("delete", "db.nested_key", "--keys", tmp_path / "keys.csv")):
+        rc, _, err = skade(*args)
+        assert rc == 2 and "identifier field 'k.a' is inside a struct; skade's upsert and delete --keys match by " \
+                           "top-level columns" in err, (args, err)
+    assert len(skade.snapshots("db.nested_key")) == before
+    skade.ok("alter", "db.nested_key", "set-identifier", "id")
+    skade.ok("upsert", "db.nested_key", tmp_path / "u.jsonl")
+    rows = sorted((r["id"], r["v"]) for r in catalog().load_table("db.nested_key").scan().to_arrow().to_pylist())
+    assert rows == [(0, "v0"), (1, "new"), (2, "v2")]

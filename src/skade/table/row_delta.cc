@@ -21,6 +21,7 @@
 #include "skade/table/delete_index.h"
 #include "skade/table/key_candidates.h"
 #include "skade/table/scan.h"
+#include "skade/table/schema_update.h"
 #include "skade/table/snapshot_producer.h"
 #include "skade/table/table.h"
 
@@ -246,9 +247,7 @@ bool CopyOnWrite(const TableMetadata& m) {
 // The identifier columns of the table, or an error naming what is missing.
 Result<std::vector<const NestedField*>> IdentifierFields(const Schema& schema,
                                                          const std::string& table) {
-  std::vector<const NestedField*> out;
-  for (int id : schema.identifier_field_ids())
-    if (const NestedField* f = schema.FindField(id)) out.push_back(f);
+  SKADE_ASSIGN_OR_RETURN(std::vector<const NestedField*> out, KeyColumns(schema));
   if (out.empty())
     return InvalidArgument("table " + table +
                            " has no identifier fields (give them with alter TABLE set-identifier COLS)");

@@ -56,6 +56,20 @@ Result<std::vector<int>> IdentifierFieldIds(const Schema& schema, const std::vec
   return ids;
 }
 
+Result<std::vector<const NestedField*>> KeyColumns(const Schema& schema) {
+  std::vector<const NestedField*> out;
+  for (int id : schema.identifier_field_ids()) {
+    const NestedField* f = schema.FindField(id);
+    if (!f) continue;
+    if (const NestedField* top = schema.TopLevelOf(id); !top || top->id != id)
+      return InvalidArgument("identifier field '" + schema.PathOf(id) +
+                             "' is inside a struct; skade's upsert and delete --keys match by top-level columns "
+                             "(set top-level ones with alter TABLE set-identifier COLS)");
+    out.push_back(f);
+  }
+  return out;
+}
+
 namespace {
 
 // Fields of the struct, list or map (`container`; the schema: kStruct) that holds

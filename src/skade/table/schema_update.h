@@ -52,6 +52,11 @@ class SchemaUpdate {
 /// identifier fields at the top level). Errors: kInvalidArgument naming the column.
 Result<std::vector<int>> IdentifierFieldIds(const Schema& schema, const std::vector<std::string>& columns);
 
+/// The identifier fields as the columns upserts and key deletes match by; empty when the
+/// table has none. Errors: kInvalidArgument for one inside a struct (Iceberg allows it, in
+/// tables other tools make; skade matches keys by top-level columns).
+Result<std::vector<const NestedField*>> KeyColumns(const Schema& schema);
+
 /// Whether a type change is an allowed promotion.
 bool IsAllowedPromotion(const Type& from, const Type& to);
 
