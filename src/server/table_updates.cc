@@ -424,7 +424,15 @@ Result<TableMetadata> ApplyCommit(const TableMetadata* base, const Json& require
   if (!doc) doc = Skeleton(new_location);
   Added added;
   for (const auto& u : updates) SKADE_RETURN_IF_ERROR(ApplyUpdate(*doc, u, added));
-  return Parsed(std::move(*doc));
+  SKADE_ASSIGN_OR_RETURN(TableMetadata next, Parsed(std::move(*doc)));
+  // A schema that drops a column a partition spec still names makes a table Java's readers
+  // cannot load (apache/iceberg#10234); a table already so stays writable.
+  if (auto unbound = next.FieldWithDroppedSource(); unbound && !(base && base->FieldWithDroppedSource()))
+    return Bad("the new schema drops column id " + std::to_string(unbound->second.source_id) +
+               ", which partition spec " + std::to_string(unbound->first) + " uses (field '" + unbound->second.name +
+               "'); Iceberg's Java readers cannot load such a table. Keep the column, or first remove the specs "
+               "that name it once no file uses them (remove-partition-specs)");
+  return next;
 }
 
 std::string CommitOperation(const Json& updates) {

@@ -193,3 +193,27 @@ def test_loopback_clients_get_plain_answers_on_one_connection(rest, served):
         peers.add(conn.sock.getsockname())
     assert len(peers) == 1
     conn.close()
+
+
+def test_dropping_a_partition_source_is_refused(rest, skade):
+    """PyIceberg would drop a column an earlier partition spec names; Java's readers could not
+    load the table after that (apache/iceberg#10234), so the server refuses the commit by name
+    and the table stays as it was."""
+    cat = rest()
+    cat.create_namespace("shop")
+    t = cat.create_table("shop.by_city", schema=SCHEMA,
+                         partition_spec=PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "city")))
+    t.append(data([1, 2], ["a", "b"], [10, 20]))
+    with t.update_spec() as u:
+        u.remove_field("city")
+    before = skade.ok("log", "--table", "shop.by_city", "--format", "jsonl")
+    t = cat.load_table("shop.by_city")
+    with pytest.raises(BadRequestError, match="drops column id 2, which partition spec 0 uses \\(field 'city'\\)"):
+        with t.update_schema() as u:
+            u.delete_column("city")
+    assert skade.ok("log", "--table", "shop.by_city", "--format", "jsonl") == before
+    assert "city" in [f.name for f in cat.load_table("shop.by_city").schema().fields]
+    assert skade_rows(skade, "shop.by_city") == [(1, "a", 10), (2, "b", 20)]
+    with cat.load_table("shop.by_city").update_schema() as u:  # other columns still go
+        u.delete_column("n")
+    assert skade_rows(skade, "shop.by_city") == [(1, "a"), (2, "b")]

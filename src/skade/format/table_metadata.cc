@@ -92,6 +92,14 @@ const Schema& TableMetadata::SchemaForSpec(const PartitionSpec& spec, const Sche
   return preferred;
 }
 
+std::optional<std::pair<int, PartitionField>> TableMetadata::FieldWithDroppedSource() const {
+  const Schema& current = *schema();
+  for (const auto& spec : specs)
+    for (const auto& f : spec.fields())
+      if (!current.FindField(f.source_id)) return std::pair{spec.spec_id(), f};
+  return std::nullopt;
+}
+
 Result<const Snapshot*> TableMetadata::Choose(const SnapshotChoice& c) const {
   if ((c.id ? 1 : 0) + (c.as_of_ms ? 1 : 0) + (c.ref ? 1 : 0) > 1)
     return InvalidArgument("choose one of snapshot id, as-of time and ref");

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "skade/common/result.h"
@@ -56,6 +57,9 @@ struct TableMetadata {
   /// spec, else the newest schema that does (a spec no longer the default may name a
   /// column dropped since, as PyIceberg allows), else `preferred`.
   const Schema& SchemaForSpec(const PartitionSpec& spec, const Schema& preferred) const;
+  /// A field of any partition spec whose source column the current schema lacks, with its
+  /// spec's id; nullopt when every spec binds with the current schema.
+  std::optional<std::pair<int, PartitionField>> FieldWithDroppedSource() const;
   const Snapshot* SnapshotById(int64_t id) const;
   const Snapshot* CurrentSnapshot() const;
   /// Snapshot `head` and its ancestors, newest first, as far as they are still here.
