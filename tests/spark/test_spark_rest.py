@@ -248,3 +248,64 @@ def test_concurrent_spark_and_cli_writers(spark, skade, tmp_path):
     assert_same_rows(collect(spark, "SELECT * FROM race.t"), expected, what="spark after the race")
     engines = [r["engine"] for r in skade.log("--table", "race.t") if r["action"] == "commit"]
     assert engines.count("spark") == rounds and engines.count("skade") == rounds
+
+
+
+def test_metadata_tables_agree_with_spark(spark, skade, tmp_path):
+    """`skade files`, `partitions`, `manifests` and `refs` list what Spark's metadata tables list
+    for a table both engines wrote (Spark's merge-on-read deletes, skade's append and delete, a
+    partition evolution, a tag), Spark's partition values included, at the tag too."""
+    skade.ok("create-namespace", "meta")
+    t = "meta.events"
+    spark.sql(f"""CREATE TABLE {t} (id bigint, cat string, amount decimal(10,2), d date, ts timestamp, ok boolean)
+                  USING iceberg PARTITIONED BY (days(ts), bucket(4, id))
+                  TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')""")
+    spark.sql(f"INSERT INTO {t} VALUES {spark_values(sample_rows(range(1, 41)))}")
+    spark.sql(f"DELETE FROM {t} WHERE id % 7 = 0")
+    spark.sql(f"ALTER TABLE {t} CREATE TAG before_evolution")
+    spark.sql(f"ALTER TABLE {t} ADD PARTITION FIELD cat")
+    spark.sql(f"INSERT INTO {t} VALUES {spark_values(sample_rows(range(50, 60)))}")
+    more = [{"id": i, "cat": "abc"[i % 3], "amount": f"{i}.50", "d": "2024-02-01", "ts": "2024-02-01T10:00:00Z",
+             "ok": True} for i in (3, 55, 70)]
+    skade.ok("append", t, jsonl_file(tmp_path / "more.jsonl", more))
+    skade.ok("delete", t, "--where", "id = 55 or id = 12")
+    (tag,) = collect(spark, f"SELECT snapshot_id FROM {t}.refs WHERE name = 'before_evolution'")
+
+    def spark_partition(p):
+        return {k: v.isoformat() if isinstance(v, dt.date) else v for k, v in p.items()}
+
+    kinds = {0: "data", 1: "position_deletes", 2: "equality_deletes"}
+    for select, version in (((), ""), (("--ref", "before_evolution"), f" VERSION AS OF {tag['snapshot_id']}")):
+        mine = {r["file_path"]: r for r in skade.jsonl("files", t, *select)}
+        theirs = collect(spark, f"SELECT * FROM {t}.files{version}")
+        assert sorted(mine) == sorted(str(local_path(f["file_path"])) for f in theirs), select
+        for f in theirs:
+            m = mine[str(local_path(f["file_path"]))]
+            assert (m["content"], m["spec_id"], m["record_count"], m["file_size_in_bytes"]) == \
+                (kinds[f["content"]], f["spec_id"], f["record_count"], f["file_size_in_bytes"]), (m, f)
+            # Spark's partition struct holds every spec's fields; skade's the file's spec's
+            assert m["partition"] == {k: spark_partition(f["partition"])[k] for k in m["partition"]}, (m, f)
+    assert {m["content"] for m in mine.values()} >= {"data", "position_deletes"}
+
+    def key(partition):
+        return json.dumps({k: v for k, v in partition.items() if v is not None}, sort_keys=True)
+    counts = ("record_count", "file_count", "position_delete_record_count", "position_delete_file_count",
+              "equality_delete_record_count", "equality_delete_file_count", "last_updated_snapshot_id")
+    mine = {key(p["partition"]): tuple(p[c] for c in counts) for p in skade.jsonl("partitions", t)}
+    theirs = {key(spark_partition(p["partition"])): tuple(p[c] for c in counts)
+              for p in collect(spark, f"SELECT * FROM {t}.partitions")}
+    assert mine == theirs
+
+    mine = {r["path"]: r for r in skade.jsonl("manifests", t)}
+    theirs = collect(spark, f"SELECT * FROM {t}.manifests")
+    assert sorted(mine) == sorted(str(local_path(m["path"])) for m in theirs)
+    for m in theirs:
+        r = mine[str(local_path(m["path"]))]
+        kind = "data" if m["content"] == 0 else "delete"
+        assert (r["length"], r["partition_spec_id"], r["added_snapshot_id"], r["added_files_count"],
+                r["existing_files_count"], r["deleted_files_count"]) == \
+            (m["length"], m["partition_spec_id"], m["added_snapshot_id"], m[f"added_{kind}_files_count"],
+             m[f"existing_{kind}_files_count"], m[f"deleted_{kind}_files_count"]), (r, m)
+
+    assert {(r["name"], r["type"], r["snapshot_id"]) for r in skade.jsonl("refs", t)} == \
+        {(r["name"], r["type"], r["snapshot_id"]) for r in collect(spark, f"SELECT * FROM {t}.refs")}
