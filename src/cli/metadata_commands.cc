@@ -1,10 +1,12 @@
 // Commands that list a table's metadata, as Iceberg's metadata tables do (Spark's
-// `t.snapshots`, `t.files`, `t.partitions`, `t.manifests`, `t.refs`): snapshots, and
-// the files, partitions and manifests a snapshot reads, and the branches and tags.
+// `t.snapshots`, `t.history`, `t.files`, `t.partitions`, `t.manifests`, `t.refs`):
+// snapshots and their history, the files, partitions and manifests a snapshot reads,
+// and the branches and tags.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "commands.h"
 #include "output.h"
@@ -50,6 +52,27 @@ Status CmdSnapshots(Context& ctx, const std::string& name, Format format) {
     l.rows.push_back({Int(s.snapshot_id), Opt(s.parent_snapshot_id), Int(s.sequence_number), TimeText(s.timestamp_ms),
                       s.operation(), get("added-records"), get("total-records"),
                       m.current_snapshot_id == s.snapshot_id ? "*" : ""});
+  }
+  PrintListing(l, format, stdout);
+  return {};
+}
+
+// When each snapshot became current (the snapshot log: a rollback shows as the older
+// snapshot made current again) and whether it is still in the current snapshot's lineage.
+Status CmdHistory(Context& ctx, const std::string& name, Format format) {
+  SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
+  const TableMetadata& m = *table->metadata();
+  std::set<int64_t> ancestors;
+  if (m.current_snapshot_id)
+    for (const Snapshot* s : m.Ancestors(*m.current_snapshot_id)) ancestors.insert(s->snapshot_id);
+  Listing l{{"made_current_at", "snapshot_id", "parent_id", "is_current_ancestor"},
+            {},
+            {false, true, true, false},
+            {false, false, false, true}};
+  for (const SnapshotLogEntry& e : m.snapshot_log) {
+    const Snapshot* s = m.SnapshotById(e.snapshot_id);
+    l.rows.push_back({TimeText(e.timestamp_ms), Int(e.snapshot_id), s ? Opt(s->parent_snapshot_id) : "",
+                      ancestors.contains(e.snapshot_id) ? "true" : "false"});
   }
   PrintListing(l, format, stdout);
   return {};
@@ -224,6 +247,8 @@ void AddMetadataCommands(CLI::App& app, Context& ctx, CommandAction& action) {
     return sub;
   };
   add("snapshots", "list a table's snapshots", false, [&](Format f) { return CmdSnapshots(ctx, a.table, f); });
+  add("history", "when each snapshot became current, and whether the current one descends from it", false,
+      [&](Format f) { return CmdHistory(ctx, a.table, f); });
   auto* files = add("files", "list the data and delete files a snapshot reads", true,
                     [&](Format f) { return CmdFiles(ctx, a.table, a.snapshot, a.files, f); });
   files->add_option("--content", a.files.content, "data, deletes or all")->capture_default_str();

@@ -1,4 +1,4 @@
-"""`skade files`, `partitions`, `manifests` and `refs` (Iceberg's metadata tables) agree
+"""`skade files`, `partitions`, `manifests`, `history` and `refs` (Iceberg's metadata tables) agree
 with PyIceberg's `inspect` over the same snapshots: on a table skade wrote through appends,
 position and equality deletes, an upsert, a partition evolution, a tag and a branch; and on
 a table PyIceberg wrote. Also the text form of partitions, the snapshot options, and errors.
@@ -157,6 +157,17 @@ def test_metadata_tables_agree_with_pyiceberg_inspect(skade, catalog, tmp_path):
     assert {f["content"] for f in skade.jsonl("files", T, "--content", "deletes")} == {"position_deletes"}
     first_ms = next(s for s in skade.snapshots(T) if s["snapshot_id"] == first)["timestamp"]
     assert skade.jsonl("files", T, "--as-of", first_ms) == skade.jsonl("files", T, "--snapshot", first)
+
+    # history, across a rollback: the old snapshot made current again, the others no longer ancestors
+    skade.ok("rollback", T, first)
+    tbl = catalog().load_table(T)
+    mine = skade.jsonl("history", T)
+    theirs = tbl.inspect.history().to_pylist()
+    assert [(h["snapshot_id"], h["parent_id"], h["is_current_ancestor"]) for h in mine] == \
+        [(h["snapshot_id"], h["parent_id"], h["is_current_ancestor"]) for h in theirs]
+    assert [dt.datetime.fromisoformat(h["made_current_at"]) for h in mine] == \
+        [h["made_current_at"].replace(tzinfo=UTC) for h in theirs]
+    assert mine[-1]["snapshot_id"] == first and sum(h["is_current_ancestor"] for h in mine) == 2
 
 
 def test_equality_deletes_listed(skade, catalog, tmp_path):
