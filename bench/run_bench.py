@@ -1173,14 +1173,34 @@ def bench_small_files(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
     def py_scan():
         return tbl.scan().to_arrow().num_rows
 
+    # Metadata tables: the whole `skade files|partitions` process against PyIceberg's inspect
+    # on the loaded table; both must list every file (and one unpartitioned partition).
+    def skade_listing(what: str) -> float:
+        wall, out = run_timed(skade + [what, table_name, "--format", "jsonl"])
+        lines = out.splitlines()
+        want = n if what == "files" else 1
+        if len(lines) != want or (what == "partitions" and json.loads(lines[0])["file_count"] != n):
+            sys.exit(f"small files: skade {what} listed {len(lines)} rows, expected {want}")
+        return wall
+
+    def py_inspect(what: str) -> float:
+        t, listed = timed(lambda: getattr(tbl.inspect, what)())
+        if listed.num_rows != (n if what == "files" else 1):
+            sys.exit(f"small files: PyIceberg inspect.{what} listed {listed.num_rows} rows")
+        return t
+
     server = scan_driver(build_dir, wh, table_name)
     cold = skade_scan(server)  # warm-ups: page cache, imports, thread pools
     for fn in (py_plan, py_load_plan, py_scan):
         fn()
     cli_scan_timed(plan_cmd)
     cli_scan_timed(scan_cmd)
+    for what in ("files", "partitions"):
+        skade_listing(what)
+        py_inspect(what)
     series = {k: [] for k in ("skade_plan", "skade_scan", "skade_cli_plan", "skade_cli_scan",
-                              "pyiceberg_plan", "pyiceberg_load_plan", "pyiceberg_scan")}
+                              "pyiceberg_plan", "pyiceberg_load_plan", "pyiceberg_scan", "skade_files",
+                              "pyiceberg_inspect_files", "skade_partitions", "pyiceberg_inspect_partitions")}
     for _ in range(a.rounds):
         s = skade_scan(server)
         if s["rows"] != n * per:
@@ -1204,6 +1224,9 @@ def bench_small_files(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         if rows != n * per:
             sys.exit(f"small files: skade scan counted {rows} rows, expected {n * per}")
         series["skade_cli_scan"].append(wall)
+        for what in ("files", "partitions"):
+            series[f"skade_{what}"].append(skade_listing(what))
+            series[f"pyiceberg_inspect_{what}"].append(py_inspect(what))
 
     def ratio(peer: str, ours: str) -> dict:
         return spread([p / o for p, o in zip(series[peer], series[ours])])
@@ -1213,6 +1236,8 @@ def bench_small_files(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         "plan_process_vs_pyiceberg_load_and_plan_files": ratio("pyiceberg_load_plan", "skade_cli_plan"),
         "scan_api_vs_pyiceberg": ratio("pyiceberg_scan", "skade_scan"),
         "scan_process_vs_pyiceberg": ratio("pyiceberg_scan", "skade_cli_scan"),
+        "files_process_vs_pyiceberg_inspect": ratio("pyiceberg_inspect_files", "skade_files"),
+        "partitions_process_vs_pyiceberg_inspect": ratio("pyiceberg_inspect_partitions", "skade_partitions"),
     }
     for name, r in ratios.items():
         print(f"small files {name}: {r['median']:.1f}x [{r['min']:.1f}-{r['max']:.1f}]")
@@ -1235,6 +1260,11 @@ def bench_small_files(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
             "pyiceberg_plan": "list(table.scan().plan_files()) on a loaded table, in this process",
             "pyiceberg_load_plan": "catalog.load_table() then plan_files(): what the skade process does",
             "pyiceberg_scan": "table.scan().to_arrow() on a loaded table",
+            "skade_files": "the whole `skade files TABLE --format jsonl` process (every manifest read, every "
+                           "file printed)",
+            "skade_partitions": "the whole `skade partitions TABLE --format jsonl` process",
+            "pyiceberg_inspect_files": "table.inspect.files() on a loaded table, in this process",
+            "pyiceberg_inspect_partitions": "table.inspect.partitions() on a loaded table, in this process",
             "rounds": f"one warm-up each, then {a.rounds} interleaved rounds (API arms beside the driver, "
                       "process arms after it ended); ratio = peer time / skade time per round",
         },
