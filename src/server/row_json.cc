@@ -19,8 +19,9 @@ Json Floating(F v) {
   return static_cast<double>(v);
 }
 
-// A value whose alternative does not match its type falls back to its text.
-Json Primitive(const Value& v, const Type& type) {
+}  // namespace
+
+Json ValueJson(const Value& v, const Type& type) {
   if (const bool* b = std::get_if<bool>(&v); b && type.id == TypeId::kBoolean) return *b;
   if (const int32_t* n = std::get_if<int32_t>(&v); n && type.id == TypeId::kInt) return *n;
   if (const int64_t* n = std::get_if<int64_t>(&v); n && type.id == TypeId::kLong) {
@@ -36,8 +37,6 @@ Json Primitive(const Value& v, const Type& type) {
   if (type.id == TypeId::kTimestampTz && text.ends_with("+00:00")) text.replace(text.size() - 6, 6, "Z");
   return text;
 }
-
-}  // namespace
 
 std::string Base64(std::string_view bytes) {
   static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -86,7 +85,7 @@ Json CellJson(const arrow::Array& a, int64_t i, const Type& type) {
     default: {
       auto v = ValueAt(a, i, type);
       if (!v || IsNull(*v)) return nullptr;
-      return Primitive(*v, type);
+      return ValueJson(*v, type);
     }
   }
 }

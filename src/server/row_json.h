@@ -7,6 +7,7 @@
 
 #include "server/server_internal.h"
 #include "skade/format/types.h"
+#include "skade/format/value.h"
 
 namespace arrow {
 class Array;
@@ -17,6 +18,10 @@ namespace skade::server {
 /// Row `i` of `array`, read as Iceberg type `type`. A value the array cannot give
 /// as that type is null.
 Json CellJson(const arrow::Array& array, int64_t i, const Type& type);
+
+/// A primitive value of Iceberg type `type` as a cell; a value whose representation does
+/// not match the type gives its text.
+Json ValueJson(const Value& value, const Type& type);
 
 /// Standard base64 with padding.
 std::string Base64(std::string_view bytes);

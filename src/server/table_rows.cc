@@ -1,7 +1,8 @@
 // Rows of a table through the viewer API (docs/api.md): `preview`, a scan at a
 // snapshot, and `changes`, the changelog between two snapshots. Both stream NDJSON
 // (header line, one array per row, closing line) batch by batch as the reader
-// produces them, and stop at `limit`.
+// produces them, and stop at `limit`. `partitions`, the files of a snapshot summed per
+// partition (`skade partitions`), answers in the same form at once.
 #include <arrow/api.h>
 
 #include "server/api_params.h"
@@ -10,6 +11,8 @@
 #include "server/server_internal.h"
 #include "skade/cdc/changelog.h"
 #include "skade/table/arrow_schema.h"
+#include "skade/table/manifest_io.h"
+#include "skade/table/metadata_tables.h"
 #include "skade/table/scan.h"
 #include "skade/table/table.h"
 
@@ -145,19 +148,37 @@ bool CheckSnapshot(const ServerContext& ctx, httplib::Response& res, const Table
   return false;
 }
 
-void Preview(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
+// What `preview` and `partitions` read: the table of the path at the `snapshot` parameter
+// (none: the current one), and `limit`.
+struct TableAt {
+  std::unique_ptr<Table> table;
+  std::optional<int64_t> snapshot;
+  int64_t limit = 0;
+};
+// On failure the error has been sent.
+std::optional<TableAt> TableAtSnapshot(ServerContext& ctx, const httplib::Request& req, httplib::Response& res,
+                                       int64_t default_limit) {
   auto snapshot = SnapshotParam(req, "snapshot");
-  if (!snapshot) return SendRowsError(ctx, res, snapshot.error());
-  auto limit = IntParam(req, "limit", 100, 0, kMaxRows);
-  if (!limit) return SendRowsError(ctx, res, limit.error());
+  auto limit = IntParam(req, "limit", default_limit, 0, kMaxRows);
+  if (!snapshot || !limit) {
+    SendRowsError(ctx, res, !snapshot ? snapshot.error() : limit.error());
+    return std::nullopt;
+  }
   auto table = PathTable(ctx, req, res);
-  if (!table) return;
-  if (*snapshot && !CheckSnapshot(ctx, res, *table, **snapshot)) return;
+  if (!table) return std::nullopt;
+  if (*snapshot && !CheckSnapshot(ctx, res, *table, **snapshot)) return std::nullopt;
+  return TableAt{std::move(table), *snapshot, *limit};
+}
+
+void Preview(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
+  auto at = TableAtSnapshot(ctx, req, res, 100);
+  if (!at) return;
+  auto& [table, snapshot, limit] = *at;
   TableScan scan = table->NewScan();
   if (req.has_param("columns")) scan.Select(ListParam(req, "columns"));
   if (req.has_param("where")) scan.Filter(req.get_param_value("where"));
-  if (*snapshot) scan.UseSnapshot(**snapshot);
-  scan.Limit(*limit + 1);  // one more tells whether the limit cut the rows
+  if (snapshot) scan.UseSnapshot(*snapshot);
+  scan.Limit(limit + 1);  // one more tells whether the limit cut the rows
   auto plan = scan.Plan();
   if (!plan) return SendRowsError(ctx, res, plan.error());
   plan->parallelism = 1;  // a preview is small: decode in the request's thread
@@ -167,7 +188,7 @@ void Preview(ServerContext& ctx, const httplib::Request& req, httplib::Response&
   Json header{{"columns", HeaderColumns(columns)},
               {"snapshot_id", SnapshotIdJson(plan->snapshot ? std::optional(plan->snapshot->snapshot_id)
                                                             : std::nullopt)}};
-  Stream(ctx, res, std::make_shared<RowStream>(ctx, *reader, std::move(columns), std::move(header), *limit));
+  Stream(ctx, res, std::make_shared<RowStream>(ctx, *reader, std::move(columns), std::move(header), limit));
 }
 
 void Changes(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
@@ -217,6 +238,47 @@ void Changes(ServerContext& ctx, const httplib::Request& req, httplib::Response&
   Stream(ctx, res, std::make_shared<RowStream>(ctx, reader, std::move(columns), std::move(header), *limit));
 }
 
+void Partitions(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
+  auto chosen = TableAtSnapshot(ctx, req, res, 1000);
+  if (!chosen) return;
+  auto& [table, snapshot, limit] = *chosen;
+  const TableMetadata& m = *table->metadata();
+  const Snapshot* at = snapshot ? m.SnapshotById(*snapshot) : m.CurrentSnapshot();
+  std::vector<LiveFile> files;
+  if (at) {
+    auto live = LiveFiles(m, *at, ctx.catalog.io());
+    if (!live) return SendRowsError(ctx, res, live.error());
+    files = std::move(*live);
+  }
+  static const std::pair<const char*, const char*> kColumns[] = {
+      {"partition", "string"}, {"spec_id", "int"}, {"record_count", "long"}, {"file_count", "long"},
+      {"total_data_file_size_in_bytes", "long"}, {"position_delete_record_count", "long"},
+      {"position_delete_file_count", "long"}, {"equality_delete_record_count", "long"},
+      {"equality_delete_file_count", "long"}, {"last_updated_at", "timestamptz"},
+      {"last_updated_snapshot_id", "long"}};
+  Json columns = Json::array();
+  for (const auto& [name, type] : kColumns) columns.push_back(Json{{"name", name}, {"type", type}});
+  std::string out = Line(Json{{"columns", std::move(columns)},
+                              {"snapshot_id", SnapshotIdJson(at ? std::optional(at->snapshot_id) : std::nullopt)}});
+  int64_t sent = 0;
+  auto summaries = PartitionSummaries(m, files);
+  for (const PartitionSummary& p : summaries) {
+    if (sent == limit) break;
+    static const TypePtr kLong = Type::Primitive(TypeId::kLong), kWhen = Type::Primitive(TypeId::kTimestampTz);
+    Json row = Json::array({PartitionText(m, p.spec_id, p.partition), p.spec_id});
+    for (int64_t n : {p.record_count, p.file_count, p.data_bytes, p.position_delete_records, p.position_delete_files,
+                      p.equality_delete_records, p.equality_delete_files})
+      row.push_back(ValueJson(Value{n}, *kLong));
+    row.push_back(p.last_updated_ms ? ValueJson(Value{*p.last_updated_ms * 1000}, *kWhen) : Json(nullptr));
+    row.push_back(SnapshotIdJson(p.last_updated_snapshot_id));
+    out += Line(row);
+    ++sent;
+  }
+  out += Line(Json{{"end", {{"rows", sent}, {"truncated", sent < static_cast<int64_t>(summaries.size())}}}});
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(out, "application/x-ndjson");
+}
+
 }  // namespace
 
 void AddTableRowRoutes(httplib::Server& http, ServerContext& ctx) {
@@ -224,6 +286,8 @@ void AddTableRowRoutes(httplib::Server& http, ServerContext& ctx) {
            [&ctx](const httplib::Request& req, httplib::Response& res) { Preview(ctx, req, res); });
   http.Get(R"(/api/skade/v1/tables/([^/]+)/([^/]+)/changes)",
            [&ctx](const httplib::Request& req, httplib::Response& res) { Changes(ctx, req, res); });
+  http.Get(R"(/api/skade/v1/tables/([^/]+)/([^/]+)/partitions)",
+           [&ctx](const httplib::Request& req, httplib::Response& res) { Partitions(ctx, req, res); });
 }
 
 }  // namespace skade::server

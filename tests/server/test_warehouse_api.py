@@ -679,6 +679,36 @@ def test_commits_newest_first_and_below_an_exclusive_until_seq(wh):
 # --- errors --------------------------------------------------------------------------------
 
 
+# --- /tables/.../partitions ----------------------------------------------------------------
+
+
+def test_partitions_equal_the_cli_at_each_snapshot(wh):
+    api, skade = wh["api"], wh["skade"]
+    counts = ["spec_id", "record_count", "file_count", "total_data_file_size_in_bytes",
+              "position_delete_record_count", "position_delete_file_count", "equality_delete_record_count",
+              "equality_delete_file_count"]
+    for snap in skade.snapshots("shop.orders"):
+        header, rows, end = api.rows("/tables/shop/orders/partitions", snapshot=snap["snapshot_id"])
+        assert header["snapshot_id"] == str(snap["snapshot_id"])
+        names = [c["name"] for c in header["columns"]]
+        assert names == ["partition", *counts, "last_updated_at", "last_updated_snapshot_id"]
+        cli = skade.jsonl("partitions", "shop.orders", "--snapshot", snap["snapshot_id"])
+        text = skade.ok("partitions", "shop.orders", "--snapshot", snap["snapshot_id"], "--format", "csv")
+        assert [r[0] for r in rows] == [line.split(",")[0] for line in text.splitlines()[1:]]
+        assert [r[1:9] for r in rows] == [[c[k] for k in counts] for c in cli]
+        assert [r[10] for r in rows] == [str(c["last_updated_snapshot_id"]) for c in cli]
+        assert [dt.datetime.fromisoformat(r[9]) for r in rows] == \
+            [dt.datetime.fromisoformat(c["last_updated_at"]) for c in cli]
+        assert all(r[9].endswith("Z") for r in rows)
+        assert end == {"end": {"rows": len(rows), "truncated": False}}
+    _, rows, _ = api.rows("/tables/shop/orders/partitions")
+    assert sum(r[2] for r in rows) == 5  # the upsert replaced the one file holding id 3
+    _, rows, end = api.rows("/tables/shop/orders/partitions", limit=1)
+    assert len(rows) == 1 and end["end"]["truncated"] is True
+    _, rows, end = api.rows("/tables/shop/daily/partitions")
+    assert rows[0][0] == "" and rows[0][2] == 1  # unpartitioned: one row, no folder
+
+
 def test_every_error_case(wh):
     api, skade = wh["api"], wh["skade"]
     snap = skade.snapshots("shop.orders")
@@ -698,7 +728,9 @@ def test_every_error_case(wh):
              (f"/tables/shop/orders/changes?from={first}&limit=99999999999999999999", "limit"),
              ("/tables/shop/orders/changes?from=x", "from"), ("/commits?limit=10001", "limit"),
              ("/commits?from_seq=0", "from_seq"), ("/commits?table=nodot", "nodot"),
-             ("/commits?until_seq=0", "until_seq"), ("/commits?order=sideways", "order")]
+             ("/commits?until_seq=0", "until_seq"), ("/commits?order=sideways", "order"),
+             ("/tables/shop/orders/partitions?limit=10001", "limit"),
+             ("/tables/shop/orders/partitions?snapshot=abc", "snapshot")]
     for path, word in cases:
         msg = api.error(path, 400, bad)
         assert word in msg, (path, msg)
@@ -707,9 +739,11 @@ def test_every_error_case(wh):
     assert "yesterday" in api.error("/graph?since=yesterday", 400, bad)
     for path in ("/graph?focus=raw.missing", "/node?key=raw.missing", "/impact?key=spark:nowhere"):
         assert "raw.missing" in api.error(path, 404, "NoSuchNodeException") or "nowhere" in path
-    for path in ("/tables/shop/nope/preview", "/tables/nope/orders/changes?from=1", "/tables/a%1Fb/c/preview"):
+    for path in ("/tables/shop/nope/preview", "/tables/nope/orders/changes?from=1", "/tables/a%1Fb/c/preview",
+                 "/tables/shop/nope/partitions"):
         api.error(path, 404, "NoSuchTableException")
     for path in ("/tables/shop/orders/preview?snapshot=123", "/tables/shop/orders/changes?from=123",
+                 "/tables/shop/orders/partitions?snapshot=123",
                  f"/tables/shop/orders/changes?from={first}&to=456"):
         assert "12" in api.error(path, 404, "NoSuchSnapshotException") or "456" in path
     api.error("/impact?key=shop.orders&format=xml", 406, "NotAcceptableException")

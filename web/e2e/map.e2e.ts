@@ -29,10 +29,10 @@ async function pageErrors(page: Page): Promise<string[]> {
   return (page as Page & { errors?: string[] }).errors ?? [];
 }
 
-/** The rows of a preview or changes answer (NDJSON: header, rows, end). */
-async function previewRows(server: Server, table: string, snapshot: string): Promise<Cell[][]> {
+/** The rows of a table route's answer (`preview`, `partitions`; NDJSON: header, rows, end). */
+async function tableRows(server: Server, table: string, route: string, query: string): Promise<Cell[][]> {
   const [ns, name] = [table.slice(0, table.lastIndexOf(".")), table.slice(table.lastIndexOf(".") + 1)];
-  const r = await fetch(`${server.url}/api/skade/v1/tables/${ns}/${name}/preview?snapshot=${snapshot}&limit=100`);
+  const r = await fetch(`${server.url}/api/skade/v1/tables/${ns}/${name}/${route}?${query}`);
   assert.equal(r.status, 200);
   const lines = (await r.text()).split("\n").filter((l) => l !== "");
   return lines.slice(1, -1).map((l) => JSON.parse(l) as Cell[]);
@@ -193,12 +193,21 @@ describe("the system map on a warehouse with a pipeline and a Spark run", () => 
     await page.getByLabel("snapshot to preview").selectOption(older.snapshot_id);
     await page.getByRole("button", { name: "Preview" }).click();
     await page.locator(".panel .rows-area .rows").first().waitFor();
-    const expected = await previewRows(server, key, older.snapshot_id);
+    const expected = await tableRows(server, key, "preview", `snapshot=${older.snapshot_id}&limit=100`);
     assert.equal(expected.length, Number(older.total_records));
     const rows = page.locator(".panel .rows-area").first().locator("tbody tr");
     assert.equal(await rows.count(), expected.length);
     const shownRows = await Promise.all(expected.map((_, i) => rows.nth(i).locator("td").allTextContents()));
     assert.deepEqual(sorted(shownRows.map((r) => r.join("|"))), sorted(expected.map((r) => r.map(cellText).join("|"))));
+    // the current snapshot's files summed per partition, as /partitions gives them
+    await page.getByRole("button", { name: "Show partitions" }).click();
+    const partitions = page.locator(".panel h3:text-is('Partitions') ~ .rows-area").first();
+    await partitions.locator(".rows").waitFor();
+    const sums = await tableRows(server, key, "partitions", `snapshot=${table.current_snapshot_id ?? ""}`);
+    assert.ok(sums.length >= 1 && Number(sums[0][2]) === Number(table.snapshots.at(-1)?.total_records));
+    const shownSums = partitions.locator("tbody tr");
+    assert.equal(await shownSums.count(), sums.length);
+    assert.deepEqual(await shownSums.first().locator("td").allTextContents(), sums[0].map(cellText));
     await page.locator(".panel .rows-area").first().scrollIntoViewIfNeeded();
     await screenshot(page, "e2e-2-drilldown");
     assert.deepEqual(await pageErrors(page), []);

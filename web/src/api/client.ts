@@ -10,6 +10,7 @@ import type {
   CommitsQuery,
   GraphQuery,
   ImpactDirection,
+  PartitionsQuery,
   PreviewQuery,
   Rows,
   RowsHeader,
@@ -80,6 +81,11 @@ export class ApiClient {
   preview(table: string, q: PreviewQuery = {}, onRow?: (row: Cell[], header: RowsHeader) => void): Promise<Rows> {
     const params = { snapshot: q.snapshot, limit: q.limit, columns: q.columns?.join(","), where: q.where };
     return this.rows(tablePath(table) + "/preview" + query(params), onRow);
+  }
+
+  /** A snapshot's files summed per partition (`skade partitions`), in the rows form. */
+  partitions(table: string, q: PartitionsQuery = {}): Promise<Rows> {
+    return this.rows(tablePath(table) + "/partitions" + query({ snapshot: q.snapshot, limit: q.limit }));
   }
 
   changes(table: string, q: ChangesQuery, onRow?: (row: Cell[], header: RowsHeader) => void): Promise<Rows> {

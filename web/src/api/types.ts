@@ -215,6 +215,11 @@ export interface Rows {
   truncated: boolean;
 }
 
+export interface PartitionsQuery {
+  snapshot?: SnapshotId;
+  limit?: number;
+}
+
 export interface PreviewQuery {
   snapshot?: SnapshotId;
   limit?: number;

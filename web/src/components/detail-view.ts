@@ -1,5 +1,6 @@
 // The drill-down of a table: schema, partition spec, properties, the snapshot timeline, rows
-// at a chosen snapshot and the changelog between two chosen snapshots.
+// at a chosen snapshot, the changelog between two chosen snapshots, and a snapshot's files
+// summed per partition.
 import type { ApiClient } from "../api/client.js";
 import type { ApiNodeDetail, ApiTableDetail, Rows } from "../api/types.js";
 import type { ColumnRow } from "../model/columns.js";
@@ -68,6 +69,8 @@ function tableSections(api: ApiClient, key: string, t: ApiTableDetail): HTMLElem
   );
   const at = snapshotPicker(t, "snapshot to preview", t.current_snapshot_id);
   const preview = rowsArea(() => api.preview(key, { snapshot: at.value, limit: 100 }));
+  const layoutAt = snapshotPicker(t, "snapshot to sum partitions of", t.current_snapshot_id);
+  const partitions = rowsArea(() => api.partitions(key, { snapshot: layoutAt.value }));
   const from = snapshotPicker(t, "changes after", t.snapshots.at(-2)?.snapshot_id ?? null);
   const to = snapshotPicker(t, "changes up to", t.current_snapshot_id);
   const changes = rowsArea(() => api.changes(key, { from: from.value, to: to.value, limit: 1000 }));
@@ -93,6 +96,9 @@ function tableSections(api: ApiClient, key: string, t: ApiTableDetail): HTMLElem
     el("h3", {}, "Changes"),
     el("div", { class: "controls" }, from, to, button("Show changes", changes.run)),
     changes.area,
+    el("h3", {}, "Partitions"),
+    el("div", { class: "controls" }, layoutAt, button("Show partitions", partitions.run)),
+    partitions.area,
   ];
 }
 
