@@ -114,9 +114,12 @@ Status CmdFiles(Context& ctx, const std::string& name, const SnapshotOptions& op
     std::vector<std::string> problems;
     for (const auto& col : SplitList(a.bounds)) {
       const NestedField* f = schema.FindByPath(col);
-      if (!f) problems.push_back("'" + col + "' is not a column (columns: " + schema.ColumnNames() + ")");
-      else if (!f->type->is_primitive()) problems.push_back("'" + col + "' is a " + f->type->ToString() + "; bounds are kept for primitive fields");
-      else bounded.push_back(f);
+      if (!f)
+        problems.push_back("'" + col + "' is not a column (columns: " + schema.ColumnNames() + ")");
+      else if (!f->type->is_primitive())
+        problems.push_back("'" + col + "' is a " + f->type->ToString() + "; bounds are kept for primitive fields");
+      else
+        bounded.push_back(f);
     }
     if (!problems.empty()) return InvalidArgument("--bounds: " + JoinProblems(problems));
   }
@@ -217,8 +220,8 @@ Status CmdRefs(Context& ctx, const std::string& name, Format format) {
             {},
             {false, false, true, true, true, true}};
   for (const auto& [ref, r] : table->metadata()->refs)
-    l.rows.push_back({ref, r.type == "tag" ? "TAG" : "BRANCH", Int(r.snapshot_id), Opt(r.max_ref_age_ms), Opt(r.min_snapshots_to_keep),
-                      Opt(r.max_snapshot_age_ms)});
+    l.rows.push_back({ref, r.type == "tag" ? "TAG" : "BRANCH", Int(r.snapshot_id), Opt(r.max_ref_age_ms),
+                      Opt(r.min_snapshots_to_keep), Opt(r.max_snapshot_age_ms)});
   PrintListing(l, format, stdout);
   return {};
 }

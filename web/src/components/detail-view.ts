@@ -69,7 +69,7 @@ function tableSections(api: ApiClient, key: string, t: ApiTableDetail): HTMLElem
   );
   const at = snapshotPicker(t, "snapshot to preview", t.current_snapshot_id);
   const preview = rowsArea(() => api.preview(key, { snapshot: at.value, limit: 100 }));
-  const layoutAt = snapshotPicker(t, "snapshot to sum partitions of", t.current_snapshot_id);
+  const layoutAt = snapshotPicker(t, "partitions at snapshot", t.current_snapshot_id);
   const partitions = rowsArea(() => api.partitions(key, { snapshot: layoutAt.value }));
   const from = snapshotPicker(t, "changes after", t.snapshots.at(-2)?.snapshot_id ?? null);
   const to = snapshotPicker(t, "changes up to", t.current_snapshot_id);
