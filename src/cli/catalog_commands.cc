@@ -85,6 +85,9 @@ Status CmdDescribe(Context& ctx, const std::string& name, Format format) {
   std::string identifier;
   for (int id : s.identifier_field_ids()) identifier += (identifier.empty() ? "" : ", ") + s.PathOf(id);
   std::printf("identifier: %s\n", identifier.empty() ? "(none)" : identifier.c_str());
+  // Kept for other engines' writes (Spark sorts by it); skade's writes do not sort.
+  std::string order = m.SortOrderText();
+  std::printf("sort order: %s\n", order.empty() ? "(unsorted)" : order.c_str());
   for (const auto& [k, v] : m.properties) std::printf("property:  %s=%s\n", k.c_str(), v.c_str());
   std::printf("\n");
   PrintListing(l, Format::kTable, stdout);

@@ -15,7 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
-from pyiceberg.transforms import IdentityTransform, MonthTransform
+from pyiceberg.table.sorting import NullOrder, SortDirection, SortField, SortOrder
+from pyiceberg.transforms import DayTransform, IdentityTransform, MonthTransform
 from pyiceberg.types import DoubleType, LongType, NestedField, StringType, TimestamptzType
 
 from skade_util import local_path
@@ -216,7 +217,10 @@ def test_tables_pyiceberg_wrote(skade, catalog, tmp_path):
                     NestedField(3, "ts", TimestamptzType()), NestedField(4, "amt", DoubleType()))
     spec = PartitionSpec(PartitionField(3, 1000, MonthTransform(), "ts_month"),
                          PartitionField(2, 1001, IdentityTransform(), "c"))
-    tbl = catalog().create_table(T, schema=schema, partition_spec=spec)
+    order = SortOrder(SortField(source_id=2, transform=IdentityTransform(), direction=SortDirection.DESC,
+                                null_order=NullOrder.NULLS_LAST),
+                      SortField(source_id=3, transform=DayTransform()))
+    tbl = catalog().create_table(T, schema=schema, partition_spec=spec, sort_order=order)
     arrow = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("c", pa.string()),
                        pa.field("ts", pa.timestamp("us", tz="UTC")), pa.field("amt", pa.float64())])
     data = [{k: v for k, v in r.items() if k != "d"} for r in rows(range(50), 9)]
@@ -236,6 +240,8 @@ def test_tables_pyiceberg_wrote(skade, catalog, tmp_path):
         {json.dumps(their_partition(tbl, p["spec_id"], p["partition"]), sort_keys=True)
          for p in tbl.inspect.partitions().to_pylist()}
     check_manifests(skade, tbl)
+    # the sort order PyIceberg set is shown (skade's own writes do not sort)
+    assert "sort order: c desc nulls-last, day(ts) asc nulls-first" in skade.ok("describe", T)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -258,6 +264,7 @@ def test_errors_name_the_problem(skade, args, message):
 def test_empty_table_lists_nothing(skade):
     skade.ok("create-namespace", "m")
     skade.ok("create", T, "--schema", "id:long")
+    assert "sort order: (unsorted)" in skade.ok("describe", T)
     for cmd in ("files", "partitions", "manifests"):
         assert skade.jsonl(cmd, T) == []
         assert "(none)" in skade.ok(cmd, T)

@@ -264,6 +264,8 @@ def test_metadata_tables_agree_with_spark(spark, skade, tmp_path):
     spark.sql(f"DELETE FROM {t} WHERE id % 7 = 0")
     spark.sql(f"ALTER TABLE {t} CREATE TAG before_evolution")
     spark.sql(f"ALTER TABLE {t} ADD PARTITION FIELD cat")
+    spark.sql(f"ALTER TABLE {t} WRITE ORDERED BY cat DESC NULLS LAST, id")
+    assert "sort order: cat desc nulls-last, id asc nulls-first" in skade.ok("describe", t)
     spark.sql(f"INSERT INTO {t} VALUES {spark_values(sample_rows(range(50, 60)))}")
     more = [{"id": i, "cat": "abc"[i % 3], "amount": f"{i}.50", "d": "2024-02-01", "ts": "2024-02-01T10:00:00Z",
              "ok": True} for i in (3, 55, 70)]

@@ -60,6 +60,9 @@ struct TableMetadata {
   /// A field of any partition spec whose source column the current schema lacks, with its
   /// spec's id; nullopt when every spec binds with the current schema.
   std::optional<std::pair<int, PartitionField>> FieldWithDroppedSource() const;
+  /// The default sort order as text, "cat desc nulls-last, day(ts) asc nulls-first" (a
+  /// column no schema has shows as its id); empty when the table is unsorted.
+  std::string SortOrderText() const;
   const Snapshot* SnapshotById(int64_t id) const;
   const Snapshot* CurrentSnapshot() const;
   /// Snapshot `head` and its ancestors, newest first, as far as they are still here.

@@ -434,6 +434,29 @@ std::string TableMetadataToJson(const TableMetadata& m) {
   return out + '}';
 }
 
+std::string TableMetadata::SortOrderText() const {
+  json orders = json::parse(sort_orders_json, nullptr, /*allow_exceptions=*/false);
+  if (!orders.is_array()) return "";
+  for (const auto& order : orders) {
+    if (!order.is_object() || order.value("order-id", int64_t{-1}) != default_sort_order_id) continue;
+    std::string out;
+    for (const auto& f : order.value("fields", json::array())) {
+      if (!f.is_object()) continue;
+      int64_t source = f.value("source-id", int64_t{-1});
+      std::string column;
+      for (auto it = schemas.rbegin(); it != schemas.rend() && column.empty(); ++it)
+        column = (*it)->PathOf(static_cast<int>(source));
+      if (column.empty()) column = "column " + std::to_string(source);
+      std::string transform = f.value("transform", "identity");
+      if (!out.empty()) out += ", ";
+      out += (transform == "identity" ? column : transform + "(" + column + ")") + " " + f.value("direction", "asc") +
+             " " + f.value("null-order", "nulls-first");
+    }
+    return out;
+  }
+  return "";
+}
+
 std::string SchemaToJson(const Schema& schema) { return SchemaToOrdered(schema).dump(); }
 
 Result<Schema> ParseSchemaJson(std::string_view text) {
