@@ -172,9 +172,7 @@ Status CmdPartitions(Context& ctx, const std::string& name, const SnapshotOption
   SKADE_ASSIGN_OR_RETURN(Chosen c, Choose(ctx, name, options));
   const TableMetadata& m = *c.table->metadata();
   SKADE_ASSIGN_OR_RETURN(auto files, ChosenFiles(ctx, c));
-  Listing l{{"partition", "spec_id", "record_count", "file_count", "total_data_file_size_in_bytes",
-             "position_delete_record_count", "position_delete_file_count", "equality_delete_record_count",
-             "equality_delete_file_count", "last_updated_at", "last_updated_snapshot_id"},
+  Listing l{{std::begin(kPartitionSummaryColumns), std::end(kPartitionSummaryColumns)},
             {},
             {false, true, true, true, true, true, true, true, true, false, true}};
   l.json.assign(l.headers.size(), false);

@@ -250,26 +250,25 @@ void Partitions(ServerContext& ctx, const httplib::Request& req, httplib::Respon
     if (!live) return SendRowsError(ctx, res, live.error());
     files = std::move(*live);
   }
-  static const std::pair<const char*, const char*> kColumns[] = {
-      {"partition", "string"}, {"spec_id", "int"}, {"record_count", "long"}, {"file_count", "long"},
-      {"total_data_file_size_in_bytes", "long"}, {"position_delete_record_count", "long"},
-      {"position_delete_file_count", "long"}, {"equality_delete_record_count", "long"},
-      {"equality_delete_file_count", "long"}, {"last_updated_at", "timestamptz"},
-      {"last_updated_snapshot_id", "long"}};
+  // The types of the columns' cells, in kPartitionSummaryColumns' order.
+  static constexpr const char* kTypes[] = {"string", "int",  "long", "long",        "long", "long",
+                                           "long",   "long", "long", "timestamptz", "long"};
+  static_assert(std::size(kTypes) == std::size(kPartitionSummaryColumns));
   Json columns = Json::array();
-  for (const auto& [name, type] : kColumns) columns.push_back(Json{{"name", name}, {"type", type}});
+  for (size_t i = 0; i < std::size(kTypes); ++i)
+    columns.push_back(Json{{"name", kPartitionSummaryColumns[i]}, {"type", kTypes[i]}});
   std::string out = Line(Json{{"columns", std::move(columns)},
                               {"snapshot_id", SnapshotIdJson(at ? std::optional(at->snapshot_id) : std::nullopt)}});
   int64_t sent = 0;
   auto summaries = PartitionSummaries(m, files);
+  const TypePtr long_type = Type::Primitive(TypeId::kLong), when_type = Type::Primitive(TypeId::kTimestampTz);
   for (const PartitionSummary& p : summaries) {
     if (sent == limit) break;
-    static const TypePtr kLong = Type::Primitive(TypeId::kLong), kWhen = Type::Primitive(TypeId::kTimestampTz);
     Json row = Json::array({PartitionText(m, p.spec_id, p.partition), p.spec_id});
     for (int64_t n : {p.record_count, p.file_count, p.data_bytes, p.position_delete_records, p.position_delete_files,
                       p.equality_delete_records, p.equality_delete_files})
-      row.push_back(ValueJson(Value{n}, *kLong));
-    row.push_back(p.last_updated_ms ? ValueJson(Value{*p.last_updated_ms * 1000}, *kWhen) : Json(nullptr));
+      row.push_back(ValueJson(Value{n}, *long_type));
+    row.push_back(p.last_updated_ms ? ValueJson(Value{*p.last_updated_ms * 1000}, *when_type) : Json(nullptr));
     row.push_back(SnapshotIdJson(p.last_updated_snapshot_id));
     out += Line(row);
     ++sent;

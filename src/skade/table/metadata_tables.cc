@@ -1,6 +1,5 @@
 #include "skade/table/metadata_tables.h"
 
-#include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
@@ -44,13 +43,31 @@ void ForEachField(const TableMetadata& m, int spec_id, const std::vector<Value>&
 }  // namespace
 
 std::vector<PartitionSummary> PartitionSummaries(const TableMetadata& m, const std::vector<LiveFile>& files) {
-  std::vector<PartitionSummary> out;
-  std::map<std::pair<int, std::string>, size_t> index;  // (spec, tuple text) → position in out
+  // By spec, then by value field by field, nulls first: the order a person looks for. An
+  // int and a long (a promoted source) of one field compare as numbers.
+  auto wide = [](const Value& v) -> Value {
+    if (const int32_t* i = std::get_if<int32_t>(&v)) return int64_t{*i};
+    return v;
+  };
+  auto less = [&](const std::pair<int, std::vector<Value>>& a, const std::pair<int, std::vector<Value>>& b) {
+    if (a.first != b.first) return a.first < b.first;
+    for (size_t i = 0; i < a.second.size() && i < b.second.size(); ++i) {
+      Value x = wide(a.second[i]), y = wide(b.second[i]);
+      if (IsNull(x) || IsNull(y)) {
+        if (IsNull(x) != IsNull(y)) return IsNull(x);
+        continue;
+      }
+      if (x.index() != y.index()) return x.index() < y.index();
+      if (int c = CompareValues(x, y); c != 0) return c < 0;
+    }
+    return a.second.size() < b.second.size();
+  };
+  std::map<std::pair<int, std::vector<Value>>, PartitionSummary, decltype(less)> by_partition(less);
   for (const LiveFile& lf : files) {
     const DataFile& f = lf.file;
-    auto [it, fresh] = index.try_emplace({f.spec_id, PartitionJson(m, f.spec_id, f.partition)}, out.size());
-    if (fresh) out.push_back(PartitionSummary{.spec_id = f.spec_id, .partition = f.partition});
-    PartitionSummary& p = out[it->second];
+    auto [it, fresh] = by_partition.try_emplace({f.spec_id, f.partition});
+    PartitionSummary& p = it->second;
+    if (fresh) p.spec_id = f.spec_id, p.partition = f.partition;
     if (const Snapshot* s = m.SnapshotById(lf.added_snapshot_id);
         s && (!p.last_updated_ms || *p.last_updated_ms < s->timestamp_ms)) {
       p.last_updated_ms = s->timestamp_ms;
@@ -72,20 +89,9 @@ std::vector<PartitionSummary> PartitionSummaries(const TableMetadata& m, const s
         break;
     }
   }
-  // By spec, then by value field by field, nulls first: the order a person looks for.
-  std::stable_sort(out.begin(), out.end(), [](const PartitionSummary& a, const PartitionSummary& b) {
-    if (a.spec_id != b.spec_id) return a.spec_id < b.spec_id;
-    for (size_t i = 0; i < a.partition.size() && i < b.partition.size(); ++i) {
-      const Value &x = a.partition[i], &y = b.partition[i];
-      if (IsNull(x) || IsNull(y)) {
-        if (IsNull(x) != IsNull(y)) return IsNull(x);
-        continue;
-      }
-      if (x.index() != y.index()) return x.index() < y.index();
-      if (int c = CompareValues(x, y); c != 0) return c < 0;
-    }
-    return a.partition.size() < b.partition.size();
-  });
+  std::vector<PartitionSummary> out;
+  out.reserve(by_partition.size());
+  for (auto& [key, summary] : by_partition) out.push_back(std::move(summary));
   return out;
 }
 

@@ -28,6 +28,12 @@ struct PartitionSummary {
   std::optional<int64_t> last_updated_ms = std::nullopt, last_updated_snapshot_id = std::nullopt;
 };
 
+/// The columns of Iceberg's partitions table, in the order a summary lists them.
+inline constexpr const char* kPartitionSummaryColumns[] = {
+    "partition", "spec_id", "record_count", "file_count", "total_data_file_size_in_bytes",
+    "position_delete_record_count", "position_delete_file_count", "equality_delete_record_count",
+    "equality_delete_file_count", "last_updated_at", "last_updated_snapshot_id"};
+
 /// One summary per (spec, partition tuple) of `files`, by spec and then by value
 /// (nulls first).
 std::vector<PartitionSummary> PartitionSummaries(const TableMetadata& metadata, const std::vector<LiveFile>& files);
