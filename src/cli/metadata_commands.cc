@@ -129,6 +129,12 @@ Status CmdFiles(Context& ctx, const std::string& name, const SnapshotOptions& op
              "sequence_number", "snapshot_id", "equality_columns"},
             {},
             {false, false, false, true, false, true, true, true, true, false}};
+  // Format v3: where a deletion vector lies and which file it is for, and data files' first row ids.
+  const bool v3 = m.format_version >= 3;
+  if (v3) {
+    l.headers.insert(l.headers.end(), {"referenced_data_file", "content_offset", "content_size_in_bytes", "first_row_id"});
+    l.numeric.insert(l.numeric.end(), {false, true, true, true});
+  }
   l.json.assign(l.headers.size(), false);
   l.json[4] = format == Format::kJsonl;
   for (const NestedField* f : bounded) {
@@ -153,6 +159,9 @@ Status CmdFiles(Context& ctx, const std::string& name, const SnapshotOptions& op
                                  Int(lf.sequence_number),
                                  Int(lf.added_snapshot_id),
                                  eq};
+    if (v3)
+      row.insert(row.end(), {f.referenced_data_file ? LocalPath(*f.referenced_data_file) : "", Opt(f.content_offset),
+                             Opt(f.content_size_in_bytes), Opt(f.first_row_id)});
     for (const NestedField* col : bounded) {
       auto nulls = f.stats.null_value_counts.find(col->id);
       row.push_back(nulls == f.stats.null_value_counts.end() ? "" : Int(nulls->second));

@@ -191,11 +191,11 @@ Status ApplyUpdate(Json& doc, const Json& u, Added& added) {
     SKADE_ASSIGN_OR_RETURN(doc["table-uuid"], StringMember(u, "uuid", action));
   } else if (action == "upgrade-format-version") {
     SKADE_ASSIGN_OR_RETURN(int64_t v, IntMember(u, "format-version", action));
-    if (v > 2)
-      return Unsupported("format version " + std::to_string(v) +
-                         " is not supported by skade (1 and 2 are)");
+    if (v > 3)
+      return Unsupported("format version " + std::to_string(v) + " is not supported by skade (1 to 3 are)");
     if (v < doc["format-version"].get<int64_t>()) return Bad("cannot downgrade the format version");
     doc["format-version"] = v;
+    if (v >= 3 && !doc.contains("next-row-id")) doc["next-row-id"] = 0;  // row lineage starts
   } else if (action == "add-schema") {
     SKADE_ASSIGN_OR_RETURN(const Json* schema, Member(u, "schema", action));
     if (!schema->is_object()) return Bad("add-schema: 'schema' must be an object");
@@ -253,6 +253,19 @@ Status ApplyUpdate(Json& doc, const Json& u, Added& added) {
       return Conflict("snapshot sequence number " + std::to_string(seq) +
                       " is not after the table's " + doc["last-sequence-number"].dump());
     doc["last-sequence-number"] = std::max(doc["last-sequence-number"].get<int64_t>(), seq);
+    if (doc["format-version"].get<int64_t>() >= 3) {
+      // Row lineage: the snapshot's row ids start at or after the table's next one, and
+      // the table's next one moves past those it assigned (as Java's catalogs do).
+      const Json& first = snap->contains("first-row-id") ? (*snap)["first-row-id"] : Json();
+      const Json& added_rows = snap->contains("added-rows") ? (*snap)["added-rows"] : Json();
+      if (!first.is_number_integer() || !added_rows.is_number_integer() || added_rows.get<int64_t>() < 0)
+        return Bad("add-snapshot: a format version 3 snapshot needs integer 'first-row-id' and 'added-rows'");
+      int64_t next = doc.value("next-row-id", int64_t{0});
+      if (first.get<int64_t>() < next)
+        return Conflict("snapshot first-row-id " + first.dump() + " is behind the table's next-row-id " +
+                        std::to_string(next));
+      doc["next-row-id"] = next + added_rows.get<int64_t>();
+    }
     doc["snapshots"].push_back(*snap);
   } else if (action == "set-snapshot-ref") {
     SKADE_ASSIGN_OR_RETURN(std::string name, StringMember(u, "ref-name", action));
@@ -297,6 +310,8 @@ Status ApplyUpdate(Json& doc, const Json& u, Added& added) {
       if (!v.is_string()) return Bad("set-properties: the value of '" + k + "' must be a string");
       set[k] = v.get<std::string>();
     }
+    if (set.contains("format-version"))
+      return Bad("set-properties: format-version is not a property to set (upgrade-format-version changes it)");
     // The values skade's own writes honour are checked as `create --property` does.
     if (auto st = CheckTableProperties(set); !st) return Bad("set-properties: " + st.error().message);
     for (const auto& [k, v] : set) doc["properties"][k] = v;
@@ -403,6 +418,14 @@ Result<TableMetadata> MetadataForCreate(const Json& request, const std::string& 
   updates.push_back(Json{{"action", "set-default-sort-order"}, {"sort-order-id", -1}});
   if (auto it = request.find("properties"); it != request.end() && it->is_object()) {
     Json props = *it;
+    // Asked for in the properties (Spark's TBLPROPERTIES), consumed at create as Java does;
+    // 1 is written as 2, like every table skade writes.
+    if (auto v = props.find("format-version"); v != props.end()) {
+      std::string text = v->is_string() ? v->get<std::string>() : v->dump();
+      if (text != "1" && text != "2" && text != "3")
+        return Bad("create request: property format-version must be 1, 2 or 3, not " + text);
+      if (text == "3") updates.push_back(Json{{"action", "upgrade-format-version"}, {"format-version", 3}});
+    }
     props.erase("format-version");
     updates.push_back(Json{{"action", "set-properties"}, {"updates", props}});
   }

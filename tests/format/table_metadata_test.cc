@@ -145,6 +145,44 @@ TEST(TableMetadataTest, ReadsVersionOne) {
   EXPECT_FALSE(m->current_snapshot_id.has_value());
 }
 
+// Format v3 (as Spark writes it): row lineage, column defaults and a null current snapshot
+// are read and written back as they were; what skade cannot read (encryption) is refused.
+TEST(TableMetadataTest, VersionThreeRoundTrips) {
+  nlohmann::json v3 = nlohmann::json::parse(TableMetadataToJson(Sample()));
+  v3["format-version"] = 3;
+  v3["next-row-id"] = 1016;
+  v3["snapshots"][0]["first-row-id"] = 1000;
+  v3["snapshots"][0]["added-rows"] = 16;
+  v3["schemas"][0]["fields"][1]["initial-default"] = "none";
+  v3["schemas"][0]["fields"][1]["write-default"] = "unnamed";
+  auto m = ParseTableMetadata(v3.dump());
+  ASSERT_THAT(m, IsOk());
+  EXPECT_EQ(m->format_version, 3);
+  EXPECT_EQ(m->next_row_id, 1016);
+  EXPECT_EQ(m->snapshots[0].first_row_id, 1000);
+  EXPECT_EQ(m->snapshots[0].added_rows, 16);
+  EXPECT_EQ(m->schema()->fields()[1].initial_default, "\"none\"");
+  nlohmann::json back = nlohmann::json::parse(TableMetadataToJson(*m));
+  EXPECT_EQ(back["format-version"], 3);
+  EXPECT_EQ(back["next-row-id"], 1016);
+  EXPECT_EQ(back["snapshots"][0]["first-row-id"], 1000);
+  EXPECT_EQ(back["snapshots"][0]["added-rows"], 16);
+  EXPECT_EQ(back["schemas"][0]["fields"][1]["initial-default"], "none");
+  EXPECT_EQ(back["schemas"][0]["fields"][1]["write-default"], "unnamed");
+  m->current_snapshot_id.reset();
+  EXPECT_TRUE(nlohmann::json::parse(TableMetadataToJson(*m))["current-snapshot-id"].is_null());
+
+  auto without = v3;
+  without.erase("next-row-id");
+  EXPECT_THAT(ParseTableMetadata(without.dump()), testing::IsErrorWith(ErrorKind::kCorrupt, "next-row-id"));
+  auto encrypted = v3;
+  encrypted["encryption-keys"] = nlohmann::json::array({{{"key-id", "k"}, {"encrypted-key-metadata", "AA=="}}});
+  EXPECT_THAT(ParseTableMetadata(encrypted.dump()), testing::IsErrorWith(ErrorKind::kCorrupt, "encrypted"));
+  auto keyed = v3;
+  keyed["snapshots"][0]["key-id"] = "k";
+  EXPECT_THAT(ParseTableMetadata(keyed.dump()), testing::IsErrorWith(ErrorKind::kCorrupt, "encrypted"));
+}
+
 TEST(TableMetadataTest, CorruptInputIsRefusedWithReason) {
   std::string json = TableMetadataToJson(Sample());
   for (size_t cut : {size_t{0}, size_t{1}, json.size() / 3, json.size() / 2, json.size() - 1}) {
@@ -154,6 +192,7 @@ TEST(TableMetadataTest, CorruptInputIsRefusedWithReason) {
   ASSERT_THAT(missing, IsError(ErrorKind::kCorrupt));
   EXPECT_THAT(missing.error().message, ::testing::HasSubstr("last-updated-ms"));
   EXPECT_THAT(ParseTableMetadata(R"({"format-version":3})"), IsError(ErrorKind::kCorrupt));
+  EXPECT_THAT(ParseTableMetadata(R"({"format-version":4})"), testing::IsErrorWith(ErrorKind::kCorrupt, "reads 1 to 3"));
   std::string dangling = json;
   dangling.replace(dangling.find("\"current-snapshot-id\":3051729675574597004"),
                    std::string("\"current-snapshot-id\":3051729675574597004").size(), "\"current-snapshot-id\":5");

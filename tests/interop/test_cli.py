@@ -768,7 +768,7 @@ def test_table_properties_are_checked_where_they_are_set(skade, catalog):
     assert rc == 2 and out == "", err
     for part in ("write.delete.mode=copy_on_write: it takes merge-on-read, copy-on-write",
                  "write.target-file-size-bytes=512MB: it takes a positive whole number",
-                 "format-version=1: it takes 2", "write.parquet.compression-codec=brotli: it takes zstd, snappy"):
+                 "format-version=1: it takes 2 or 3", "write.parquet.compression-codec=brotli: it takes zstd, snappy"):
         assert part in err, (part, err)
     rc, _, err = skade("describe", "db.p")
     assert rc != 0 and "does not exist" in err

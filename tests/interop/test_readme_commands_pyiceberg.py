@@ -7,6 +7,10 @@ and on one partitioned by its identifier only (bucket(4,id)): the last two are w
 to write equality deletes for upsert and delete --keys. Also: the opt-in table property
 `skade.write.upsert.equality-deletes=true` writes equality deletes, skade reads them right, and
 `skade compact` turns the table back into one every reader reads.
+
+The README's partitioning also walks as a format version 3 table (`create --property
+format-version=3`): its deletes are deletion vectors, one per data file at most, and its data
+files' row ids (first_row_id and record count) never overlap and stay below next-row-id.
 """
 from __future__ import annotations
 
@@ -67,8 +71,9 @@ def write_keys_csv(ids, path):
 
 
 class Walk:
-    def __init__(self, skade, catalog, warehouse, tmp_path):
+    def __init__(self, skade, catalog, warehouse, tmp_path, version=2):
         self.skade, self.catalog, self.warehouse, self.tmp = skade, catalog, warehouse, tmp_path
+        self.version = version
         self.n = 0
         self.checked = []
 
@@ -91,20 +96,37 @@ class Walk:
         sid = tbl.metadata.refs[ref].snapshot_id if ref else None
         assert 2 not in {e["content"] for e in live_entries(self.warehouse, T, sid)}, \
             f"after {what}: equality delete files written with default properties"
+        if self.version == 3:
+            self.check_v3(what, ref)
         self.checked.append(what)
         return mine
+
+    def check_v3(self, what, ref):
+        tbl = self.catalog().load_table(T)
+        assert tbl.metadata.format_version == 3, what
+        files = self.skade.jsonl("files", T, *(("--ref", ref) if ref else ()))
+        dvs = [f["referenced_data_file"] for f in files if f["content"] == "position_deletes"]
+        assert all(f["file_format"] == "PUFFIN" for f in files if f["content"] == "position_deletes"), what
+        data = {f["file_path"] for f in files if f["content"] == "data"}
+        assert len(dvs) == len(set(dvs)) and set(dvs) <= data, f"after {what}: deletion vectors {dvs}"
+        spans = sorted((f["first_row_id"], f["first_row_id"] + f["record_count"]) for f in files if f["content"] == "data")
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), f"after {what}: row ids overlap: {spans}"
+        assert not spans or spans[-1][1] <= tbl.metadata.next_row_id, what
 
 
 @pytest.mark.parametrize("partition", [
     pytest.param("day(ts), bucket(16,id)", id="readme_partitioning"),
     pytest.param(None, id="unpartitioned"),
     pytest.param("bucket(4,id)", id="partitioned_by_identifier"),
+    pytest.param("v3:day(ts), bucket(16,id)", id="readme_partitioning_format_v3"),
 ])
 def test_pyiceberg_reads_after_every_readme_write_command(skade, catalog, warehouse, tmp_path, partition):
     gen = Orders(7)
-    w = Walk(skade, catalog, warehouse, tmp_path)
+    version = 3 if partition and partition.startswith("v3:") else 2
+    partition = partition.removeprefix("v3:") if partition else partition
+    w = Walk(skade, catalog, warehouse, tmp_path, version)
     skade.ok("create-namespace", "sales")
-    create = ["create", T, "--schema", SCHEMA, "--identifier", "id"]
+    create = ["create", T, "--schema", SCHEMA, "--identifier", "id", "--property", f"format-version={version}"]
     if partition:
         create += ["--partition", partition]
     skade.ok(*create)
@@ -263,3 +285,29 @@ def test_equality_deletes_only_by_opt_in_and_compact_undoes_them(skade, catalog,
     assert rc == 2, (rc, out, err)
     assert err.strip().count("\n") == 0 and "skade.write.upsert.equality-deletes" in err and "'yes'" in err, err
     assert sorted(p.name for p in (warehouse / "sales.db" / "bad").rglob("*")) == files
+
+
+def test_concurrent_deletes_keep_one_deletion_vector_per_file(skade, catalog, warehouse, tmp_path):
+    """Format v3 allows one deletion vector per data file. Deletes of different rows of one file,
+    run at once by separate processes, all land (a delete that lost the race reads again and
+    merges the winner's vector into its own), and the table ends with one vector holding them all,
+    which PyIceberg reads."""
+    import subprocess
+
+    gen = Orders(11)
+    skade.ok("create-namespace", "sales")
+    skade.ok("create", T, "--schema", SCHEMA, "--identifier", "id", "--property", "format-version=3")
+    rows = gen.rows(500)
+    skade.ok("append", T, write(rows, tmp_path / "all.parquet"))
+    gone = [3, 77, 150, 222, 301, 499]
+    procs = [subprocess.Popen([skade.binary, "--warehouse", str(warehouse), "delete", T, "--where", f"id = {i}"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for i in gone]
+    for p in procs:
+        out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err.decode()
+    files = skade.jsonl("files", T)
+    vectors = [f for f in files if f["content"] == "position_deletes"]
+    assert len(vectors) == 1 and vectors[0]["record_count"] == len(gone), files
+    want = [r for r in rows if r["id"] not in gone]
+    assert_same_rows(skade.rows(T), want, COLUMNS, what="skade after concurrent deletes")
+    assert_same_rows(catalog().load_table(T).scan().to_arrow(), want, COLUMNS, what="PyIceberg after them")

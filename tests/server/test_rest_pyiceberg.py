@@ -217,3 +217,52 @@ def test_dropping_a_partition_source_is_refused(rest, skade):
     with cat.load_table("shop.by_city").update_schema() as u:  # other columns still go
         u.delete_column("n")
     assert skade_rows(skade, "shop.by_city") == [(1, "a"), (2, "b")]
+
+
+def test_format_version_3_tables(rest, served, skade, tmp_path):
+    """A client may ask for a format version 3 table (Spark's TBLPROPERTIES): the server makes
+    one, with row lineage starting at 0, and holds each snapshot to it (first-row-id given and
+    not behind the table's next-row-id). An unknown version is refused by name, and so is
+    format-version as a property to set. skade's CLI writes the table (row ids assigned) and
+    PyIceberg reads it. Spark's writes to such a table are in tests/spark/test_spark_rest.py."""
+    import urllib.error
+    import urllib.request
+
+    cat = rest()
+    cat.create_namespace("v3")
+    t = cat.create_table("v3.t", schema=SCHEMA, properties={"format-version": "3"})
+    assert t.metadata.format_version == 3 and t.metadata.next_row_id == 0
+    assert "format-version" not in t.properties
+    with pytest.raises(BadRequestError, match="format-version must be 1, 2 or 3, not 7"):
+        cat.create_table("v3.bad", schema=SCHEMA, properties={"format-version": "7"})
+
+    def commit(snapshot: dict) -> tuple[int, str]:
+        body = json.dumps({"requirements": [], "updates": [{"action": "add-snapshot", "snapshot": snapshot}]})
+        req = urllib.request.Request(f"{served.url}/v1/namespaces/v3/tables/t", data=body.encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req) as resp:
+                return resp.status, resp.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+
+    snap = {"snapshot-id": 7, "sequence-number": 1, "timestamp-ms": 1700000000000,
+            "manifest-list": "file:///nowhere/snap-7.avro", "summary": {"operation": "append"}}
+    status, body = commit(snap)
+    assert status == 400 and "needs integer 'first-row-id' and 'added-rows'" in body, body
+    status, body = commit({**snap, "first-row-id": -1, "added-rows": 3})
+    assert status == 409 and "first-row-id -1 is behind the table's next-row-id 0" in body, body
+    assert cat.load_table("v3.t").metadata.snapshots == []
+
+    with pytest.raises(BadRequestError, match="format-version is not a property to set"):
+        with cat.load_table("v3.t").transaction() as tx:
+            tx.set_properties({"format-version": "2"})
+
+    assert "format:    Iceberg v3" in skade.ok("describe", "v3.t")
+    (tmp_path / "rows.jsonl").write_text("".join(f'{{"id": {i}, "city": "c{i}", "n": {i}}}\n' for i in range(5)))
+    skade.ok("append", "v3.t", tmp_path / "rows.jsonl")
+    skade.ok("delete", "v3.t", "--where", "id = 3")
+    t = cat.load_table("v3.t")
+    assert t.metadata.next_row_id == 5
+    assert [(s.first_row_id, s.added_rows) for s in t.metadata.snapshots] == [(0, 5), (5, 0)]
+    assert rows(t.scan().to_arrow()) == [(0, "c0", 0), (1, "c1", 1), (2, "c2", 2), (4, "c4", 4)]

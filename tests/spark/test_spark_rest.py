@@ -311,3 +311,91 @@ def test_metadata_tables_agree_with_spark(spark, skade, tmp_path):
 
     assert {(r["name"], r["type"], r["snapshot_id"]) for r in skade.jsonl("refs", t)} == \
         {(r["name"], r["type"], r["snapshot_id"]) for r in collect(spark, f"SELECT * FROM {t}.refs")}
+
+
+def test_format_v3_table_with_deletion_vectors(spark, skade, warehouse, tmp_path):
+    """A format version 3 table made and written by Spark through `skade serve`: the server keeps
+    its row lineage (next-row-id moves with each snapshot's added rows); Spark's merge-on-read
+    deletes and updates write deletion vectors (bitmap, run and array containers, replaced as they
+    grow), which `skade scan`, `files`, `changes` and PyIceberg read alike. Then skade writes the
+    table: its deletes merge into Spark's vectors (one per data file), its appends get row ids
+    after Spark's, and Spark reads every row with a distinct `_row_id`; after skade's compaction
+    and alter, Spark goes on writing it."""
+    skade.ok("create-namespace", "v3")
+    t = "v3.events"
+    spark.sql(f"""CREATE TABLE {t} (id bigint, cat string, amount double) USING iceberg
+                  TBLPROPERTIES ('format-version'='3', 'write.delete.mode'='merge-on-read',
+                                 'write.update.mode'='merge-on-read')""")
+    spark.sql(f"""INSERT INTO {t} SELECT /*+ REPARTITION(1) */ id, concat('c', id % 5), id * 0.5
+                  FROM range(0, 200000)""")
+    # A third of the first 65,536 positions (a bitmap container), one run, and scattered rows.
+    spark.sql(f"DELETE FROM {t} WHERE id < 65536 AND id % 3 = 0")
+    spark.sql(f"DELETE FROM {t} WHERE id BETWEEN 100000 AND 150000")
+    spark.sql(f"DELETE FROM {t} WHERE id % 1000 = 7")
+    spark.sql(f"UPDATE {t} SET amount = -1 WHERE id % 20000 = 1")
+
+    def agree(what: str):
+        theirs = collect(spark, f"SELECT id, cat, amount FROM {t}")
+        assert_same_rows(skade.rows(t), theirs, what=what)
+        return theirs
+
+    rows = agree("after Spark's deletes and update")
+    assert 0 < len(rows) < 200000
+    _, md = current_metadata(warehouse, t)
+    assert md["format-version"] == 3
+    assert md["next-row-id"] == sum(s["added-rows"] for s in md["snapshots"])
+    assert md["next-row-id"] > 200000  # the update's rewritten rows got new ids
+
+    files = skade.jsonl("files", t)
+    dvs = [f for f in files if f["file_format"] == "PUFFIN"]
+    assert dvs and all(f["content"] == "position_deletes" and f["referenced_data_file"] for f in dvs), files
+    theirs = collect(spark, f"SELECT file_path, content_offset, content_size_in_bytes FROM {t}.delete_files")
+    assert sorted((str(local_path(f["file_path"])), f["content_offset"], f["content_size_in_bytes"]) for f in theirs) \
+        == sorted((f["file_path"], f["content_offset"], f["content_size_in_bytes"]) for f in dvs)
+
+    from skade_util import open_catalog
+    peer = open_catalog(warehouse).load_table(t).scan().to_arrow()
+    assert_same_rows(skade.rows(t), peer.to_pylist(), what="PyIceberg's read of the v3 table")
+
+    # The changes each Spark commit made, deletion vectors replacing the ones before them.
+    first = min(md["snapshots"], key=lambda s: s["sequence-number"])["snapshot-id"]
+    changes = skade.jsonl("changes", t, "--from", first)
+    deleted = {c["id"] for c in changes if c["_change_type"] == "DELETE"}
+    expected = {i for i in range(200000) if (i < 65536 and i % 3 == 0) or 100000 <= i <= 150000 or i % 1000 == 7}
+    updated = {i for i in range(200000) if i % 20000 == 1} - expected
+    assert deleted == expected | updated
+    assert {c["id"] for c in changes if c["_change_type"] == "INSERT"} == updated
+
+    def lineage_holds(what: str):
+        _, now = current_metadata(warehouse, t)
+        assert now["format-version"] == 3
+        assert now["next-row-id"] == sum(s["added-rows"] for s in now["snapshots"]), what
+        ids = collect(spark, f"SELECT count(*) AS n, count(DISTINCT _row_id) AS d, max(_row_id) AS m FROM {t}")[0]
+        assert ids["n"] == ids["d"] and ids["m"] < now["next-row-id"], (what, ids)
+        targets = [f["referenced_data_file"] for f in skade.jsonl("files", t) if f["content"] == "position_deletes"]
+        assert len(targets) == len(set(targets)), (what, targets)
+        return now
+
+    lineage_holds("after Spark's writes")
+    jsonl_file(tmp_path / "v3.jsonl", [{"id": 300000 + i, "cat": "skade", "amount": 1.5} for i in range(10)])
+    skade.ok("append", t, tmp_path / "v3.jsonl")
+    gone = {8, 70008, 170008, 300003}  # in Spark's first file (its vector grows) and in skade's
+    skade.ok("delete", t, "--where", " OR ".join(f"id = {i}" for i in sorted(gone)))
+    rows = agree("after skade's append and delete")
+    assert {r["id"] for r in rows} >= {300000, 300009} and not gone & {r["id"] for r in rows}
+    now = lineage_holds("after skade's append and delete")
+    assert now["next-row-id"] == md["next-row-id"] + 10
+    assert_same_rows(skade.rows(t), open_catalog(warehouse).load_table(t).scan().to_arrow().to_pylist(),
+                     what="PyIceberg after skade's deletion vectors")
+    skade.ok("compact", t)
+    assert not [f for f in skade.jsonl("files", t) if f["content"] != "data"]
+    agree("after skade's compaction")
+    lineage_holds("after skade's compaction")
+
+    skade.ok("alter", t, "add-column", "note", "string")
+    before = current_metadata(warehouse, t)[1]["next-row-id"]
+    spark.sql(f"INSERT INTO {t} VALUES (900000, 'late', 2.5, 'after alter')")
+    after = lineage_holds("after Spark's insert")
+    assert after["next-row-id"] == before + 1
+    assert_same_rows(skade.rows(t, "--where", "id = 900000"),
+                     [{"id": 900000, "cat": "late", "amount": 2.5, "note": "after alter"}], what="Spark after skade's alter")

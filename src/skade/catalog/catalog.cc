@@ -527,6 +527,11 @@ Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, const Schema& 
   m->specs.push_back(spec);
   m->default_spec_id = spec.spec_id();
   m->last_partition_id = spec.LastFieldId();
+  // Consumed at create, as Java does: the version lives in the metadata, not its properties.
+  if (auto v = properties.find("format-version"); v != properties.end() && v->second == "3") {
+    m->format_version = 3;
+    m->next_row_id = 0;
+  }
   m->properties = properties;
   m->properties.erase("format-version");
   return CreateTable(ident, m, provenance);

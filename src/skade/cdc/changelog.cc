@@ -123,7 +123,7 @@ std::map<std::string, const FileScanTask*> ByPath(const ScanPlan& plan) {
 
 std::set<std::string> DeletePaths(const FileScanTask& t) {
   std::set<std::string> out;
-  for (const auto& d : t.deletes) out.insert(d.file->file_path);
+  for (const auto& d : t.deletes) out.insert(d.file->EntryKey());
   return out;
 }
 
@@ -261,7 +261,7 @@ Result<ScanPlan> AdvancePlan(const Table& table, const ScanPlan& parent, const S
     for (auto& e : entries) {
       if (e.snapshot_id != s.snapshot_id) continue;  // carried over by a manifest rewrite
       if (e.status == EntryStatus::kDeleted) {
-        removed.insert(e.data_file.file_path);
+        removed.insert(e.data_file.EntryKey());
       } else if (e.status == EntryStatus::kAdded) {
         if (e.data_file.content == FileContent::kData)
           added.push_back(std::move(e));
@@ -283,7 +283,7 @@ Result<ScanPlan> AdvancePlan(const Table& table, const ScanPlan& parent, const S
   for (const auto& t : parent.tasks) {
     if (removed.contains(t.file.file_path)) continue;
     FileScanTask next = t;
-    std::erase_if(next.deletes, [&](const DeleteFileEntry& d) { return removed.contains(d.file->file_path); });
+    std::erase_if(next.deletes, [&](const DeleteFileEntry& d) { return removed.contains(d.file->EntryKey()); });
     for (auto& d : applicable(t.file, t.data_sequence_number)) next.deletes.push_back(std::move(d));
     plan.tasks.push_back(std::move(next));
   }
@@ -433,8 +433,15 @@ Status SnapshotChanges(const Table& table, const Snapshot& s, const Snapshot* pa
     if (had == has) continue;  // untouched
     std::vector<DeleteFileEntry> fresh;
     for (const auto& d : task->deletes)
-      if (!had.contains(d.file->file_path)) fresh.push_back(d);
-    if (!std::includes(has.begin(), has.end(), had.begin(), had.end()))
+      if (!had.contains(d.file->EntryKey())) fresh.push_back(d);
+    // A new deletion vector replaces the file's older position deletes and holds their
+    // positions too (spec): only the rows it adds are new deletes. Any other dropped
+    // delete file would bring rows back, which a changelog cannot say.
+    bool superseded = std::any_of(fresh.begin(), fresh.end(), [](const auto& d) { return d.file->IsDeletionVector(); }) &&
+                      std::all_of(it->second->deletes.begin(), it->second->deletes.end(), [&](const auto& d) {
+                        return has.contains(d.file->EntryKey()) || d.file->content == FileContent::kPositionDeletes;
+                      });
+    if (!superseded && !std::includes(has.begin(), has.end(), had.begin(), had.end()))
       return Unsupported("snapshot " + std::to_string(s.snapshot_id) + " dropped delete files of " +
                          path + " without rewriting it");
     SKADE_RETURN_IF_ERROR(NewlyDeleted(*at_p, *task, fresh, it->second->deletes, ids, cache,

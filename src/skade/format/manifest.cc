@@ -64,7 +64,8 @@ std::string SanitizeAvroName(const std::string& name) {
   return out.empty() ? "_" : out;
 }
 
-std::string ManifestEntrySchema(const std::vector<TypePtr>& ptypes, const PartitionSpec& spec) {
+std::string ManifestEntrySchema(const std::vector<TypePtr>& ptypes, const PartitionSpec& spec,
+                                int format_version) {
   std::string pfields;
   for (size_t i = 0; i < spec.fields().size(); ++i) {
     if (i) pfields += ",";
@@ -88,7 +89,13 @@ std::string ManifestEntrySchema(const std::vector<TypePtr>& ptypes, const Partit
       Field("key_metadata", "\"bytes\"", 131, true) + "," +
       Field("split_offsets", "{\"type\":\"array\",\"items\":\"long\",\"element-id\":133}", 132, true) +
       "," + Field("equality_ids", "{\"type\":\"array\",\"items\":\"int\",\"element-id\":136}", 135, true) +
-      "," + Field("sort_order_id", "\"int\"", 140, true) + "]}";
+      "," + Field("sort_order_id", "\"int\"", 140, true) +
+      (format_version >= 3 ? "," + Field("first_row_id", "\"long\"", 142, true) + "," +
+                                 Field("referenced_data_file", "\"string\"", 143, true) + "," +
+                                 Field("content_offset", "\"long\"", 144, true) + "," +
+                                 Field("content_size_in_bytes", "\"long\"", 145, true)
+                           : "") +
+      "]}";
   return "{\"type\":\"record\",\"name\":\"manifest_entry\",\"fields\":[" +
          Field("status", "\"int\"", 0, false) + "," + Field("snapshot_id", "\"long\"", 1, true) + "," +
          Field("sequence_number", "\"long\"", 3, true) + "," +
@@ -96,8 +103,8 @@ std::string ManifestEntrySchema(const std::vector<TypePtr>& ptypes, const Partit
          Field("data_file", data_file, 2, false) + "]}";
 }
 
-const std::string& ManifestListSchema() {
-  static const std::string s =
+std::string ManifestListSchema(int format_version) {
+  return
       "{\"type\":\"record\",\"name\":\"manifest_file\",\"fields\":[" +
       Field("manifest_path", "\"string\"", 500, false) + "," +
       Field("manifest_length", "\"long\"", 501, false) + "," +
@@ -118,8 +125,8 @@ const std::string& ManifestListSchema() {
                 Field("lower_bound", "\"bytes\"", 510, true) + "," +
                 Field("upper_bound", "\"bytes\"", 511, true) + "]},\"element-id\":508}",
             507, true) +
-      "," + Field("key_metadata", "\"bytes\"", 519, true) + "]}";
-  return s;
+      "," + Field("key_metadata", "\"bytes\"", 519, true) +
+      (format_version >= 3 ? "," + Field("first_row_id", "\"long\"", 520, true) : "") + "]}";
 }
 
 // --- encoding helpers -------------------------------------------------------
@@ -302,7 +309,11 @@ Result<std::string> WriteManifest(const ManifestWriteContext& ctx,
   SKADE_ASSIGN_OR_RETURN(TypePtr ptype, ctx.spec->PartitionType(*ctx.schema));
   std::vector<TypePtr> ptypes;
   for (const auto& f : ptype->fields) ptypes.push_back(f.type);
-  SKADE_ASSIGN_OR_RETURN(avro::NodePtr schema, avro::ParseSchema(ManifestEntrySchema(ptypes, *ctx.spec)));
+  if (ctx.format_version < 2 || ctx.format_version > 3)
+    return InvalidArgument("manifests are written as format version 2 or 3, not " + std::to_string(ctx.format_version));
+  const bool v3 = ctx.format_version >= 3;
+  SKADE_ASSIGN_OR_RETURN(avro::NodePtr schema,
+                         avro::ParseSchema(ManifestEntrySchema(ptypes, *ctx.spec, ctx.format_version)));
   std::vector<AV> records;
   records.reserve(entries.size());
   for (const auto& e : entries) {
@@ -331,6 +342,13 @@ Result<std::string> WriteManifest(const ManifestWriteContext& ctx,
         f.sort_order_id ? Opt(AV::Int(*f.sort_order_id)) : None(),
     });
     auto opt_long = [](const std::optional<int64_t>& v) { return v ? Opt(AV::Long(*v)) : None(); };
+    if (v3) {
+      auto& fields = df.list();
+      fields.push_back(opt_long(f.first_row_id));
+      fields.push_back(f.referenced_data_file ? Opt(AV::Bytes(*f.referenced_data_file)) : None());
+      fields.push_back(opt_long(f.content_offset));
+      fields.push_back(opt_long(f.content_size_in_bytes));
+    }
     records.push_back(AV::Record({AV::Int(static_cast<int>(e.status)), opt_long(e.snapshot_id),
                                   opt_long(e.sequence_number), opt_long(e.file_sequence_number),
                                   std::move(df)}));
@@ -340,7 +358,7 @@ Result<std::string> WriteManifest(const ManifestWriteContext& ctx,
       {"schema-id", std::to_string(ctx.schema->schema_id())},
       {"partition-spec", PartitionFieldsToJson(*ctx.spec)},
       {"partition-spec-id", std::to_string(ctx.spec->spec_id())},
-      {"format-version", "2"},
+      {"format-version", std::to_string(ctx.format_version)},
       {"content", ctx.content == 0 ? "data" : "deletes"},
   };
   SKADE_ASSIGN_OR_RETURN(avro::Codec codec, avro::ParseCodec(ctx.codec));
@@ -360,6 +378,10 @@ Result<std::vector<ManifestEntry>> ReadManifest(std::string_view bytes, const Ma
 
   std::vector<ManifestEntry> out;
   out.reserve(file.records.size());
+  // Format v3 row lineage: data files written without a first row id inherit the next one
+  // of their manifest's, counted over the files before them that had none.
+  const bool inherit_row_ids = manifest.content == 0 && manifest.first_row_id.has_value();
+  int64_t next_row_id = manifest.first_row_id.value_or(0);
   for (const AV& rec : file.records) {
     ManifestEntry e;
     SKADE_ASSIGN_OR_RETURN(int64_t status, AsLong(ById(root, rec, 0), "status"));
@@ -418,6 +440,24 @@ Result<std::vector<ManifestEntry>> ReadManifest(std::string_view bytes, const Ma
       SKADE_ASSIGN_OR_RETURN(int64_t x, AsLong(so, "sort_order_id"));
       f.sort_order_id = static_cast<int>(x);
     }
+    if (ById(*df_node, *dfv, 131))
+      return Corrupt(f.file_path + " is encrypted (key_metadata): skade does not read encrypted files");
+    if (const AV* v = ById(*df_node, *dfv, 142)) { SKADE_ASSIGN_OR_RETURN(f.first_row_id, AsLong(v, "first_row_id")); }
+    if (const AV* v = ById(*df_node, *dfv, 143)) {
+      SKADE_ASSIGN_OR_RETURN(f.referenced_data_file, AsBytes(v, "referenced_data_file"));
+    }
+    if (const AV* v = ById(*df_node, *dfv, 144)) { SKADE_ASSIGN_OR_RETURN(f.content_offset, AsLong(v, "content_offset")); }
+    if (const AV* v = ById(*df_node, *dfv, 145)) {
+      SKADE_ASSIGN_OR_RETURN(f.content_size_in_bytes, AsLong(v, "content_size_in_bytes"));
+    }
+    if (f.content_offset && (f.content != FileContent::kPositionDeletes || !f.referenced_data_file ||
+                             !f.content_size_in_bytes || *f.content_offset < 0 || *f.content_size_in_bytes < 0))
+      return Corrupt(f.file_path + ": a deletion vector needs position-delete content, referenced_data_file and a "
+                     "non-negative content_offset and content_size_in_bytes");
+    if (inherit_row_ids && !f.first_row_id) {
+      f.first_row_id = next_row_id;
+      next_row_id += f.record_count;
+    }
     out.push_back(std::move(e));
   }
   return out;
@@ -426,8 +466,10 @@ Result<std::vector<ManifestEntry>> ReadManifest(std::string_view bytes, const Ma
 Result<std::string> WriteManifestList(int64_t snapshot_id, std::optional<int64_t> parent_id,
                                       int64_t sequence_number,
                                       const std::vector<ManifestFile>& manifests,
-                                      const std::string& codec_name) {
-  SKADE_ASSIGN_OR_RETURN(avro::NodePtr schema, avro::ParseSchema(ManifestListSchema()));
+                                      const std::string& codec_name, int format_version,
+                                      std::optional<int64_t> first_row_id) {
+  const bool v3 = format_version >= 3;
+  SKADE_ASSIGN_OR_RETURN(avro::NodePtr schema, avro::ParseSchema(ManifestListSchema(format_version)));
   std::vector<AV> records;
   for (const auto& m : manifests) {
     AV parts = None();
@@ -447,13 +489,15 @@ Result<std::string> WriteManifestList(int64_t snapshot_id, std::optional<int64_t
         AV::Int(m.deleted_files_count), AV::Long(m.added_rows_count), AV::Long(m.existing_rows_count),
         AV::Long(m.deleted_rows_count), std::move(parts), None(),
     }));
+    if (v3) records.back().list().push_back(m.first_row_id ? Opt(AV::Long(*m.first_row_id)) : None());
   }
   std::map<std::string, std::string> meta{
       {"snapshot-id", std::to_string(snapshot_id)},
       {"parent-snapshot-id", parent_id ? std::to_string(*parent_id) : "null"},
       {"sequence-number", std::to_string(sequence_number)},
-      {"format-version", "2"},
+      {"format-version", std::to_string(format_version)},
   };
+  if (v3 && first_row_id) meta["first-row-id"] = std::to_string(*first_row_id);
   SKADE_ASSIGN_OR_RETURN(avro::Codec codec, avro::ParseCodec(codec_name));
   return avro::WriteContainer(*schema, meta, records, codec);
 }
@@ -506,6 +550,7 @@ Result<std::vector<ManifestFile>> ReadManifestList(std::string_view bytes) {
       }
       m.partitions = std::move(sums);
     }
+    if (const AV* v = ById(root, rec, 520)) { SKADE_ASSIGN_OR_RETURN(m.first_row_id, AsLong(v, "first_row_id")); }
     out.push_back(std::move(m));
   }
   return out;

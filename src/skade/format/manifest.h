@@ -1,4 +1,4 @@
-// Manifests and manifest lists (Iceberg v2), encoded with skade's Avro codec.
+// Manifests and manifest lists (written as Iceberg v2 or v3; v1 to v3 read), encoded with skade's Avro codec.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +33,20 @@ struct DataFile {
   std::vector<int> equality_ids;
   std::optional<int> sort_order_id;
   int spec_id = 0;  // not stored in the file: the manifest's spec
+  /// Format v3. A deletion vector names the one data file it applies to and where its
+  /// blob lies in the Puffin file; data files carry the first row id of their rows.
+  std::optional<std::string> referenced_data_file;
+  std::optional<int64_t> content_offset;
+  std::optional<int64_t> content_size_in_bytes;
+  std::optional<int64_t> first_row_id;
+
+  /// A v3 deletion vector: position deletes of one data file, in a Puffin blob.
+  bool IsDeletionVector() const { return content == FileContent::kPositionDeletes && content_offset.has_value(); }
+  /// What tells this file's entry from others: the path, and for a deletion vector also its
+  /// offset (one Puffin file holds the vectors of many data files, each replaced alone).
+  std::string EntryKey() const {
+    return IsDeletionVector() ? file_path + "#" + std::to_string(*content_offset) : file_path;
+  }
 };
 
 struct ManifestEntry {
@@ -59,6 +73,7 @@ struct ManifestFile {
   int64_t existing_rows_count = 0;
   int64_t deleted_rows_count = 0;
   std::optional<std::vector<expr::PartitionFieldSummary>> partitions;
+  std::optional<int64_t> first_row_id;  // format v3: the first row id of its added data files
 };
 
 /// What a manifest's header says about its contents.
@@ -67,6 +82,7 @@ struct ManifestWriteContext {
   const PartitionSpec* spec = nullptr;
   int content = 0;  // 0 data, 1 deletes
   std::string codec = "deflate";
+  int format_version = 2;  // 3 adds row lineage and deletion vector fields
 };
 
 /// Encodes a manifest file. Entries whose status is ADDED and snapshot matches
@@ -79,11 +95,13 @@ Result<std::string> WriteManifest(const ManifestWriteContext& ctx,
 Result<std::vector<ManifestEntry>> ReadManifest(std::string_view bytes, const ManifestFile& manifest,
                                                 const Schema& schema, const PartitionSpec& spec);
 
-/// Encodes a manifest list for a snapshot.
+/// Encodes a manifest list for a snapshot; format version 3 writes each manifest's
+/// first_row_id and the snapshot's `first_row_id`.
 Result<std::string> WriteManifestList(int64_t snapshot_id, std::optional<int64_t> parent_id,
                                       int64_t sequence_number,
                                       const std::vector<ManifestFile>& manifests,
-                                      const std::string& codec = "deflate");
+                                      const std::string& codec = "deflate", int format_version = 2,
+                                      std::optional<int64_t> first_row_id = std::nullopt);
 /// Decodes a manifest list (v1 lists read with sequence numbers 0). Errors: kCorrupt.
 Result<std::vector<ManifestFile>> ReadManifestList(std::string_view bytes);
 

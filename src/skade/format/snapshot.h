@@ -16,6 +16,10 @@ struct Snapshot {
   std::string manifest_list;
   std::map<std::string, std::string> summary;  // includes "operation"
   std::optional<int> schema_id;
+  /// Format v3 row lineage: the first row id the snapshot's new data files were given, and
+  /// how many ids it assigned.
+  std::optional<int64_t> first_row_id;
+  std::optional<int64_t> added_rows;
 
   std::string operation() const {
     auto it = summary.find("operation");

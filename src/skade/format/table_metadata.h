@@ -1,4 +1,4 @@
-// Iceberg v2 table metadata: the immutable document a table's metadata file holds.
+// Iceberg table metadata (format versions 1 to 3): the immutable document a table's metadata file holds.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +47,8 @@ struct TableMetadata {
   std::vector<MetadataLogEntry> metadata_log;
   std::string statistics_json = "[]";            // kept verbatim
   std::string partition_statistics_json = "[]";  // kept verbatim
+  /// Format v3: the next row id to assign (row lineage).
+  std::optional<int64_t> next_row_id;
 
   const SchemaPtr& schema() const;
   /// Schema by id; nullptr when absent.
@@ -82,10 +84,11 @@ struct TableMetadata {
 
 using TableMetadataPtr = std::shared_ptr<const TableMetadata>;
 
-/// Parses a metadata JSON document (format versions 1 and 2; v1 fields upgraded).
-/// Errors: kCorrupt naming the missing/invalid field.
+/// Parses a metadata JSON document (format versions 1 to 3; v1 fields upgraded to v2).
+/// Errors: kCorrupt naming the missing/invalid field, or what of v3 skade cannot read
+/// (encryption).
 Result<TableMetadata> ParseTableMetadata(std::string_view json);
-/// Serializes v2 metadata in the order Java writes it.
+/// Serializes metadata (v2, or v3 with its row lineage) in the order Java writes it.
 std::string TableMetadataToJson(const TableMetadata& m);
 
 /// Iceberg JSON of a schema / partition spec (also used in manifest headers).

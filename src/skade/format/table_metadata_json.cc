@@ -58,6 +58,8 @@ NestedField FieldFromJson(const json& j) {
   f.required = req.get<bool>();
   f.type = TypeFromJson(Req(j, "type", "schema field"));
   if (auto d = j.find("doc"); d != j.end() && d->is_string()) f.doc = d->get<std::string>();
+  if (auto d = j.find("initial-default"); d != j.end() && !d->is_null()) f.initial_default = d->dump();
+  if (auto d = j.find("write-default"); d != j.end() && !d->is_null()) f.write_default = d->dump();
   return f;
 }
 
@@ -104,6 +106,8 @@ ordered FieldToJson(const NestedField& f) {
   o["required"] = f.required;
   o["type"] = TypeToJson(*f.type);
   if (!f.doc.empty()) o["doc"] = f.doc;
+  if (!f.initial_default.empty()) o["initial-default"] = ordered::parse(f.initial_default);
+  if (!f.write_default.empty()) o["write-default"] = ordered::parse(f.write_default);
   return o;
 }
 
@@ -208,6 +212,11 @@ Snapshot SnapshotFromJson(const json& j) {
   if (auto it = j.find("summary"); it != j.end() && it->is_object())
     for (auto& [k, v] : it->items()) s.summary[k] = v.is_string() ? v.get<std::string>() : v.dump();
   if (auto id = OptInt(j, "schema-id")) s.schema_id = static_cast<int>(*id);
+  s.first_row_id = OptInt(j, "first-row-id");
+  s.added_rows = OptInt(j, "added-rows");
+  if (j.contains("key-id") && !j["key-id"].is_null())
+    Fail("snapshot " + std::to_string(s.snapshot_id) + " has an encrypted manifest list (key-id): skade does not read "
+         "encrypted tables");
   return s;
 }
 
@@ -215,8 +224,11 @@ TableMetadata MetadataFromJson(const json& j) {
   if (!j.is_object()) Fail("metadata is not a JSON object");
   TableMetadata m;
   m.format_version = static_cast<int>(ReqInt(j, "format-version", "metadata"));
-  if (m.format_version < 1 || m.format_version > 2)
-    Fail("unsupported format-version " + std::to_string(m.format_version));
+  if (m.format_version < 1 || m.format_version > 3)
+    Fail("unsupported format-version " + std::to_string(m.format_version) + " (skade reads 1 to 3)");
+  if (auto it = j.find("encryption-keys"); it != j.end() && it->is_array() && !it->empty())
+    Fail("the table is encrypted (encryption-keys): skade does not read encrypted tables");
+  if (m.format_version >= 3) m.next_row_id = ReqInt(j, "next-row-id", "metadata");
   m.table_uuid = j.contains("table-uuid") ? ReqStr(j, "table-uuid", "metadata") : "";
   m.location = ReqStr(j, "location", "metadata");
   m.last_sequence_number = OptInt(j, "last-sequence-number").value_or(0);
@@ -280,7 +292,7 @@ TableMetadata MetadataFromJson(const json& j) {
   if (auto it = j.find("statistics"); it != j.end() && it->is_array()) m.statistics_json = it->dump();
   if (auto it = j.find("partition-statistics"); it != j.end() && it->is_array())
     m.partition_statistics_json = it->dump();
-  m.format_version = 2;  // a v1 table read here is written back as v2
+  m.format_version = std::max(m.format_version, 2);  // a v1 table read here is written back as v2
   return m;
 }
 
@@ -365,6 +377,11 @@ std::string SnapshotsJson(const TableMetadata& m) {
       out += ',';
       AppendMember(out, "schema-id", *s.schema_id);
     }
+    for (const auto& [key, value] : {std::pair{"first-row-id", s.first_row_id}, {"added-rows", s.added_rows}})
+      if (value) {
+        out += ',';
+        AppendMember(out, key, *value);
+      }
   });
 }
 
@@ -380,7 +397,7 @@ std::string SnapshotLogJson(const TableMetadata& m) {
 
 std::string TableMetadataToJson(const TableMetadata& m) {
   ordered o;
-  o["format-version"] = 2;
+  o["format-version"] = m.format_version;
   o["table-uuid"] = m.table_uuid;
   o["location"] = m.location;
   o["last-sequence-number"] = m.last_sequence_number;
@@ -402,7 +419,11 @@ std::string TableMetadataToJson(const TableMetadata& m) {
   o["sort-orders"] = ordered::parse(m.sort_orders_json);
   o["properties"] = ordered::object();
   for (const auto& [k, v] : m.properties) o["properties"][k] = v;
-  o["current-snapshot-id"] = m.current_snapshot_id ? *m.current_snapshot_id : -1;
+  // Java writes -1 for no snapshot up to v2, null from v3.
+  if (m.current_snapshot_id) o["current-snapshot-id"] = *m.current_snapshot_id;
+  else if (m.format_version >= 3) o["current-snapshot-id"] = nullptr;
+  else o["current-snapshot-id"] = -1;
+  if (m.format_version >= 3) o["next-row-id"] = m.next_row_id.value_or(0);
   o["refs"] = ordered::object();
   for (const auto& [name, r] : m.refs) {
     ordered ref;

@@ -167,6 +167,9 @@ Result<TypePtr> ParsePrimitiveType(std::string_view name) {
     if (!l || *l < 1) return InvalidArgument("invalid fixed type '" + std::string(n) + "'");
     return Type::Fixed(*l);
   }
+  for (std::string_view v3 : {"unknown", "timestamp_ns", "timestamptz_ns", "variant", "geometry", "geography"})
+    if (n.size() >= v3.size() && IEquals(n.substr(0, v3.size()), v3))
+      return Unsupported("type '" + std::string(n) + "' (Iceberg format version 3) is not supported by skade yet");
   return InvalidArgument("unknown type '" + std::string(n) + "'");
 }
 

@@ -27,6 +27,10 @@ struct NestedField {
   bool required = false;
   TypePtr type;
   std::string doc;
+  /// Format v3 column defaults, as the JSON text of the value (empty: none): what rows of
+  /// files written before the column existed read as, and what writers fill in.
+  std::string initial_default;
+  std::string write_default;
 };
 
 /// An immutable Iceberg type. Nested types keep their children in `fields`:

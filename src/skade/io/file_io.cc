@@ -178,6 +178,8 @@ std::string LocalPath(std::string_view location) {
   return std::string(location);
 }
 
+bool SamePath(std::string_view a, std::string_view b) { return a == b || LocalPath(a) == LocalPath(b); }
+
 bool IsInside(std::string_view path, std::string_view folder) {
   return ResolvedInside(Resolved(path), Resolved(folder));
 }

@@ -41,6 +41,9 @@ std::unique_ptr<FileIO> MakeLocalFileIO();
 
 /// `file:///a/b` → `/a/b`; plain paths unchanged.
 std::string LocalPath(std::string_view location);
+/// Whether two locations name one file however each spells the scheme (`file:/a`,
+/// `file:///a`, `/a`).
+bool SamePath(std::string_view a, std::string_view b);
 /// Whether `path` is `folder` or lies inside it, comparing whole components after
 /// resolving symlinks and `..` in the parts that exist.
 bool IsInside(std::string_view path, std::string_view folder);

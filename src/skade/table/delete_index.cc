@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "skade/io/file_io.h"
+#include "skade/table/deletion_vector.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
 #include "skade/table/arrow_values.h"
@@ -306,6 +307,8 @@ std::vector<DeleteFileEntry> DeleteIndex::For(const DataFile& data_file, int64_t
   auto applies = [&](const DeleteFileEntry& d) {
     if (d.file->content == FileContent::kPositionDeletes) {
       if (d.data_sequence_number < data_seq) return false;
+      // A deletion vector (and a position delete file of one data file) names its file.
+      if (const auto& target = d.file->referenced_data_file) return SamePath(*target, data_file.file_path);
       // The file_path bounds tell which data files a position delete file covers.
       auto lo = d.file->stats.lower_bounds.find(kDeleteFilePathId);
       auto hi = d.file->stats.upper_bounds.find(kDeleteFilePathId);
@@ -578,9 +581,32 @@ Status EqualityProbe::MarkDense(const arrow::Array& column, std::vector<bool>* o
   return {};
 }
 
-Result<const DeleteLoader::PositionFile*> DeleteLoader::LoadPositions(const DataFile& f) {
-  auto it = positions_.find(f.file_path);
+Result<const DeleteLoader::PositionFile*> DeleteLoader::LoadPositions(const DataFile& f, int64_t data_rows) {
+  auto it = positions_.find(f.EntryKey());
   if (it != positions_.end()) return it->second.get();
+  if (f.IsDeletionVector()) {
+    // Spark writes one Puffin file per task with the vectors of many data files: it is
+    // read once, and each vector decoded when a data file of it is read.
+    auto bytes = puffin_.find(f.file_path);
+    if (bytes == puffin_.end()) {
+      SKADE_ASSIGN_OR_RETURN(std::string read, io_->ReadFile(f.file_path));
+      bytes = puffin_.emplace(f.file_path, std::move(read)).first;
+    }
+    const int64_t offset = *f.content_offset, size = *f.content_size_in_bytes;
+    const std::string where = LocalPath(f.file_path) + " at offset " + std::to_string(offset);
+    if (offset > static_cast<int64_t>(bytes->second.size()) ||
+        size > static_cast<int64_t>(bytes->second.size()) - offset)
+      return Corrupt(where + ": the deletion vector's " + std::to_string(size) + " bytes pass the file's end (" +
+                     std::to_string(bytes->second.size()) + " bytes)");
+    SKADE_ASSIGN_OR_RETURN(auto positions, DecodeDeletionVector(std::string_view(bytes->second).substr(offset, size),
+                                                                data_rows, where));
+    if (static_cast<int64_t>(positions.size()) != f.record_count)
+      return Corrupt(where + ": the deletion vector holds " + std::to_string(positions.size()) +
+                     " positions, its manifest entry says " + std::to_string(f.record_count));
+    auto pf = std::make_unique<PositionFile>();
+    pf->by_path[*f.referenced_data_file] = std::move(positions);
+    return positions_.emplace(f.EntryKey(), std::move(pf)).first->second.get();
+  }
   auto is_path = [](const arrow::Field& c) {
     int id = FieldIdOf(c);
     return id == kDeleteFilePathId || (id < 0 && c.name() == "file_path");
@@ -619,7 +645,7 @@ Result<const DeleteLoader::PositionFile*> DeleteLoader::LoadPositions(const Data
     }
     run->push_back(p[r]);
   }
-  return positions_.emplace(f.file_path, std::move(pf)).first->second.get();
+  return positions_.emplace(f.EntryKey(), std::move(pf)).first->second.get();
 }
 
 Result<const std::vector<std::shared_ptr<arrow::Array>>*> DeleteLoader::LoadKeyColumns(const DataFile& f) {
@@ -729,10 +755,12 @@ Result<DeletedRows> DeleteLoader::Load(const DataFile& data_file, int64_t data_s
   DeletedRows rows;
   for (const auto& d : deletes) {
     if (d.file->content == FileContent::kPositionDeletes) {
-      SKADE_ASSIGN_OR_RETURN(const PositionFile* pf, LoadPositions(*d.file));
+      if (d.file->referenced_data_file && !SamePath(*d.file->referenced_data_file, data_file_path)) continue;
+      SKADE_ASSIGN_OR_RETURN(const PositionFile* pf, LoadPositions(*d.file, data_file.record_count));
       auto it = pf->by_path.find(data_file_path);
-      if (it == pf->by_path.end() && data_file_path.starts_with("file://"))
+      if (it == pf->by_path.end() && data_file_path.starts_with("file:"))
         it = pf->by_path.find(LocalPath(data_file_path));  // writers differ on the scheme
+      if (it == pf->by_path.end() && d.file->IsDeletionVector()) it = pf->by_path.begin();  // its one file
       if (it != pf->by_path.end()) rows.AddPositions(it->second);
     }
   }

@@ -161,7 +161,9 @@ class DeleteLoader {
   struct PositionFile {
     std::unordered_map<std::string, std::vector<int64_t>> by_path;
   };
-  Result<const PositionFile*> LoadPositions(const DataFile& f);
+  /// A position delete file's positions by data file, or a deletion vector's (of a data
+  /// file of `data_rows` rows, its bound).
+  Result<const PositionFile*> LoadPositions(const DataFile& f, int64_t data_rows);
   /// The key columns of one equality delete file, typed as the table's columns.
   Result<const std::vector<std::shared_ptr<arrow::Array>>*> LoadKeyColumns(const DataFile& f);
   /// One key set over the keys of `files` (deleting by the same columns); with
@@ -179,7 +181,8 @@ class DeleteLoader {
   FileIO* io_;
   SchemaPtr schema_;
   std::mutex mu_;  // guards the caches below
-  std::unordered_map<std::string, std::unique_ptr<PositionFile>> positions_;
+  std::unordered_map<std::string, std::unique_ptr<PositionFile>> positions_;  // by DataFile::EntryKey
+  std::unordered_map<std::string, std::string> puffin_;                       // Puffin files' bytes by path
   std::unordered_map<std::string, std::vector<std::shared_ptr<arrow::Array>>> key_columns_;
   std::unordered_map<std::string, std::unique_ptr<EqualityProbe>> probes_;  // by field ids + file paths
   std::unordered_map<std::string, ScopeGroup> groups_;                     // by field ids + scope

@@ -232,6 +232,7 @@ Result<CommitResult> Table::Compact(std::optional<int64_t> target_file_size, con
 Result<CommitResult> Table::CompactOnce(std::optional<int64_t> target_file_size,
                                         const std::optional<std::string>& where) {
   SKADE_RETURN_IF_ERROR(Refresh());
+  SKADE_RETURN_IF_ERROR(CheckDataWritable(*loaded_.metadata, ident().ToString()));
   TableMetadataPtr m = loaded_.metadata;
   int64_t target = target_file_size.value_or(m->PropertyInt("write.target-file-size-bytes", 512LL << 20));
   if (target <= 0) return InvalidArgument("target file size must be positive");
@@ -263,11 +264,11 @@ Result<CommitResult> Table::CompactOnce(std::optional<int64_t> target_file_size,
   for (const auto& t : chosen) change.removed.insert(t.file.file_path);
   for (const auto& t : all.tasks)
     if (!change.removed.contains(t.file.file_path))
-      for (const auto& d : t.deletes) still_applied.insert(d.file->file_path);
+      for (const auto& d : t.deletes) still_applied.insert(d.file->EntryKey());
   // Every other delete file is folded in (or applies to nothing live): it goes too, so a
   // compacted table has no equality deletes left for readers that refuse them.
   for (const auto& d : all.delete_files)
-    if (!still_applied.contains(d.file_path)) change.removed.insert(d.file_path);
+    if (!still_applied.contains(d.EntryKey())) change.removed.insert(d.EntryKey());
   change.validate_no_new_deletes_since = all.snapshot ? all.snapshot->snapshot_id : 0;
   if (chosen.empty()) return CommitFileChange(std::move(change), 0, 0);
   TableMetadata sized = *m;
@@ -303,6 +304,7 @@ Result<CommitResult> Table::CompactOnce(std::optional<int64_t> target_file_size,
 }
 
 Result<CommitResult> Table::RewriteManifests() {
+  SKADE_RETURN_IF_ERROR(CheckDataWritable(*loaded_.metadata, ident().ToString()));
   FileChange change;
   change.operation = "replace";
   change.merge_manifests = true;

@@ -60,7 +60,7 @@ Status CheckTableProperties(const std::map<std::string, std::string>& properties
   for (const auto& [key, value] : properties) {
     std::string wants, choices;
     if (key == "format-version") {
-      if (value != "2") wants = "2: skade writes format version 2 tables";
+      if (value != "2" && value != "3") wants = "2 or 3: the format versions skade writes";
     } else if (key == "write.target-file-size-bytes" || key == "write.parquet.row-group-limit" ||
                key == "commit.manifest.target-size-bytes") {
       if (!IsInteger(value, 1, kMax)) wants = "a positive whole number";

@@ -19,7 +19,9 @@
 #include "skade/table/arrow_values.h"
 #include "skade/table/data_writer.h"
 #include "skade/table/delete_index.h"
+#include "skade/table/deletion_vector.h"
 #include "skade/table/key_candidates.h"
+#include "skade/table/manifest_io.h"
 #include "skade/table/scan.h"
 #include "skade/table/schema_update.h"
 #include "skade/table/snapshot_producer.h"
@@ -71,6 +73,44 @@ Result<DataFile> WritePositionDeletes(const TableMetadata& m, const DataFile& ta
   df.spec_id = target.spec_id;
   df.sort_order_id.reset();
   return df;
+}
+
+// Format v3: the one deletion vector of `task`'s data file, holding `hit` (ascending) and
+// every position its deletes removed before (its vector, position delete files of older
+// versions): it replaces the file's vector.
+Result<DataFile> WriteDeletionVectorFor(const TableMetadata& m, FileIO& io, DeleteLoader& loader,
+                                        const FileScanTask& task, const std::vector<int64_t>& hit) {
+  std::vector<DeleteFileEntry> positional;
+  for (const auto& d : task.deletes)
+    if (d.file->content == FileContent::kPositionDeletes) positional.push_back(d);
+  std::vector<int64_t> positions;
+  if (positional.empty()) {
+    positions = hit;
+  } else {
+    SKADE_ASSIGN_OR_RETURN(DeletedRows before, loader.Load(task.file, task.data_sequence_number, positional));
+    std::set_union(hit.begin(), hit.end(), before.positions().begin(), before.positions().end(),
+                   std::back_inserter(positions));
+  }
+  PuffinDeletionVector dv = WriteDeletionVector(task.file.file_path, positions);
+  DataFile df;
+  df.content = FileContent::kPositionDeletes;
+  df.file_path = m.location + "/data/deletes/" + NewUuid() + ".puffin";
+  df.file_format = "PUFFIN";
+  df.partition = task.file.partition;
+  df.spec_id = task.file.spec_id;
+  df.record_count = static_cast<int64_t>(positions.size());
+  df.file_size_in_bytes = static_cast<int64_t>(dv.bytes.size());
+  df.referenced_data_file = task.file.file_path;
+  df.content_offset = dv.blob_offset;
+  df.content_size_in_bytes = dv.blob_length;
+  SKADE_RETURN_IF_ERROR(io.WriteNewFile(df.file_path, dv.bytes));
+  return df;
+}
+
+// Format v3: a data file's deletion vectors go with it, or when a new vector replaces them.
+void RemoveDeletionVectors(const FileScanTask& task, std::set<std::string>& removed) {
+  for (const auto& d : task.deletes)
+    if (d.file->IsDeletionVector()) removed.insert(d.file->EntryKey());
 }
 
 // The snapshot a write on `branch` builds on (null for an empty branch).
@@ -164,6 +204,8 @@ Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& can
                       std::unique_ptr<DataWriter>& rewriter) {
   const auto& tasks = candidates.tasks;
   std::vector<FileMatch> found(tasks.size());
+  const bool v3 = m->format_version >= 3;  // deletion vectors, not position delete files
+  DeleteLoader loader(&io, m->schema());
   if (!copy_on_write) {
     // Files are matched, and their position delete files written, a few at once. One
     // file's work (plan, open, delete files, a small decode, fsyncs) is mostly latency,
@@ -172,7 +214,11 @@ Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& can
       SKADE_ASSIGN_OR_RETURN(found[i], MatchFile(m, io, candidates, tasks[i], false, match_ids, match));
       FileMatch& f = found[i];
       if (!f.hit.empty() && static_cast<int64_t>(f.hit.size()) != f.live) {
-        SKADE_ASSIGN_OR_RETURN(f.deletes, WritePositionDeletes(*m, tasks[i].file, f.hit));
+        if (v3) {
+          SKADE_ASSIGN_OR_RETURN(f.deletes, WriteDeletionVectorFor(*m, io, loader, tasks[i], f.hit));
+        } else {
+          SKADE_ASSIGN_OR_RETURN(f.deletes, WritePositionDeletes(*m, tasks[i].file, f.hit));
+        }
       }
       return {};
     });
@@ -180,6 +226,7 @@ Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& can
       if (found[i].deletes) {
         out.delete_files.push_back(std::move(*found[i].deletes));
         out.position_targets.insert(tasks[i].file.file_path);
+        RemoveDeletionVectors(tasks[i], out.removed);
       }
     if (!matched) return matched;
   }
@@ -192,6 +239,7 @@ Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& can
     out.rows_deleted += static_cast<int64_t>(f.hit.size());
     if (static_cast<int64_t>(f.hit.size()) == f.live) {
       out.removed.insert(tasks[i].file.file_path);  // every live row goes: metadata only
+      RemoveDeletionVectors(tasks[i], out.removed);
     } else if (copy_on_write) {
       if (!rewriter) {
         SKADE_ASSIGN_OR_RETURN(rewriter, DataWriter::Make(*m));
@@ -199,6 +247,7 @@ Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& can
       for (const auto& b : f.survivors) SKADE_RETURN_IF_ERROR(rewriter->Write(b));
       f.survivors.clear();
       out.removed.insert(tasks[i].file.file_path);
+      RemoveDeletionVectors(tasks[i], out.removed);
     }
   }
   if (rewriter) {
@@ -510,6 +559,7 @@ Result<CommitResult> Table::CommitFileChange(FileChange change, int64_t rows_add
 }
 
 Result<CommitResult> Table::Delete(const std::string& filter, const WriteOptions& options) {
+  SKADE_RETURN_IF_ERROR(CheckDataWritable(*loaded_.metadata, ident().ToString()));
   return WithRecompute(*this, [&]() -> Result<CommitResult> {
     std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
     SKADE_ASSIGN_OR_RETURN(ScanPlan candidates, CandidatePlan(*this, filter, options.branch));
@@ -529,6 +579,7 @@ Result<CommitResult> Table::Delete(const std::string& filter, const WriteOptions
 
 Result<CommitResult> Table::DeleteKeys(const std::shared_ptr<arrow::Table>& keys,
                                        const WriteOptions& options) {
+  SKADE_RETURN_IF_ERROR(CheckDataWritable(*loaded_.metadata, ident().ToString()));
   TableMetadataPtr pinned = loaded_.metadata;  // `ids` point into it across refreshes
   SKADE_ASSIGN_OR_RETURN(auto ids, IdentifierFields(*pinned->schema(), ident().ToString()));
   SKADE_ASSIGN_OR_RETURN(auto all_keys, KeyBatch(keys, ids));
@@ -558,6 +609,7 @@ Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& rows,
 Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& keys,
                                    const std::function<Result<StagedAppend>(const std::vector<uint8_t>& keep)>& stage,
                                    const WriteOptions& options) {
+  SKADE_RETURN_IF_ERROR(CheckDataWritable(*loaded_.metadata, ident().ToString()));
   TableMetadataPtr pinned = loaded_.metadata;  // `ids` point into it across refreshes
   const Schema& schema = *pinned->schema();
   SKADE_ASSIGN_OR_RETURN(auto ids, IdentifierFields(schema, ident().ToString()));
@@ -605,6 +657,7 @@ Result<CommitResult> Table::Overwrite(const std::shared_ptr<arrow::Table>& rows,
 
 Result<CommitResult> Table::Overwrite(const std::function<Result<StagedAppend>()>& stage,
                                       const std::optional<std::string>& filter, const WriteOptions& options) {
+  SKADE_RETURN_IF_ERROR(CheckDataWritable(*loaded_.metadata, ident().ToString()));
   return WithRecompute(*this, [&]() -> Result<CommitResult> {
     std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
     SKADE_ASSIGN_OR_RETURN(StagedAppend staged, stage());
@@ -633,6 +686,12 @@ Result<CommitResult> Table::Overwrite(const std::function<Result<StagedAppend>()
             removal.removed.insert(task.file.file_path);
             removal.rows_deleted += task.file.record_count;
           }
+        if (loaded_.metadata->format_version >= 3) {  // the removed files' deletion vectors go with them
+          SKADE_ASSIGN_OR_RETURN(auto files, LiveFiles(*loaded_.metadata, *head, catalog_->io()));
+          for (const auto& lf : files)
+            if (lf.file.IsDeletionVector() && removal.removed.contains(*lf.file.referenced_data_file))
+              removal.removed.insert(lf.file.EntryKey());
+        }
       }
       return removal;
     }();

@@ -169,6 +169,14 @@ bool KeptDictionary(const arrow::Array& arr, const NestedField& target) {
   }
 }
 
+// A column missing from a file reads as null, unless the column has a v3 default, which
+// its rows read as instead: skade does not fill defaults in yet, so it says so.
+Status CheckNoDefault(const NestedField& field, const std::string& where) {
+  if (field.initial_default.empty()) return {};
+  return Unsupported(where + " predates column '" + field.name + "', whose rows read as its default " +
+                     field.initial_default + " (Iceberg v3 initial-default), which skade does not fill in yet");
+}
+
 // Lines a column read from a file up with the table's field: nested children are
 // matched by field id (so renames and added fields read right), missing children
 // read as null, promoted primitives are cast.
@@ -193,6 +201,7 @@ Result<std::shared_ptr<arrow::Array>> ConformArray(arrow::MemoryPool* pool, cons
         int idx = FindChild(*arr->type(), child);
         int64_t child_len = data->offset + data->length;
         if (idx < 0) {
+          SKADE_RETURN_IF_ERROR(CheckNoDefault(child, where));
           SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(ToArrowType(*child.type), child_len), where);
           children.push_back(nulls);
           continue;
@@ -1216,6 +1225,7 @@ class ScanReader final : public arrow::RecordBatchReader {
                                                              const std::shared_ptr<arrow::Array>& raw, int64_t rows,
                                                              bool keep_dictionaries) {
     if (!raw) {
+      SKADE_RETURN_IF_ERROR(CheckNoDefault(shape.read_fields[i], f.path));
       SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(shape.fields[i]->type(), rows), f.path);
       return nulls;
     }

@@ -49,7 +49,7 @@ Result<std::vector<TypePtr>> PartitionTypes(const PartitionSpec& spec, const Sch
 // Per-content totals for the summary.
 struct Counts {
   int64_t data_files = 0, delete_files = 0, records = 0, size = 0, pos_deletes = 0, eq_deletes = 0;
-  int64_t pos_delete_files = 0, eq_delete_files = 0;
+  int64_t pos_delete_files = 0, eq_delete_files = 0, dvs = 0;
   void Add(const DataFile& f) {
     size += f.file_size_in_bytes;
     switch (f.content) {
@@ -59,7 +59,7 @@ struct Counts {
         break;
       case FileContent::kPositionDeletes:
         ++delete_files;
-        ++pos_delete_files;
+        ++(f.IsDeletionVector() ? dvs : pos_delete_files);  // Java counts vectors apart
         pos_deletes += f.record_count;
         break;
       case FileContent::kEqualityDeletes:
@@ -151,7 +151,7 @@ Status SnapshotProducer::WriteAddedManifests(const TableMetadata& m) {
     const PartitionSpec* spec = m.SpecById(key.second);
     if (!spec) return Internal("files written for unknown partition spec " + std::to_string(key.second));
     const Schema& schema = m.SchemaForSpec(*spec, *m.schema());
-    ManifestWriteContext ctx{&schema, spec, key.first, AvroCodec(m)};
+    ManifestWriteContext ctx{&schema, spec, key.first, AvroCodec(m), std::max(m.format_version, 2)};
     SKADE_ASSIGN_OR_RETURN(std::string bytes, WriteManifest(ctx, entries));
     std::string path = m.location + "/metadata/" + commit_uuid_ + "-m" + std::to_string(n++) + ".avro";
     SKADE_RETURN_IF_ERROR(io_.WriteNewFile(path, bytes));
@@ -170,9 +170,36 @@ Status SnapshotProducer::WriteAddedManifests(const TableMetadata& m) {
   return {};
 }
 
+Status CheckDataWritable(const TableMetadata& metadata, const std::string& table) {
+  if (metadata.format_version <= 2) return {};
+  // Writers fill a column's write-default into rows that lack it; skade's do not yet.
+  std::function<const NestedField*(const std::vector<NestedField>&)> with_default =
+      [&](const std::vector<NestedField>& fields) -> const NestedField* {
+    for (const auto& f : fields) {
+      if (!f.write_default.empty() || !f.initial_default.empty()) return &f;
+      if (const NestedField* inner = with_default(f.type->fields)) return inner;
+    }
+    return nullptr;
+  };
+  if (const NestedField* f = with_default(metadata.schema()->fields()))
+    return Unsupported("table " + table + " has a column with a default value (Iceberg v3 initial-default or "
+                       "write-default: '" + f->name + "'), which skade's writes do not fill in yet");
+  return {};
+}
+
 Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attempt) {
   attempt_files_.clear();
   const TableMetadata& b = *base.metadata;
+  if (auto writable = CheckDataWritable(b, base.ident.ToString()); !writable) {
+    retryable_ = false;
+    return std::unexpected(writable.error());
+  }
+  const bool v3 = b.format_version >= 3;
+  if (v3)
+    for (const auto& f : change_.added)
+      if (f.content == FileContent::kPositionDeletes && !f.IsDeletionVector())
+        return Internal("a position delete file cannot be added to a format version 3 table (" +
+                        LocalPath(f.file_path) + "); v3 takes deletion vectors");
   int64_t seq = b.last_sequence_number + 1;
   const Snapshot* parent = nullptr;
   if (auto it = b.refs.find(change_.branch); it != b.refs.end()) {
@@ -210,6 +237,16 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
                             " was removed by a concurrent commit (snapshot " + std::to_string(s->snapshot_id) +
                             ") since this change read it");
       }
+      // A data file has one deletion vector at most: one added since the read for a file
+      // this change writes a vector for would make two.
+      if (!change_.validate_live.empty() && SummaryInt(s, "added-dvs") != 0) {
+        SKADE_ASSIGN_OR_RETURN(auto deletes, AddedDeleteFiles(io_, b, *s));
+        for (const auto& d : deletes)
+          if (d.IsDeletionVector() && change_.validate_live.contains(*d.referenced_data_file))
+            return conflict("rows of data file " + LocalPath(*d.referenced_data_file) + " of " +
+                            base.ident.ToString() + " were deleted by a concurrent commit (snapshot " +
+                            std::to_string(s->snapshot_id) + ") since this change read it");
+      }
     }
   }
   std::vector<ManifestFile> list = added_manifests_;
@@ -245,7 +282,7 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
       SKADE_ASSIGN_OR_RETURN(auto entries, LoadManifest(mf, b, *b.schema(), io_));
       bool touched = change_.merge_manifests;
       for (const auto& e : entries)
-        if (e.status != EntryStatus::kDeleted && change_.removed.contains(e.data_file.file_path)) touched = true;
+        if (e.status != EntryStatus::kDeleted && change_.removed.contains(e.data_file.EntryKey())) touched = true;
       if (!touched) {
         list.push_back(mf);
         continue;
@@ -254,8 +291,8 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
       auto& out = rewrites[{mf.content, mf.partition_spec_id}];
       for (auto e : entries) {
         if (e.status == EntryStatus::kDeleted) continue;
-        if (change_.removed.contains(e.data_file.file_path)) {
-          found.insert(e.data_file.file_path);
+        if (change_.removed.contains(e.data_file.EntryKey())) {
+          found.insert(e.data_file.EntryKey());
           removed.Add(e.data_file);
           changed_partitions.insert(PartitionTupleKey(e.data_file.spec_id, e.data_file.partition));
           if (mf.content == 0)
@@ -306,7 +343,8 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
     for (auto& [key, entries] : rewrites) {
       if (entries.empty()) continue;
       const PartitionSpec* spec = b.SpecById(key.second);
-      ManifestWriteContext ctx{&b.SchemaForSpec(*spec, *b.schema()), spec, key.first, AvroCodec(b)};
+      ManifestWriteContext ctx{&b.SchemaForSpec(*spec, *b.schema()), spec, key.first, AvroCodec(b),
+                               std::max(b.format_version, 2)};
       SKADE_ASSIGN_OR_RETURN(std::string whole, WriteManifest(ctx, entries));
       // One manifest per group unless it outgrows the target: then even slices of it.
       size_t parts = std::min(
@@ -358,7 +396,21 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
                           std::to_string(attempt) + "-" + commit_uuid_ + ".avro";
   std::optional<int64_t> parent_id;
   if (parent) parent_id = parent->snapshot_id;
-  SKADE_ASSIGN_OR_RETURN(std::string list_bytes, WriteManifestList(snapshot_id_, parent_id, seq, list, AvroCodec(b)));
+  // Format v3 row lineage: each data manifest without a first row id gets the next free
+  // one, moved on by every row it may hand ids to (added or existing); the snapshot's
+  // ids start at the table's next-row-id.
+  std::optional<int64_t> first_row_id;
+  int64_t next_row_id = b.next_row_id.value_or(0);
+  if (v3) {
+    first_row_id = next_row_id;
+    for (auto& mf : list)
+      if (mf.content == 0 && !mf.first_row_id) {
+        mf.first_row_id = next_row_id;
+        next_row_id += mf.added_rows_count + mf.existing_rows_count;
+      }
+  }
+  SKADE_ASSIGN_OR_RETURN(std::string list_bytes, WriteManifestList(snapshot_id_, parent_id, seq, list, AvroCodec(b),
+                                                                   std::max(b.format_version, 2), first_row_id));
   SKADE_RETURN_IF_ERROR(io_.WriteNewFile(list_path, list_bytes));
   attempt_files_.push_back(list_path);
 
@@ -371,6 +423,10 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
   s.timestamp_ms = now;
   s.manifest_list = list_path;
   s.schema_id = b.current_schema_id;
+  if (v3) {
+    s.first_row_id = first_row_id;
+    s.added_rows = next_row_id - *first_row_id;
+  }
   s.summary = change_.properties;
   s.summary["operation"] = change_.operation;
   auto put = [&](const char* k, int64_t v) {
@@ -384,6 +440,8 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
   put("removed-position-delete-files", removed.pos_delete_files);
   put("added-equality-delete-files", added.eq_delete_files);
   put("removed-equality-delete-files", removed.eq_delete_files);
+  put("added-dvs", added.dvs);
+  put("removed-dvs", removed.dvs);
   put("added-records", added.records);
   put("deleted-records", removed.records);
   put("added-files-size", added.size);
@@ -405,6 +463,7 @@ Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attem
   s.summary["engine-name"] = "skade";
   m->snapshots.push_back(s);
   m->last_sequence_number = seq;
+  if (v3) m->next_row_id = next_row_id;
   m->last_updated_ms = now;
   m->refs[change_.branch] = SnapshotRef{s.snapshot_id, "branch", {}, {}, {}};
   if (auto it = b.refs.find(change_.branch); it != b.refs.end()) {

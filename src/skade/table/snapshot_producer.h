@@ -24,7 +24,7 @@ class FileIO;
 struct FileChange {
   std::string operation = "append";  // append | overwrite | delete | replace
   std::vector<DataFile> added;       // data files and delete files (by content)
-  std::set<std::string> removed;     // paths of live files (data or delete) to drop
+  std::set<std::string> removed;     // live files (data or delete) to drop, by DataFile::EntryKey
   std::map<std::string, std::string> properties;  // extra summary entries
   std::string branch = "main";
   /// Rewrites the parent's manifests into one per (content, spec) (rewrite manifests).
@@ -37,8 +37,9 @@ struct FileChange {
   /// matching this bound filter conflict (null: every added file does).
   expr::ExprPtr conflict_filter;
   /// With validate_no_new_data_since: data files (paths) this change's position
-  /// deletes refer to. A concurrent commit that removed one of them since the read
-  /// makes the change conflict (not retried here: it must be recomputed).
+  /// deletes refer to. A concurrent commit that removed one of them since the read (or, in
+  /// format v3, added a deletion vector for one) makes the change conflict (not retried
+  /// here: it must be recomputed).
   std::set<std::string> validate_live;
   /// For rewrites (compaction): the snapshot whose deletes the rewrite folded in. A
   /// delete file added to the branch since, that may apply to a removed data file,
@@ -91,6 +92,11 @@ class SnapshotProducer {
 /// the manifests and metadata written for them, unless the error is kCommitStateUnknown.
 Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
                                                     std::vector<std::pair<LoadedTable, FileChange>> changes);
+
+/// kUnsupported for a table skade reads but does not write data to: a format version 3
+/// table with column defaults, which writers must fill in. Checked before a write reads or
+/// writes anything, and again when a snapshot is prepared.
+Status CheckDataWritable(const TableMetadata& metadata, const std::string& table);
 
 /// Deletes files a write staged and no commit refers to (best effort: a file left over
 /// is an orphan, which `skade orphans` finds).
