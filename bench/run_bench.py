@@ -912,16 +912,21 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
 
     variants = {}
     py_arms = {}  # PyIceberg's table and upsert times per partitioning (shared by both delete kinds)
-    # (label, partitioned, equality-delete property): PyIceberg upserts once per partitioning,
-    # in the position-delete arm; the equality arm is compared with those same figures.
-    for label, partitioned, equality in (("unpartitioned", False, False), ("unpartitioned_equality", False, True),
-                                         ("partitioned", True, False), ("partitioned_equality", True, True)):
+    # (label, partitioned, equality-delete property, format version): PyIceberg upserts once per
+    # partitioning, in the v2 position-delete arm; the equality arm and the v3 arm (deletion
+    # vectors; PyIceberg cannot write v3) are compared with those same figures.
+    for label, partitioned, equality, version in (
+            ("unpartitioned", False, False, 2), ("unpartitioned_equality", False, True, 2),
+            ("unpartitioned_v3", False, False, 3),
+            ("partitioned", True, False, 2), ("partitioned_equality", True, True, 2)):
         name = f"upsert_{label}"
         props = prop_args() + (["--property", "skade.write.upsert.equality-deletes=true"] if equality else [])
+        if version == 3:
+            props += ["--property", "format-version=3"]
         setup = sk("setup", name, "--schema", SKADE_SCHEMA, "--partition", PARTITION if partitioned else "",
                    "--identifier", UPSERT_KEY, "--source", str(src), *props)
         py_name = f"bench.upsert_{'partitioned' if partitioned else 'unpartitioned'}"
-        run_py = not equality
+        run_py = not equality and version == 2
         if run_py:
             py_tbl = catalog.create_table(py_name, schema=py_schema,
                                           partition_spec=pyiceberg_spec(partitioned), properties=PROPERTIES)
@@ -953,7 +958,8 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
         sk_times = [r["upsert_s"] for r in sk_runs]
         pre_snapshot = sk_runs[-1]["snapshot_id"]
         delete_kind = ("equality" if sk_runs[0]["added"]["equality_deletes"] else
-                       "position" if sk_runs[0]["added"]["position_deletes"] else "none")
+                       ("deletion_vector" if version == 3 else "position") if sk_runs[0]["added"]["position_deletes"]
+                       else "none")
 
         # Dirty pages of the setup and the upserts are written back first: the compaction's
         # commit (fsync) would otherwise pay for them.
@@ -1035,6 +1041,7 @@ def bench_upsert(a, build_dir: Path, data_dir: Path, src: Path) -> dict:
                 "ratio_skade_vs_pyiceberg": spread(up_ratio),
             },
             "equality_delete_property": equality,
+            "format_version": version,
             "compact": {"skade_s": compact_s, "times_s": compact["times_s"],
                         "first_round_s": compact["times_s"][0], "snapshot_before": pre_snapshot,
                         "snapshot_after": compact["snapshot_id"], "rows_rewritten": compact["rows"],

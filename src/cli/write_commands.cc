@@ -130,7 +130,7 @@ void PrintChange(const char* verb, const std::string& table, const CommitResult&
 // changes become one new schema (one commit: all apply or none); a partition change is a
 // commit of its own, so it comes alone.
 Status CmdAlter(Context& ctx, const std::string& table_name, const std::vector<std::string>& args,
-                const std::string& after) {
+                const std::string& after, const std::optional<std::string>& default_text) {
   static const std::map<std::string, size_t> kArity = {
       {"add-column", 2},    {"rename-column", 2}, {"drop-column", 1},    {"widen-column", 2},
       {"set-optional", 1},  {"add-partition", 1}, {"drop-partition", 1}, {"set-property", 1},
@@ -160,6 +160,8 @@ Status CmdAlter(Context& ctx, const std::string& table_name, const std::vector<s
     return InvalidArgument("alter: property changes are a commit of their own; give them in an alter of their own");
   if (!after.empty() && (count("add-column") != 1 || changes.size() != 1))
     return InvalidArgument("alter: --after goes with a single add-column");
+  if (default_text && (count("add-column") != 1 || changes.size() != 1))
+    return InvalidArgument("alter: --default goes with a single add-column");
   SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, table_name));
   if (properties > 0) {
     std::map<std::string, std::string> set;
@@ -188,13 +190,14 @@ Status CmdAlter(Context& ctx, const std::string& table_name, const std::vector<s
     if (c[0] == "add-column") {
       SKADE_ASSIGN_OR_RETURN(Schema parsed, ParseSchemaSpec("x:" + c[2]));
       // The table's rows have no value for a new column: readers would find a required
-      // column missing from every data file (Iceberg v2 has no default values).
-      if (parsed.fields()[0].required)
+      // column missing from every data file, unless it has a default (Iceberg v3).
+      if (parsed.fields()[0].required && !default_text)
         return InvalidArgument("alter add-column " + c[1] + ": a new column cannot be required ('!'); the rows " +
-                               "already written have no value for it. Add it optional");
+                               "already written have no value for it. Add it optional, or give it a --default " +
+                               "(format version 3)");
       std::optional<std::string> pos;
       if (!after.empty()) pos = after;
-      u.AddColumn(c[1], parsed.fields()[0].type, pos);
+      u.AddColumn(c[1], parsed.fields()[0].type, pos, default_text, parsed.fields()[0].required);
     } else if (c[0] == "rename-column") {
       u.RenameColumn(c[1], c[2]);
     } else if (c[0] == "drop-column") {
@@ -216,7 +219,7 @@ Status CmdAlter(Context& ctx, const std::string& table_name, const std::vector<s
 }
 
 struct Args {
-  std::string table, branch = "main", where, keys_file, after, delimiter;
+  std::string table, branch = "main", where, keys_file, after, delimiter, default_value;
   std::vector<std::string> files, alter;
 };
 
@@ -318,7 +321,17 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
                     "set-identifier COL[,COL...] | unset-identifier (with schema changes)")
       ->required();
   alter->add_option("--after", a.after, "with add-column: place the column after COL");
-  alter->callback([&] { action = [&] { return CmdAlter(ctx, a.table, a.alter, a.after); }; });
+  auto* default_option =
+      alter->add_option("--default", a.default_value,
+                        "with add-column (format version 3): the value rows written before read as, and writes "
+                        "without the column fill in; the column may then be required");
+  alter->callback([&, default_option] {
+    action = [&, default_option] {
+      std::optional<std::string> default_value;
+      if (default_option->count() > 0) default_value = a.default_value;
+      return CmdAlter(ctx, a.table, a.alter, a.after, default_value);
+    };
+  });
 }
 
 }  // namespace skade::cli

@@ -781,7 +781,7 @@ def test_table_properties_are_checked_where_they_are_set(skade, catalog):
     for args, message in [
         (("set-property", "write.parquet.row-group-limit=-1"), "it takes a positive whole number"),
         (("set-property", "skade.write.parquet.compression-min-saving-percent=101"), "from 0 to 100"),
-        (("set-property", "format-version=2"), "format-version is not a property to change"),
+        (("set-property", "format-version=4"), "format-version=4: it takes 2 or 3"),
         (("set-property", "novalue"), "alter set-property takes KEY=VALUE, not 'novalue'"),
         (("set-property", "a=1", "unset-property", "a"), "property a is both set and removed"),
         (("set-property", "a=1", "add-column", "x", "int"), "property changes are a commit of their own"),

@@ -320,7 +320,7 @@ def test_format_v3_table_with_deletion_vectors(spark, skade, warehouse, tmp_path
     grow), which `skade scan`, `files`, `changes` and PyIceberg read alike. Then skade writes the
     table: its deletes merge into Spark's vectors (one per data file), its appends get row ids
     after Spark's, and Spark reads every row with a distinct `_row_id`; after skade's compaction
-    and alter, Spark goes on writing it."""
+    and an added column with a default (which Spark reads), Spark goes on writing it."""
     skade.ok("create-namespace", "v3")
     t = "v3.events"
     spark.sql(f"""CREATE TABLE {t} (id bigint, cat string, amount double) USING iceberg
@@ -392,7 +392,8 @@ def test_format_v3_table_with_deletion_vectors(spark, skade, warehouse, tmp_path
     agree("after skade's compaction")
     lineage_holds("after skade's compaction")
 
-    skade.ok("alter", t, "add-column", "note", "string")
+    skade.ok("alter", t, "add-column", "note", "string", "--default", "n/a")
+    assert collect(spark, f"SELECT DISTINCT note FROM {t}") == [{"note": "n/a"}]  # Spark reads the default
     before = current_metadata(warehouse, t)[1]["next-row-id"]
     spark.sql(f"INSERT INTO {t} VALUES (900000, 'late', 2.5, 'after alter')")
     after = lineage_holds("after Spark's insert")

@@ -144,5 +144,26 @@ TEST(DeletionVector, RefusesBrokenBlobsByName) {
   ExpectCorrupt(Blob({{0, Bitmap32(huge)}}), 1000, "position 1000 is past");
 }
 
+// skade's own vectors (Spark and PyIceberg read them in tests/spark and tests/interop):
+// the blob decodes to what was written, and the Puffin footer says where it lies.
+TEST(DeletionVector, WrittenVectorsReadBackInTheirPuffinFile) {
+  std::vector<int64_t> positions{0, 5, 65535};
+  for (int64_t p = 65536; p < 2 * 65536; p += 2) positions.push_back(p);  // a bitmap container
+  positions.push_back((int64_t{1} << 32) + 9);                            // a second 32-bit bitmap
+  PuffinDeletionVector dv = WriteDeletionVector("file:/wh/t/data/a.parquet", positions);
+  ASSERT_EQ(dv.bytes.substr(0, 4), "PFA1");
+  ASSERT_EQ(dv.bytes.substr(dv.bytes.size() - 4), "PFA1");
+  auto back = DecodeDeletionVector(std::string_view(dv.bytes).substr(dv.blob_offset, dv.blob_length),
+                                   int64_t{1} << 33, "dv.puffin");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, positions);
+  const std::string footer = dv.bytes.substr(dv.blob_offset + dv.blob_length);
+  EXPECT_NE(footer.find("\"type\":\"deletion-vector-v1\""), std::string::npos) << footer;
+  EXPECT_NE(footer.find("\"offset\":" + std::to_string(dv.blob_offset) + ","), std::string::npos) << footer;
+  EXPECT_NE(footer.find("\"length\":" + std::to_string(dv.blob_length) + ","), std::string::npos) << footer;
+  EXPECT_NE(footer.find("\"cardinality\":\"" + std::to_string(positions.size()) + "\""), std::string::npos);
+  EXPECT_NE(footer.find("\"referenced-data-file\":\"file:/wh/t/data/a.parquet\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace skade

@@ -9,6 +9,8 @@
 #include <parquet/metadata.h>
 #include <parquet/properties.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -475,6 +477,23 @@ parquet::Compression::type CodecFromProperty(const std::string& name) {
 
 }  // namespace
 
+Result<std::shared_ptr<arrow::Array>> DefaultColumn(const NestedField& field, const std::string& json, int64_t rows) {
+  const std::string where = "the default of column '" + field.name + "'";
+  if (field.type->is_nested() || field.type->id == TypeId::kBinary || field.type->id == TypeId::kFixed)
+    return Unsupported(where + " (" + field.type->ToString() + "): skade fills in defaults of other types only");
+  auto value = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded() || value.is_structured() || value.is_null())
+    return InvalidArgument(where + " is not a single JSON value: " + json);
+  // Iceberg's JSON form of a value is the text form input takes, as a string or a number.
+  arrow::StringBuilder text;
+  SKADE_ARROW_RETURN(text.Append(value.is_string() ? value.get<std::string>() : value.dump()), where);
+  SKADE_ARROW_ASSIGN(auto one, text.Finish(), where);
+  SKADE_ASSIGN_OR_RETURN(auto typed, ConvertValues(one, *field.type, where, [](int64_t) { return int64_t{1}; }));
+  SKADE_ARROW_ASSIGN(auto scalar, typed->GetScalar(0), where);
+  SKADE_ARROW_ASSIGN(auto out, arrow::MakeArrayFromScalar(*scalar, rows), where);
+  return out;
+}
+
 Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
     const std::shared_ptr<arrow::RecordBatch>& batch, const Schema& schema, int64_t first_row) {
   const auto& in_schema = *batch->schema();
@@ -486,6 +505,11 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
       for (int i = 0; i < in_schema.num_fields(); ++i)
         if (IEq(in_schema.field(i)->name(), field.name)) idx = i;
     if (idx < 0) {
+      if (!field.write_default.empty()) {  // format v3: what a row without the column holds
+        SKADE_ASSIGN_OR_RETURN(auto filled, DefaultColumn(field, field.write_default, batch->num_rows()));
+        columns.push_back(std::move(filled));
+        continue;
+      }
       if (field.required)
         return InvalidArgument("required column '" + field.name + "' is missing from the input");
       SKADE_ASSIGN_OR_RETURN(auto nulls,

@@ -12,6 +12,7 @@
 #include "skade/format/table_metadata.h"
 
 namespace arrow {
+class Array;
 class MemoryPool;
 class RecordBatch;
 class RecordBatchReader;
@@ -26,6 +27,12 @@ namespace skade {
 /// Errors: kInvalidArgument naming the column and row that do not fit.
 Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
     const std::shared_ptr<arrow::RecordBatch>& batch, const Schema& schema, int64_t first_row);
+
+/// `rows` copies of a column's default value (Iceberg v3 `initial-default` or
+/// `write-default`: the JSON text of the value), typed as `field` is written and read.
+/// Errors: kInvalidArgument when it does not fit the type; kUnsupported for a binary or
+/// nested column's default.
+Result<std::shared_ptr<arrow::Array>> DefaultColumn(const NestedField& field, const std::string& json, int64_t rows);
 
 /// The rows of `input`, conformed to `schema` as they come (so an error names the input's
 /// row), whose position, counted from `first`, `keep` marks (an upsert's last row of each

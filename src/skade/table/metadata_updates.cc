@@ -90,11 +90,23 @@ Result<CommitResult> Table::UpdateProperties(const std::map<std::string, std::st
   SKADE_RETURN_IF_ERROR(CheckTableProperties(set));
   for (const auto& key : remove)
     if (set.contains(key)) return InvalidArgument("property " + key + " is both set and removed");
-  if (set.contains("format-version") || std::find(remove.begin(), remove.end(), "format-version") != remove.end())
-    return InvalidArgument("format-version is not a property to change: a table keeps the version it was made with");
+  if (std::find(remove.begin(), remove.end(), "format-version") != remove.end())
+    return InvalidArgument("format-version cannot be unset: a table always has one");
+  // Not a property but the metadata's version (consumed as Java does): 2 to 3 upgrades the
+  // table; its files stay valid, and row ids start with the next commit.
+  std::optional<int> version;
+  if (auto it = set.find("format-version"); it != set.end()) version = it->second == "3" ? 3 : 2;
   return CommitMetadata("set-properties", [&](const TableMetadata& base) -> Result<TableMetadata> {
     TableMetadata next = base;
-    for (const auto& [k, v] : set) next.properties[k] = v;
+    if (version && *version < base.format_version)
+      return InvalidArgument("format-version " + std::to_string(*version) + ": the table is version " +
+                             std::to_string(base.format_version) + ", and a version cannot be lowered");
+    if (version && *version > base.format_version) {
+      next.format_version = *version;
+      next.next_row_id = 0;
+    }
+    for (const auto& [k, v] : set)
+      if (k != "format-version") next.properties[k] = v;
     for (const auto& k : remove) next.properties.erase(k);
     return next;
   });

@@ -51,6 +51,7 @@
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
+#include "skade/table/data_writer.h"
 #include "skade/table/flat_columns_internal.h"
 #include "skade/table/needed_pages_internal.h"
 #include "skade/table/parquet_read.h"
@@ -169,12 +170,19 @@ bool KeptDictionary(const arrow::Array& arr, const NestedField& target) {
   }
 }
 
-// A column missing from a file reads as null, unless the column has a v3 default, which
-// its rows read as instead: skade does not fill defaults in yet, so it says so.
-Status CheckNoDefault(const NestedField& field, const std::string& where) {
-  if (field.initial_default.empty()) return {};
-  return Unsupported(where + " predates column '" + field.name + "', whose rows read as its default " +
-                     field.initial_default + " (Iceberg v3 initial-default), which skade does not fill in yet");
+// `rows` values of a column a file predates: nulls, or the column's v3 initial-default,
+// typed as `type`.
+Result<std::shared_ptr<arrow::Array>> Predated(const NestedField& field, const std::shared_ptr<arrow::DataType>& type,
+                                               int64_t rows, const std::string& where) {
+  if (field.initial_default.empty()) {
+    SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(type, rows), where);
+    return nulls;
+  }
+  auto filled = DefaultColumn(field, field.initial_default, rows);
+  if (!filled) return std::unexpected(filled.error().WithContext(where));
+  if ((*filled)->type()->Equals(*type)) return *filled;
+  SKADE_ARROW_ASSIGN(auto cast, arrow::compute::Cast(**filled, type), where);
+  return cast;
 }
 
 // Lines a column read from a file up with the table's field: nested children are
@@ -201,9 +209,8 @@ Result<std::shared_ptr<arrow::Array>> ConformArray(arrow::MemoryPool* pool, cons
         int idx = FindChild(*arr->type(), child);
         int64_t child_len = data->offset + data->length;
         if (idx < 0) {
-          SKADE_RETURN_IF_ERROR(CheckNoDefault(child, where));
-          SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(ToArrowType(*child.type), child_len), where);
-          children.push_back(nulls);
+          SKADE_ASSIGN_OR_RETURN(auto predated, Predated(child, ToArrowType(*child.type), child_len, where));
+          children.push_back(std::move(predated));
           continue;
         }
         SKADE_ASSIGN_OR_RETURN(auto c, ConformArray(pool, arrow::MakeArray(data->child_data[idx]), child, where));
@@ -1224,11 +1231,7 @@ class ScanReader final : public arrow::RecordBatchReader {
   static Result<std::shared_ptr<arrow::Array>> ConformColumn(const ScanShape& shape, const OpenedFile& f, size_t i,
                                                              const std::shared_ptr<arrow::Array>& raw, int64_t rows,
                                                              bool keep_dictionaries) {
-    if (!raw) {
-      SKADE_RETURN_IF_ERROR(CheckNoDefault(shape.read_fields[i], f.path));
-      SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(shape.fields[i]->type(), rows), f.path);
-      return nulls;
-    }
+    if (!raw) return Predated(shape.read_fields[i], shape.fields[i]->type(), rows, f.path);
     const NestedField& field = shape.read_fields[i];
     if (keep_dictionaries && KeptDictionary(*raw, field)) return raw;
     return ConformArray(shape.pool, raw, field, f.path);

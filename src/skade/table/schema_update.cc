@@ -1,7 +1,10 @@
 #include "skade/table/schema_update.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
+
+#include <nlohmann/json.hpp>
 
 namespace skade {
 
@@ -14,8 +17,10 @@ bool IsAllowedPromotion(const Type& from, const Type& to) {
   return false;
 }
 
-SchemaUpdate& SchemaUpdate::AddColumn(std::string path, TypePtr type, std::optional<std::string> after) {
-  changes_.push_back({Change::kAdd, std::move(path), std::move(type), "", std::move(after)});
+SchemaUpdate& SchemaUpdate::AddColumn(std::string path, TypePtr type, std::optional<std::string> after,
+                                      std::optional<std::string> default_text, bool required) {
+  changes_.push_back(
+      {Change::kAdd, std::move(path), std::move(type), "", std::move(after), std::move(default_text), required});
   return *this;
 }
 SchemaUpdate& SchemaUpdate::RenameColumn(std::string path, std::string new_name) {
@@ -109,6 +114,33 @@ TypePtr Renumber(const TypePtr& t, int* next) {
 
 }  // namespace
 
+namespace {
+
+// A column default typed as text, as Iceberg's JSON form of the value: booleans and
+// numbers as JSON ones, the rest as their text (dates, times and timestamps in ISO form).
+Result<std::string> DefaultJson(const TableMetadata& base, const Type& type, const std::string& text) {
+  if (base.format_version < 3)
+    return InvalidArgument("column defaults need format version 3 (this table is " +
+                           std::to_string(base.format_version) + "; create --property format-version=3)");
+  if (type.is_nested() || type.id == TypeId::kBinary || type.id == TypeId::kFixed)
+    return InvalidArgument("skade gives defaults to columns of other types than " + type.ToString());
+  SKADE_ASSIGN_OR_RETURN(Value v, ParseValue(type, text));
+  if (const double* d = std::get_if<double>(&v); d && !std::isfinite(*d))
+    return InvalidArgument("a default must be a finite number, not " + text);
+  if (const float* f = std::get_if<float>(&v); f && !std::isfinite(*f))
+    return InvalidArgument("a default must be a finite number, not " + text);
+  switch (type.id) {
+    case TypeId::kBoolean: return nlohmann::json(std::get<bool>(v)).dump();
+    case TypeId::kInt:
+    case TypeId::kLong:
+    case TypeId::kFloat:
+    case TypeId::kDouble: return FormatValue(type, v);
+    default: return nlohmann::json(FormatValue(type, v)).dump();
+  }
+}
+
+}  // namespace
+
 Result<TableMetadata> SchemaUpdate::Apply(const TableMetadata& base) const {
   const Schema& current = *base.schema();
   std::vector<NestedField> fields = current.fields();
@@ -152,6 +184,19 @@ Result<TableMetadata> SchemaUpdate::Apply(const TableMetadata& base) const {
         continue;
       }
       NestedField f{++last_id, leaf, false, Renumber(c.type, &last_id), ""};
+      if (c.default_text) {
+        auto json = DefaultJson(base, *c.type, *c.default_text);
+        if (!json) {
+          problems.push_back("default of '" + c.path + "': " + json.error().message);
+          continue;
+        }
+        // The rows written before read as the default, and writes fill it in (v3).
+        f.initial_default = f.write_default = *json;
+        f.required = c.required;
+      } else if (c.required) {
+        problems.push_back("column '" + c.path + "' cannot be added required without a default");
+        continue;
+      }
       auto pos = parent->end();
       if (c.after) {
         pos = std::find_if(parent->begin(), parent->end(), [&](const NestedField& x) { return x.name == *c.after; });

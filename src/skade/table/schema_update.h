@@ -19,8 +19,12 @@ namespace skade {
 class SchemaUpdate {
  public:
   /// Adds an optional column; `path` may name a struct's child ("addr.country").
-  /// Nested ids in `type` are reassigned. `after` places it after a sibling.
-  SchemaUpdate& AddColumn(std::string path, TypePtr type, std::optional<std::string> after = std::nullopt);
+  /// Nested ids in `type` are reassigned. `after` places it after a sibling. With
+  /// `default_text` (format v3 only, a primitive column's value as text) the rows written
+  /// before read as it and writes without the column fill it in; such a column may be
+  /// `required`.
+  SchemaUpdate& AddColumn(std::string path, TypePtr type, std::optional<std::string> after = std::nullopt,
+                          std::optional<std::string> default_text = std::nullopt, bool required = false);
   SchemaUpdate& RenameColumn(std::string path, std::string new_name);
   SchemaUpdate& DropColumn(std::string path);
   /// int→long, float→double, decimal(P,S)→decimal(P',S) with P' > P.
@@ -42,6 +46,8 @@ class SchemaUpdate {
     TypePtr type;
     std::string name;
     std::optional<std::string> after;
+    std::optional<std::string> default_text;  // kAdd
+    bool required = false;                    // kAdd, with a default
   };
   std::vector<Change> changes_;
   std::optional<std::vector<std::string>> identifiers_;

@@ -172,18 +172,20 @@ Status SnapshotProducer::WriteAddedManifests(const TableMetadata& m) {
 
 Status CheckDataWritable(const TableMetadata& metadata, const std::string& table) {
   if (metadata.format_version <= 2) return {};
-  // Writers fill a column's write-default into rows that lack it; skade's do not yet.
+  // Writers fill a field's write-default into rows that lack it; skade's fill top-level
+  // columns' (ConformToSchema), not those of fields inside structs, lists or maps.
   std::function<const NestedField*(const std::vector<NestedField>&)> with_default =
       [&](const std::vector<NestedField>& fields) -> const NestedField* {
     for (const auto& f : fields) {
-      if (!f.write_default.empty() || !f.initial_default.empty()) return &f;
+      if (!f.write_default.empty()) return &f;
       if (const NestedField* inner = with_default(f.type->fields)) return inner;
     }
     return nullptr;
   };
-  if (const NestedField* f = with_default(metadata.schema()->fields()))
-    return Unsupported("table " + table + " has a column with a default value (Iceberg v3 initial-default or "
-                       "write-default: '" + f->name + "'), which skade's writes do not fill in yet");
+  for (const auto& column : metadata.schema()->fields())
+    if (const NestedField* f = with_default(column.type->fields))
+      return Unsupported("table " + table + " has a default value (Iceberg v3 write-default) for '" + f->name +
+                         "' inside column '" + column.name + "', which skade's writes do not fill in yet");
   return {};
 }
 

@@ -94,8 +94,8 @@ Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
                                                     std::vector<std::pair<LoadedTable, FileChange>> changes);
 
 /// kUnsupported for a table skade reads but does not write data to: a format version 3
-/// table with column defaults, which writers must fill in. Checked before a write reads or
-/// writes anything, and again when a snapshot is prepared.
+/// table with a default value for a field inside a column, which writers must fill in.
+/// Checked before a write reads or writes anything, and again when a snapshot is prepared.
 Status CheckDataWritable(const TableMetadata& metadata, const std::string& table);
 
 /// Deletes files a write staged and no commit refers to (best effort: a file left over
