@@ -174,8 +174,9 @@ describe("the system map on a warehouse with a pipeline and a Spark run", () => 
     await page.locator(".panel h2", { hasText: key }).waitFor();
     assert.equal((await probe(page)).state.selected, key);
     assert.match(page.url(), /#sel=raw\.orders/);
-    // schema: every field by name and type
+    // schema: every field by name and type, after the table's format version
     await page.locator(".panel h3", { hasText: "Schema" }).waitFor();
+    await page.locator(".panel p", { hasText: `Iceberg format v${table.format_version}` }).waitFor();
     const schemaRows = page.locator(".panel h3:text-is('Schema') + table tr");
     assert.equal(await schemaRows.count(), table.schema.fields.length + 1);
     for (const [i, f] of table.schema.fields.entries()) {

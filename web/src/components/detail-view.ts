@@ -80,6 +80,7 @@ function tableSections(api: ApiClient, key: string, t: ApiTableDetail): HTMLElem
     return b;
   };
   return [
+    el("p", { class: "muted" }, `Iceberg format v${t.format_version}`),
     el("h3", {}, "Schema"),
     schema,
     el("h3", {}, "Partition spec"),
