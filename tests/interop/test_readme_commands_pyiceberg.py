@@ -142,8 +142,9 @@ def test_pyiceberg_reads_after_every_readme_write_command(skade, catalog, wareho
     skade.ok("delete", T, "--where", "amount < 0")
     rows = w.check("delete --where")
     assert all(r["amount"] >= 0 for r in rows.to_pylist())
-    if version == 3:  # deletes of a table made v3 are vectors only
-        assert {f["file_format"] for f in skade.jsonl("files", T, "--content", "deletes")} == {"PUFFIN"}
+    if version == 3:  # deletes of a table made v3 are vectors only, a write's in one Puffin file
+        vectors = skade.jsonl("files", T, "--content", "deletes")
+        assert {f["file_format"] for f in vectors} == {"PUFFIN"} and len({f["file_path"] for f in vectors}) == 1
 
     ids = rows.column("id").to_pylist()
     gone = ids[:4]
@@ -396,15 +397,21 @@ def test_alter_upgrades_a_table_to_format_v3(skade, catalog, warehouse, tmp_path
         assert rc != 0 and message in err, (args, err)
 
 
-def test_a_broken_deletion_vector_is_named(skade, tmp_path):
-    """A deletion vector whose Puffin file was cut short or flipped is an error naming the file
-    and what is wrong; the scan returns no rows rather than rows the vector deletes."""
+def test_a_broken_deletion_vector_is_named(skade, catalog, tmp_path):
+    """One delete's vectors for several data files share one Puffin file. A vector whose Puffin
+    file was cut short or flipped is an error naming the file and what is wrong; the scan returns
+    no rows rather than rows the vector deletes."""
     gen = Orders(17)
     skade.ok("create-namespace", "sales")
     skade.ok("create", T, "--schema", SCHEMA, "--property", "format-version=3")
-    skade.ok("append", T, write(gen.rows(50), tmp_path / "a.parquet"))
-    skade.ok("delete", T, "--where", "id < 5")
-    (vector,) = skade.jsonl("files", T, "--content", "deletes")
+    rows = gen.rows(50)
+    skade.ok("append", T, write(rows[:25], tmp_path / "a.parquet"), write(rows[25:], tmp_path / "b.parquet"))
+    skade.ok("delete", T, "--where", "id < 5 or id > 47")
+    vectors = skade.jsonl("files", T, "--content", "deletes")
+    assert len(vectors) == 2 and len({v["file_path"] for v in vectors}) == 1, vectors
+    assert_same_rows(catalog().load_table(T).scan().to_arrow(), [r for r in rows if 5 <= r["id"] <= 47], COLUMNS,
+                     what="PyIceberg reads both vectors of one Puffin file")
+    vector = min(vectors, key=lambda v: v["content_offset"])
     path = Path(vector["file_path"])
     good = path.read_bytes()
 
@@ -422,4 +429,4 @@ def test_a_broken_deletion_vector_is_named(skade, tmp_path):
         assert rc != 0 and len(out.splitlines()) <= 1, (rc, out)  # the header at most, no rows
         assert str(path) in err and message in err, err
     path.write_bytes(good)
-    assert len(skade.rows(T)) == 46  # ids 1-4 deleted
+    assert len(skade.rows(T)) == 43  # ids 1-4 and 48-50 deleted

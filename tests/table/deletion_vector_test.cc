@@ -145,24 +145,34 @@ TEST(DeletionVector, RefusesBrokenBlobsByName) {
 }
 
 // skade's own vectors (Spark and PyIceberg read them in tests/spark and tests/interop):
-// the blob decodes to what was written, and the Puffin footer says where it lies.
+// several in one Puffin file, each blob decoding to what was written, and the footer saying
+// where each lies and which data file it is for.
 TEST(DeletionVector, WrittenVectorsReadBackInTheirPuffinFile) {
   std::vector<int64_t> positions{0, 5, 65535};
   for (int64_t p = 65536; p < 2 * 65536; p += 2) positions.push_back(p);  // a bitmap container
   positions.push_back((int64_t{1} << 32) + 9);                            // a second 32-bit bitmap
-  PuffinDeletionVector dv = WriteDeletionVector("file:/wh/t/data/a.parquet", positions);
-  ASSERT_EQ(dv.bytes.substr(0, 4), "PFA1");
-  ASSERT_EQ(dv.bytes.substr(dv.bytes.size() - 4), "PFA1");
-  auto back = DecodeDeletionVector(std::string_view(dv.bytes).substr(dv.blob_offset, dv.blob_length),
-                                   int64_t{1} << 33, "dv.puffin");
-  ASSERT_TRUE(back) << back.error().message;
-  EXPECT_EQ(*back, positions);
-  const std::string footer = dv.bytes.substr(dv.blob_offset + dv.blob_length);
+  std::vector<DeletionVector> vectors{{"file:/wh/t/data/a.parquet", positions}, {"file:/wh/t/data/b.parquet", {7}}};
+  PuffinFile puffin = WriteDeletionVectors(vectors);
+  ASSERT_EQ(puffin.bytes.substr(0, 4), "PFA1");
+  ASSERT_EQ(puffin.bytes.substr(puffin.bytes.size() - 4), "PFA1");
+  ASSERT_EQ(puffin.blobs.size(), 2u);
+  EXPECT_EQ(puffin.blobs[0].first, 4);
+  EXPECT_EQ(puffin.blobs[1].first, puffin.blobs[0].first + puffin.blobs[0].second);
+  const auto [last_offset, last_length] = puffin.blobs[1];
+  const std::string footer = puffin.bytes.substr(last_offset + last_length);
+  for (size_t i = 0; i < vectors.size(); ++i) {
+    const auto [offset, length] = puffin.blobs[i];
+    auto back = DecodeDeletionVector(std::string_view(puffin.bytes).substr(offset, length), int64_t{1} << 33,
+                                     "dv.puffin");
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(*back, vectors[i].positions);
+    EXPECT_NE(footer.find("\"offset\":" + std::to_string(offset) + ",\"length\":" + std::to_string(length) +
+                          ",\"properties\":{\"referenced-data-file\":\"" + vectors[i].data_file +
+                          "\",\"cardinality\":\"" + std::to_string(vectors[i].positions.size()) + "\"}"),
+              std::string::npos)
+        << footer;
+  }
   EXPECT_NE(footer.find("\"type\":\"deletion-vector-v1\""), std::string::npos) << footer;
-  EXPECT_NE(footer.find("\"offset\":" + std::to_string(dv.blob_offset) + ","), std::string::npos) << footer;
-  EXPECT_NE(footer.find("\"length\":" + std::to_string(dv.blob_length) + ","), std::string::npos) << footer;
-  EXPECT_NE(footer.find("\"cardinality\":\"" + std::to_string(positions.size()) + "\""), std::string::npos);
-  EXPECT_NE(footer.find("\"referenced-data-file\":\"file:/wh/t/data/a.parquet\""), std::string::npos);
 }
 
 }  // namespace

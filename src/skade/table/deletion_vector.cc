@@ -161,39 +161,42 @@ void PutBitmap32(std::string& out, const std::vector<uint32_t>& low) {
 
 }  // namespace
 
-PuffinDeletionVector WriteDeletionVector(const std::string& data_file, const std::vector<int64_t>& positions) {
-  // The vector: how many 32-bit bitmaps, then each one's high key and bitmap.
-  std::string body(reinterpret_cast<const char*>(kMagic), 4);
-  std::vector<std::pair<uint32_t, std::vector<uint32_t>>> by_high;
-  for (int64_t p : positions) {
-    const auto high = static_cast<uint32_t>(static_cast<uint64_t>(p) >> 32);
-    if (by_high.empty() || by_high.back().first != high) by_high.emplace_back(high, std::vector<uint32_t>{});
-    by_high.back().second.push_back(static_cast<uint32_t>(p));
-  }
-  PutLe(body, by_high.size(), 8);
-  for (const auto& [high, low] : by_high) {
-    PutLe(body, high, 4);
-    PutBitmap32(body, low);
-  }
-  PuffinDeletionVector out;
+PuffinFile WriteDeletionVectors(const std::vector<DeletionVector>& vectors) {
+  PuffinFile out;
   out.bytes = "PFA1";
-  out.blob_offset = static_cast<int64_t>(out.bytes.size());
-  PutBe32(out.bytes, static_cast<uint32_t>(body.size()));
-  out.bytes += body;
-  PutBe32(out.bytes, static_cast<uint32_t>(crc32_z(0, reinterpret_cast<const Bytef*>(body.data()), body.size())));
-  out.blob_length = static_cast<int64_t>(out.bytes.size()) - out.blob_offset;
+  auto footer_blobs = nlohmann::ordered_json::array();
+  for (const auto& [data_file, positions] : vectors) {
+    // The vector: how many 32-bit bitmaps, then each one's high key and bitmap.
+    std::string body(reinterpret_cast<const char*>(kMagic), 4);
+    std::vector<std::pair<uint32_t, std::vector<uint32_t>>> by_high;
+    for (int64_t p : positions) {
+      const auto high = static_cast<uint32_t>(static_cast<uint64_t>(p) >> 32);
+      if (by_high.empty() || by_high.back().first != high) by_high.emplace_back(high, std::vector<uint32_t>{});
+      by_high.back().second.push_back(static_cast<uint32_t>(p));
+    }
+    PutLe(body, by_high.size(), 8);
+    for (const auto& [high, low] : by_high) {
+      PutLe(body, high, 4);
+      PutBitmap32(body, low);
+    }
+    const auto offset = static_cast<int64_t>(out.bytes.size());
+    PutBe32(out.bytes, static_cast<uint32_t>(body.size()));
+    out.bytes += body;
+    PutBe32(out.bytes, static_cast<uint32_t>(crc32_z(0, reinterpret_cast<const Bytef*>(body.data()), body.size())));
+    const auto length = static_cast<int64_t>(out.bytes.size()) - offset;
+    out.blobs.emplace_back(offset, length);
+    footer_blobs.push_back({{"type", "deletion-vector-v1"},
+                            {"fields", nlohmann::ordered_json::array({2147483645})},  // the reserved id of _pos
+                            {"snapshot-id", -1},
+                            {"sequence-number", -1},
+                            {"offset", offset},
+                            {"length", length},
+                            {"properties",
+                             {{"referenced-data-file", data_file}, {"cardinality", std::to_string(positions.size())}}}});
+  }
   // The footer: magic, its JSON, the JSON's length, flags (none: not compressed), magic.
-  nlohmann::ordered_json blob{{"type", "deletion-vector-v1"},
-                              {"fields", nlohmann::ordered_json::array({2147483645})},  // the reserved id of _pos
-                              {"snapshot-id", -1},
-                              {"sequence-number", -1},
-                              {"offset", out.blob_offset},
-                              {"length", out.blob_length},
-                              {"properties",
-                               {{"referenced-data-file", data_file}, {"cardinality", std::to_string(positions.size())}}}};
-  std::string footer = nlohmann::ordered_json{{"blobs", nlohmann::ordered_json::array({blob})},
-                                                {"properties", {{"created-by", "skade"}}}}
-                             .dump();
+  std::string footer =
+      nlohmann::ordered_json{{"blobs", std::move(footer_blobs)}, {"properties", {{"created-by", "skade"}}}}.dump();
   out.bytes += "PFA1" + footer;
   PutLe(out.bytes, footer.size(), 4);
   PutLe(out.bytes, 0, 4);

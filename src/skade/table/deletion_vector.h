@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "skade/common/result.h"
@@ -18,16 +19,21 @@ namespace skade {
 /// positions than the file has rows. Errors: kCorrupt naming `where` and what is wrong.
 Result<std::vector<int64_t>> DecodeDeletionVector(std::string_view blob, int64_t record_count, std::string_view where);
 
-/// A Puffin file holding one deletion vector, and where its blob lies in it.
-struct PuffinDeletionVector {
-  std::string bytes;
-  int64_t blob_offset = 0;
-  int64_t blob_length = 0;
+/// The deleted positions of one data file (its path as the manifest names it), ascending,
+/// distinct and not negative.
+struct DeletionVector {
+  std::string data_file;
+  std::vector<int64_t> positions;
 };
 
-/// The Puffin file of one deletion vector for `data_file` (its path as the manifest names
-/// it): `positions` (ascending, distinct, not negative) as roaring array and bitmap
-/// containers, uncompressed.
-PuffinDeletionVector WriteDeletionVector(const std::string& data_file, const std::vector<int64_t>& positions);
+/// A Puffin file of deletion vectors, and where each one's blob lies in it (in order).
+struct PuffinFile {
+  std::string bytes;
+  std::vector<std::pair<int64_t, int64_t>> blobs;  // offset, length
+};
+
+/// One Puffin file holding `vectors`, each as roaring array and bitmap containers,
+/// uncompressed: one file for a write's vectors, as Spark writes one per task.
+PuffinFile WriteDeletionVectors(const std::vector<DeletionVector>& vectors);
 
 }  // namespace skade

@@ -75,36 +75,46 @@ Result<DataFile> WritePositionDeletes(const TableMetadata& m, const DataFile& ta
   return df;
 }
 
-// Format v3: the one deletion vector of `task`'s data file, holding `hit` (ascending) and
-// every position its deletes removed before (its vector, position delete files of older
-// versions): it replaces the file's vector.
-Result<DataFile> WriteDeletionVectorFor(const TableMetadata& m, FileIO& io, DeleteLoader& loader,
-                                        const FileScanTask& task, const std::vector<int64_t>& hit) {
+// Format v3: the positions of `task`'s data file's one deletion vector: `hit` (ascending)
+// and every position its deletes removed before (its vector, position delete files of older
+// versions). The new vector replaces the file's old one.
+Result<std::vector<int64_t>> VectorPositions(DeleteLoader& loader, const FileScanTask& task,
+                                             const std::vector<int64_t>& hit) {
   std::vector<DeleteFileEntry> positional;
   for (const auto& d : task.deletes)
     if (d.file->content == FileContent::kPositionDeletes) positional.push_back(d);
+  if (positional.empty()) return hit;
+  SKADE_ASSIGN_OR_RETURN(DeletedRows before, loader.Load(task.file, task.data_sequence_number, positional));
   std::vector<int64_t> positions;
-  if (positional.empty()) {
-    positions = hit;
-  } else {
-    SKADE_ASSIGN_OR_RETURN(DeletedRows before, loader.Load(task.file, task.data_sequence_number, positional));
-    std::set_union(hit.begin(), hit.end(), before.positions().begin(), before.positions().end(),
-                   std::back_inserter(positions));
+  std::set_union(hit.begin(), hit.end(), before.positions().begin(), before.positions().end(),
+                 std::back_inserter(positions));
+  return positions;
+}
+
+// Format v3: one Puffin file of the vectors of `targets` (data files with their new
+// positions), described as one delete file per vector.
+Result<std::vector<DataFile>> WriteDeletionVectorFile(const TableMetadata& m, FileIO& io,
+                                                      const std::vector<const DataFile*>& targets,
+                                                      std::vector<DeletionVector> vectors) {
+  PuffinFile puffin = WriteDeletionVectors(vectors);
+  const std::string path = m.location + "/data/deletes/" + NewUuid() + ".puffin";
+  SKADE_RETURN_IF_ERROR(io.WriteNewFile(path, puffin.bytes));
+  std::vector<DataFile> out;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    DataFile df;
+    df.content = FileContent::kPositionDeletes;
+    df.file_path = path;
+    df.file_format = "PUFFIN";
+    df.partition = targets[i]->partition;
+    df.spec_id = targets[i]->spec_id;
+    df.record_count = static_cast<int64_t>(vectors[i].positions.size());
+    df.file_size_in_bytes = static_cast<int64_t>(puffin.bytes.size());
+    df.referenced_data_file = targets[i]->file_path;
+    df.content_offset = puffin.blobs[i].first;
+    df.content_size_in_bytes = puffin.blobs[i].second;
+    out.push_back(std::move(df));
   }
-  PuffinDeletionVector dv = WriteDeletionVector(task.file.file_path, positions);
-  DataFile df;
-  df.content = FileContent::kPositionDeletes;
-  df.file_path = m.location + "/data/deletes/" + NewUuid() + ".puffin";
-  df.file_format = "PUFFIN";
-  df.partition = task.file.partition;
-  df.spec_id = task.file.spec_id;
-  df.record_count = static_cast<int64_t>(positions.size());
-  df.file_size_in_bytes = static_cast<int64_t>(dv.bytes.size());
-  df.referenced_data_file = task.file.file_path;
-  df.content_offset = dv.blob_offset;
-  df.content_size_in_bytes = dv.blob_length;
-  SKADE_RETURN_IF_ERROR(io.WriteNewFile(df.file_path, dv.bytes));
-  return df;
+  return out;
 }
 
 // Format v3: a data file's deletion vectors go with it, or when a new vector replaces them.
@@ -151,6 +161,7 @@ struct FileMatch {
   int64_t live = 0;
   std::vector<std::shared_ptr<arrow::RecordBatch>> survivors;
   std::optional<DataFile> deletes;  // merge-on-read: the position delete file written for it
+  std::optional<std::vector<int64_t>> vector;  // merge-on-read, format v3: its new deletion vector
 };
 
 Result<FileMatch> MatchFile(const TableMetadataPtr& m, FileIO& io, const ScanPlan& candidates,
@@ -215,7 +226,7 @@ Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& can
       FileMatch& f = found[i];
       if (!f.hit.empty() && static_cast<int64_t>(f.hit.size()) != f.live) {
         if (v3) {
-          SKADE_ASSIGN_OR_RETURN(f.deletes, WriteDeletionVectorFor(*m, io, loader, tasks[i], f.hit));
+          SKADE_ASSIGN_OR_RETURN(f.vector, VectorPositions(loader, tasks[i], f.hit));
         } else {
           SKADE_ASSIGN_OR_RETURN(f.deletes, WritePositionDeletes(*m, tasks[i].file, f.hit));
         }
@@ -226,9 +237,23 @@ Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& can
       if (found[i].deletes) {
         out.delete_files.push_back(std::move(*found[i].deletes));
         out.position_targets.insert(tasks[i].file.file_path);
-        RemoveDeletionVectors(tasks[i], out.removed);
       }
     if (!matched) return matched;
+    // The write's vectors go into one Puffin file: one file (and one sync) for an upsert
+    // that touches many data files.
+    std::vector<const DataFile*> targets;
+    std::vector<DeletionVector> vectors;
+    for (size_t i = 0; i < tasks.size(); ++i)
+      if (found[i].vector) {
+        targets.push_back(&tasks[i].file);
+        vectors.push_back({tasks[i].file.file_path, std::move(*found[i].vector)});
+        out.position_targets.insert(tasks[i].file.file_path);
+        RemoveDeletionVectors(tasks[i], out.removed);
+      }
+    if (!vectors.empty()) {
+      SKADE_ASSIGN_OR_RETURN(auto written, WriteDeletionVectorFile(*m, io, targets, std::move(vectors)));
+      out.delete_files.insert(out.delete_files.end(), written.begin(), written.end());
+    }
   }
   for (size_t i = 0; i < tasks.size(); ++i) {
     FileMatch& f = found[i];

@@ -51,7 +51,8 @@ struct Counts {
   int64_t data_files = 0, delete_files = 0, records = 0, size = 0, pos_deletes = 0, eq_deletes = 0;
   int64_t pos_delete_files = 0, eq_delete_files = 0, dvs = 0;
   void Add(const DataFile& f) {
-    size += f.file_size_in_bytes;
+    // A deletion vector's size is its blob's (Java's too): a Puffin file holds many.
+    size += f.IsDeletionVector() ? *f.content_size_in_bytes : f.file_size_in_bytes;
     switch (f.content) {
       case FileContent::kData:
         ++data_files;
