@@ -400,3 +400,31 @@ def test_format_v3_table_with_deletion_vectors(spark, skade, warehouse, tmp_path
     assert after["next-row-id"] == before + 1
     assert_same_rows(skade.rows(t, "--where", "id = 900000"),
                      [{"id": 900000, "cat": "late", "amount": 2.5, "note": "after alter"}], what="Spark after skade's alter")
+
+
+def test_skade_upgrades_a_spark_table_to_format_v3(spark, skade, warehouse):
+    """A v2 table Spark wrote with merge-on-read position deletes, upgraded by `skade alter
+    set-property format-version=3`: skade's next delete folds Spark's position deletes into a
+    deletion vector, and Spark reads the table with every row id distinct and below next-row-id,
+    then writes it on as v3."""
+    skade.ok("create-namespace", "up")
+    t = "up.events"
+    spark.sql(f"""CREATE TABLE {t} (id bigint, cat string) USING iceberg
+                  TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')""")
+    spark.sql(f"INSERT INTO {t} SELECT /*+ REPARTITION(1) */ id, concat('c', id % 3) FROM range(0, 1000)")
+    spark.sql(f"DELETE FROM {t} WHERE id % 10 = 0")
+    assert {f["file_format"] for f in skade.jsonl("files", t, "--content", "deletes")} == {"PARQUET"}
+    skade.ok("alter", t, "set-property", "format-version=3")
+    skade.ok("delete", t, "--where", "id = 1 or id = 999")
+    (vector,) = [f for f in skade.jsonl("files", t, "--content", "deletes") if f["file_format"] == "PUFFIN"]
+    assert vector["record_count"] == 100 + 2  # Spark's position deletes and skade's, in one vector
+    theirs = collect(spark, f"SELECT id, cat FROM {t}")
+    assert sorted(r["id"] for r in theirs) == [i for i in range(1000) if i % 10 and i not in (1, 999)]
+    assert_same_rows(skade.rows(t), theirs, what="after the upgrade and skade's delete")
+    _, md = current_metadata(warehouse, t)
+    assert md["format-version"] == 3
+    ids = collect(spark, f"SELECT count(DISTINCT _row_id) AS d, max(_row_id) AS m FROM {t}")[0]
+    assert ids["d"] == len(theirs) and ids["m"] < md["next-row-id"], ids
+    spark.sql(f"INSERT INTO {t} VALUES (5000, 'late')")
+    spark.sql(f"DELETE FROM {t} WHERE id = 2")
+    assert_same_rows(skade.rows(t), collect(spark, f"SELECT id, cat FROM {t}"), what="Spark writing on as v3")
