@@ -351,6 +351,20 @@ def test_column_defaults_in_format_v3(skade, catalog, tmp_path):
     assert_same_rows(catalog().load_table(t).scan().to_arrow(), want, columns, what="PyIceberg: the same")
     assert catalog().load_table(t).schema().find_field("since").required
 
+    # a field inside a struct: rows before it read as its default, writes without it fill it in
+    skade.ok("create", "sales.people", "--schema", "id:long!, addr:struct<city:string>", "--property",
+             "format-version=3")
+    (tmp_path / "p1.jsonl").write_text('{"id": 1, "addr": {"city": "Oslo"}}\n')
+    skade.ok("append", "sales.people", tmp_path / "p1.jsonl")
+    skade.ok("alter", "sales.people", "add-column", "addr.zip", "int", "--default", "150")
+    later = pa.table({"id": pa.array([2, 3], pa.int64()),
+                      "addr": pa.array([{"city": "Bergen"}, None], pa.struct([("city", pa.string())]))})
+    pq.write_table(later, tmp_path / "p2.parquet")  # a struct without the new field
+    skade.ok("append", "sales.people", tmp_path / "p2.parquet")
+    assert sorted(skade.rows("sales.people").to_pylist(), key=lambda r: r["id"]) == [
+        {"id": 1, "addr": {"city": "Oslo", "zip": 150}}, {"id": 2, "addr": {"city": "Bergen", "zip": 150}},
+        {"id": 3, "addr": None}]
+
     skade.ok("create", "sales.old", "--schema", "id:long!")
     for table, args, message in (
             ("sales.old", ("x", "int", "--default", "1"), "column defaults need format version 3"),

@@ -103,7 +103,8 @@ std::string ManifestEntrySchema(const std::vector<TypePtr>& ptypes, const Partit
          Field("data_file", data_file, 2, false) + "]}";
 }
 
-std::string ManifestListSchema(int format_version) {
+// The manifest list's Avro schema: v3 adds each manifest's first_row_id.
+std::string BuildManifestListSchema(int format_version) {
   return
       "{\"type\":\"record\",\"name\":\"manifest_file\",\"fields\":[" +
       Field("manifest_path", "\"string\"", 500, false) + "," +
@@ -127,6 +128,11 @@ std::string ManifestListSchema(int format_version) {
             507, true) +
       "," + Field("key_metadata", "\"bytes\"", 519, true) +
       (format_version >= 3 ? "," + Field("first_row_id", "\"long\"", 520, true) : "") + "]}";
+}
+
+const std::string& ManifestListSchema(int format_version) {
+  static const std::string v2 = BuildManifestListSchema(2), v3 = BuildManifestListSchema(3);
+  return format_version >= 3 ? v3 : v2;
 }
 
 // --- encoding helpers -------------------------------------------------------

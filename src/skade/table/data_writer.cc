@@ -294,12 +294,15 @@ Result<std::shared_ptr<arrow::Array>> ConvertStruct(const std::shared_ptr<arrow:
     for (int k = 0; sa && idx < 0 && k < sa->num_fields(); ++k)
       if (IEq(sa->struct_type()->field(k)->name(), f.name)) idx = k;
     std::shared_ptr<arrow::Array> child = std::make_shared<arrow::NullArray>(n);
+    const std::string child_path = path + "." + f.name;
     if (idx >= 0) {
       used[static_cast<size_t>(idx)] = true;
-      child = sa->field(idx);
+      SKADE_ASSIGN_OR_RETURN(child, ConvertValues(sa->field(idx), *f.type, child_path, row_of));
+    } else if (!f.write_default.empty()) {  // format v3: what a value without the field holds
+      SKADE_ASSIGN_OR_RETURN(child, DefaultColumn(f, f.write_default, n));
+    } else {
+      SKADE_ASSIGN_OR_RETURN(child, ConvertValues(child, *f.type, child_path, row_of));
     }
-    const std::string child_path = path + "." + f.name;
-    SKADE_ASSIGN_OR_RETURN(child, ConvertValues(child, *f.type, child_path, row_of));
     if (f.required) {
       SKADE_ASSIGN_OR_RETURN(child, Required(child, all_null ? in.get() : sa, child_path, row_of));
     }

@@ -757,10 +757,13 @@ Result<DeletedRows> DeleteLoader::Load(const DataFile& data_file, int64_t data_s
     if (d.file->content == FileContent::kPositionDeletes) {
       if (d.file->referenced_data_file && !SamePath(*d.file->referenced_data_file, data_file_path)) continue;
       SKADE_ASSIGN_OR_RETURN(const PositionFile* pf, LoadPositions(*d.file, data_file.record_count));
+      if (d.file->IsDeletionVector()) {  // its one data file, checked above
+        rows.AddPositions(pf->by_path.begin()->second);
+        continue;
+      }
       auto it = pf->by_path.find(data_file_path);
       if (it == pf->by_path.end() && data_file_path.starts_with("file:"))
         it = pf->by_path.find(LocalPath(data_file_path));  // writers differ on the scheme
-      if (it == pf->by_path.end() && d.file->IsDeletionVector()) it = pf->by_path.begin();  // its one file
       if (it != pf->by_path.end()) rows.AddPositions(it->second);
     }
   }

@@ -232,7 +232,6 @@ Result<CommitResult> Table::Compact(std::optional<int64_t> target_file_size, con
 Result<CommitResult> Table::CompactOnce(std::optional<int64_t> target_file_size,
                                         const std::optional<std::string>& where) {
   SKADE_RETURN_IF_ERROR(Refresh());
-  SKADE_RETURN_IF_ERROR(CheckDataWritable(*loaded_.metadata, ident().ToString()));
   TableMetadataPtr m = loaded_.metadata;
   int64_t target = target_file_size.value_or(m->PropertyInt("write.target-file-size-bytes", 512LL << 20));
   if (target <= 0) return InvalidArgument("target file size must be positive");
@@ -304,7 +303,6 @@ Result<CommitResult> Table::CompactOnce(std::optional<int64_t> target_file_size,
 }
 
 Result<CommitResult> Table::RewriteManifests() {
-  SKADE_RETURN_IF_ERROR(CheckDataWritable(*loaded_.metadata, ident().ToString()));
   FileChange change;
   change.operation = "replace";
   change.merge_manifests = true;

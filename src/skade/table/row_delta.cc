@@ -584,7 +584,6 @@ Result<CommitResult> Table::CommitFileChange(FileChange change, int64_t rows_add
 }
 
 Result<CommitResult> Table::Delete(const std::string& filter, const WriteOptions& options) {
-  SKADE_RETURN_IF_ERROR(CheckDataWritable(*loaded_.metadata, ident().ToString()));
   return WithRecompute(*this, [&]() -> Result<CommitResult> {
     std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
     SKADE_ASSIGN_OR_RETURN(ScanPlan candidates, CandidatePlan(*this, filter, options.branch));
@@ -604,7 +603,6 @@ Result<CommitResult> Table::Delete(const std::string& filter, const WriteOptions
 
 Result<CommitResult> Table::DeleteKeys(const std::shared_ptr<arrow::Table>& keys,
                                        const WriteOptions& options) {
-  SKADE_RETURN_IF_ERROR(CheckDataWritable(*loaded_.metadata, ident().ToString()));
   TableMetadataPtr pinned = loaded_.metadata;  // `ids` point into it across refreshes
   SKADE_ASSIGN_OR_RETURN(auto ids, IdentifierFields(*pinned->schema(), ident().ToString()));
   SKADE_ASSIGN_OR_RETURN(auto all_keys, KeyBatch(keys, ids));
@@ -634,7 +632,6 @@ Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& rows,
 Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& keys,
                                    const std::function<Result<StagedAppend>(const std::vector<uint8_t>& keep)>& stage,
                                    const WriteOptions& options) {
-  SKADE_RETURN_IF_ERROR(CheckDataWritable(*loaded_.metadata, ident().ToString()));
   TableMetadataPtr pinned = loaded_.metadata;  // `ids` point into it across refreshes
   const Schema& schema = *pinned->schema();
   SKADE_ASSIGN_OR_RETURN(auto ids, IdentifierFields(schema, ident().ToString()));
@@ -682,7 +679,6 @@ Result<CommitResult> Table::Overwrite(const std::shared_ptr<arrow::Table>& rows,
 
 Result<CommitResult> Table::Overwrite(const std::function<Result<StagedAppend>()>& stage,
                                       const std::optional<std::string>& filter, const WriteOptions& options) {
-  SKADE_RETURN_IF_ERROR(CheckDataWritable(*loaded_.metadata, ident().ToString()));
   return WithRecompute(*this, [&]() -> Result<CommitResult> {
     std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
     SKADE_ASSIGN_OR_RETURN(StagedAppend staged, stage());
@@ -705,18 +701,18 @@ Result<CommitResult> Table::Overwrite(const std::function<Result<StagedAppend>()
         // Dynamic overwrite: every live file in a partition the new rows touch goes.
         std::set<std::string> touched;
         for (const auto& f : staged.files) touched.insert(PartitionTupleKey(f.spec_id, f.partition));
-        SKADE_ASSIGN_OR_RETURN(auto live, LiveDataFiles(*loaded_.metadata, *head, catalog_->io()));
-        for (const auto& task : live)
-          if (touched.contains(PartitionTupleKey(task.file.spec_id, task.file.partition))) {
-            removal.removed.insert(task.file.file_path);
-            removal.rows_deleted += task.file.record_count;
+        // Format v3: the removed files' deletion vectors go with them, so deletes are read too.
+        const bool v3 = loaded_.metadata->format_version >= 3;
+        SKADE_ASSIGN_OR_RETURN(auto live, LiveFiles(*loaded_.metadata, *head, catalog_->io(), /*data_only=*/!v3));
+        for (const auto& lf : live)
+          if (lf.file.content == FileContent::kData &&
+              touched.contains(PartitionTupleKey(lf.file.spec_id, lf.file.partition))) {
+            removal.removed.insert(lf.file.file_path);
+            removal.rows_deleted += lf.file.record_count;
           }
-        if (loaded_.metadata->format_version >= 3) {  // the removed files' deletion vectors go with them
-          SKADE_ASSIGN_OR_RETURN(auto files, LiveFiles(*loaded_.metadata, *head, catalog_->io()));
-          for (const auto& lf : files)
-            if (lf.file.IsDeletionVector() && removal.removed.contains(*lf.file.referenced_data_file))
-              removal.removed.insert(lf.file.EntryKey());
-        }
+        for (const auto& lf : live)
+          if (lf.file.IsDeletionVector() && removal.removed.contains(*lf.file.referenced_data_file))
+            removal.removed.insert(lf.file.EntryKey());
       }
       return removal;
     }();

@@ -124,14 +124,6 @@ expr::ExprPtr Residual(const expr::ExprPtr& e, const PartitionSpec& spec, const 
 
 }  // namespace
 
-Result<std::vector<FileScanTask>> LiveDataFiles(const TableMetadata& m, const Snapshot& snapshot, FileIO& io) {
-  SKADE_ASSIGN_OR_RETURN(auto live, LiveFiles(m, snapshot, io, /*data_only=*/true));
-  std::vector<FileScanTask> out;
-  out.reserve(live.size());
-  for (auto& f : live) out.push_back(FileScanTask{std::move(f.file), f.sequence_number, {}, nullptr});
-  return out;
-}
-
 Result<ScanPlan> TableScan::Plan() const {
   ScanPlan plan;
   plan.metadata = metadata_;

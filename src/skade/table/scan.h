@@ -145,8 +145,4 @@ Projection ProjectColumns(const Schema& schema, const std::vector<std::string>& 
 /// A skade error from a status a scan's record-batch reader returned.
 Error ErrorFromReader(const arrow::Status& status);
 
-/// The live data files of a snapshot with their sequence numbers (no pruning).
-Result<std::vector<FileScanTask>> LiveDataFiles(const TableMetadata& metadata, const Snapshot& snapshot,
-                                                FileIO& io);
-
 }  // namespace skade

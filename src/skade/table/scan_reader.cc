@@ -170,8 +170,8 @@ bool KeptDictionary(const arrow::Array& arr, const NestedField& target) {
   }
 }
 
-// `rows` values of a column a file predates: nulls, or the column's v3 initial-default,
-// typed as `type`.
+// `rows` values of a column a file predates: nulls of `type` (ToArrowType of the field's),
+// or the column's v3 initial-default, which DefaultColumn gives in that type.
 Result<std::shared_ptr<arrow::Array>> Predated(const NestedField& field, const std::shared_ptr<arrow::DataType>& type,
                                                int64_t rows, const std::string& where) {
   if (field.initial_default.empty()) {
@@ -180,9 +180,7 @@ Result<std::shared_ptr<arrow::Array>> Predated(const NestedField& field, const s
   }
   auto filled = DefaultColumn(field, field.initial_default, rows);
   if (!filled) return std::unexpected(filled.error().WithContext(where));
-  if ((*filled)->type()->Equals(*type)) return *filled;
-  SKADE_ARROW_ASSIGN(auto cast, arrow::compute::Cast(**filled, type), where);
-  return cast;
+  return *filled;
 }
 
 // Lines a column read from a file up with the table's field: nested children are

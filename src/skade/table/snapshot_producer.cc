@@ -171,32 +171,9 @@ Status SnapshotProducer::WriteAddedManifests(const TableMetadata& m) {
   return {};
 }
 
-Status CheckDataWritable(const TableMetadata& metadata, const std::string& table) {
-  if (metadata.format_version <= 2) return {};
-  // Writers fill a field's write-default into rows that lack it; skade's fill top-level
-  // columns' (ConformToSchema), not those of fields inside structs, lists or maps.
-  std::function<const NestedField*(const std::vector<NestedField>&)> with_default =
-      [&](const std::vector<NestedField>& fields) -> const NestedField* {
-    for (const auto& f : fields) {
-      if (!f.write_default.empty()) return &f;
-      if (const NestedField* inner = with_default(f.type->fields)) return inner;
-    }
-    return nullptr;
-  };
-  for (const auto& column : metadata.schema()->fields())
-    if (const NestedField* f = with_default(column.type->fields))
-      return Unsupported("table " + table + " has a default value (Iceberg v3 write-default) for '" + f->name +
-                         "' inside column '" + column.name + "', which skade's writes do not fill in yet");
-  return {};
-}
-
 Result<TableCommit> SnapshotProducer::Prepare(const LoadedTable& base, int attempt) {
   attempt_files_.clear();
   const TableMetadata& b = *base.metadata;
-  if (auto writable = CheckDataWritable(b, base.ident.ToString()); !writable) {
-    retryable_ = false;
-    return std::unexpected(writable.error());
-  }
   const bool v3 = b.format_version >= 3;
   if (v3)
     for (const auto& f : change_.added)

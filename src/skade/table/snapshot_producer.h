@@ -93,11 +93,6 @@ class SnapshotProducer {
 Result<std::vector<ProducedSnapshot>> CommitChanges(Catalog& catalog,
                                                     std::vector<std::pair<LoadedTable, FileChange>> changes);
 
-/// kUnsupported for a table skade reads but does not write data to: a format version 3
-/// table with a default value for a field inside a column, which writers must fill in.
-/// Checked before a write reads or writes anything, and again when a snapshot is prepared.
-Status CheckDataWritable(const TableMetadata& metadata, const std::string& table);
-
 /// Deletes files a write staged and no commit refers to (best effort: a file left over
 /// is an orphan, which `skade orphans` finds).
 void DiscardFiles(FileIO& io, const std::vector<DataFile>& files);

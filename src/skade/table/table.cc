@@ -25,7 +25,6 @@ Status Table::Refresh() {
 TableScan Table::NewScan() const { return TableScan(loaded_.metadata, &catalog_->io(), loaded_.ident); }
 
 Result<StagedAppend> Table::StageAppend(arrow::RecordBatchReader& reader, const AppendOptions& options) {
-  SKADE_RETURN_IF_ERROR(CheckDataWritable(*loaded_.metadata, ident().ToString()));
   SKADE_ASSIGN_OR_RETURN(auto writer, DataWriter::Make(*loaded_.metadata));
   int64_t row = 1;
   while (true) {
