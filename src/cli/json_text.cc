@@ -12,23 +12,32 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "skade/common/nesting.h"
 #include "skade/format/types.h"
 
 namespace skade::cli {
 namespace {
 
-// Whether values of `t` need TypedJson: floats (the non-finite words, overflow) or maps.
-bool NeedsTyping(const Type& t) {
-  if (t.id == TypeId::kFloat || t.id == TypeId::kDouble || t.id == TypeId::kMap) return true;
-  return std::any_of(t.fields.begin(), t.fields.end(), [](const NestedField& f) { return NeedsTyping(*f.type); });
+// Whether values of `f` need TypedJson: floats (the non-finite words, overflow), maps, or a
+// write-default to fill in where an object leaves the field out.
+bool NeedsTyping(const NestedField& f) {
+  const Type& t = *f.type;
+  if (!f.write_default.empty() || t.id == TypeId::kFloat || t.id == TypeId::kDouble || t.id == TypeId::kMap)
+    return true;
+  return std::any_of(t.fields.begin(), t.fields.end(), [](const NestedField& c) { return NeedsTyping(c); });
 }
 
-// The type of a named field of a struct's fields; null when there is none.
-const Type* FieldType(const std::vector<NestedField>& fields, std::string_view name) {
-  for (const auto& f : fields)
-    if (f.name == name) return f.type.get();
-  return nullptr;
+bool HasWriteDefault(const std::vector<NestedField>& fields) {
+  return std::any_of(fields.begin(), fields.end(), [](const NestedField& f) { return !f.write_default.empty(); });
+}
+
+// The index of a named field among a struct's fields; -1 when there is none.
+int FieldIndex(const std::vector<NestedField>& fields, std::string_view name) {
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].name == name) return static_cast<int>(i);
+  return -1;
 }
 
 bool IsNumberChar(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
@@ -234,11 +243,9 @@ class TypedJson final : public TextTransform {
       in_string_ = false;
       if (key_) {  // the type of the value that follows
         Frame& f = stack_.back();
-        f.next = stack_.size() == 1                        ? FieldType(columns_, key_text_)
-                 : !f.type                                 ? nullptr
-                 : f.type->id == TypeId::kStruct           ? FieldType(f.type->fields, key_text_)
-                 : f.type->id == TypeId::kMap              ? f.type->value().type.get()
-                                                           : nullptr;
+        const int i = f.fields ? FieldIndex(*f.fields, key_text_) : -1;
+        f.next = f.map ? f.type->value().type.get() : i >= 0 ? (*f.fields)[i].type.get() : nullptr;
+        if (i >= 0 && f.fill) seen_[stack_.size() - 1][i] = 1;
         if (stack_.size() == 1) column_ = key_text_;
         key_ = false;
       }
@@ -274,10 +281,8 @@ class TypedJson final : public TextTransform {
         if (expect_key_) {
           key_ = true;
           key_text_.clear();
-          if (InMap()) {
-            out_.insert(out_.size() - 1, "{\"key\":");
-            ++stack_.back().entries;
-          }
+          ++stack_.back().entries;
+          if (InMap()) out_.insert(out_.size() - 1, "{\"key\":");
         } else if (Bits() != 0) {
           out_.pop_back();
           held_ = true;
@@ -292,7 +297,16 @@ class TypedJson final : public TextTransform {
         if (map) out_.back() = '[';
         if (c == '[' && type && type->id == TypeId::kMap && error_.ok())
           error_ = arrow::Status::Invalid("column '", column_, "' row ", row_, ": a map is written as a JSON object, not an array");
-        stack_.push_back(Frame{c == '{', type, nullptr, map, 0});
+        const std::vector<NestedField>* fields = c != '{'                                 ? nullptr
+                                                 : stack_.empty()                          ? &columns_
+                                                 : type && type->id == TypeId::kStruct ? &type->fields
+                                                                                         : nullptr;
+        const bool fill = fields && HasWriteDefault(*fields);
+        if (fill) {
+          if (seen_.size() <= stack_.size()) seen_.resize(stack_.size() + 1);
+          seen_[stack_.size()].assign(fields->size(), 0);
+        }
+        stack_.push_back(Frame{c == '{', type, nullptr, map, 0, fields, fill});
         expect_key_ = c == '{';
         break;
       }
@@ -301,6 +315,8 @@ class TypedJson final : public TextTransform {
         if (InMap()) {
           out_.pop_back();
           out_ += stack_.back().entries > 0 ? "}]" : "]";
+        } else if (c == '}' && !stack_.empty() && stack_.back().fill) {
+          FillDefaults();
         }
         if (!stack_.empty()) stack_.pop_back();
         expect_key_ = false;
@@ -325,6 +341,25 @@ class TypedJson final : public TextTransform {
     }
   }
 
+  // Before the closing brace just written: each field with a write-default that the object
+  // left out, as `"name": default` (Arrow's parser would read a missing key as null).
+  void FillDefaults() {
+    const Frame& f = stack_.back();
+    const std::vector<char>& seen = seen_[stack_.size() - 1];
+    out_.pop_back();
+    bool comma = f.entries > 0;
+    for (size_t i = 0; i < f.fields->size(); ++i) {
+      const NestedField& field = (*f.fields)[i];
+      if (field.write_default.empty() || seen[i]) continue;
+      if (comma) out_ += ',';
+      out_ += nlohmann::json(field.name).dump();
+      out_ += ':';
+      out_ += field.write_default;
+      comma = true;
+    }
+    out_ += '}';
+  }
+
   // Arrow's parser would read a number too large for the floats as an infinity.
   void CheckNumber() {
     // Without an exponent, 38 characters cannot pass a float's largest value (3.4e38).
@@ -347,18 +382,23 @@ class TypedJson final : public TextTransform {
   }
 
   // An open object or array, with the type of its value (null where unknown) and, in an
-  // object, the type of the value after the last key; a map's object counts its entries.
+  // object, the type of the value after the last key and the count of its keys. A row's or a
+  // struct's object knows its fields, and whether one of them has a write-default (`fill`:
+  // seen_ at its depth marks the fields its keys named).
   struct Frame {
     bool object;
     const Type* type;
     const Type* next;
     bool map;
     int64_t entries;
+    const std::vector<NestedField>* fields;
+    bool fill;
   };
 
   const std::vector<NestedField> columns_;  // the table's: their types outlive the frames
 
   std::vector<Frame> stack_;
+  std::vector<std::vector<char>> seen_;  // by depth, kept for the next object there
   bool expect_key_ = false;
   bool in_string_ = false, escaped_ = false;
   bool key_ = false;  // the string is a key
@@ -383,7 +423,7 @@ std::shared_ptr<arrow::io::InputStream> JsonRowsStream(std::shared_ptr<arrow::io
 std::shared_ptr<arrow::io::InputStream> TypedJsonStream(std::shared_ptr<arrow::io::InputStream> in,
                                                         const Schema& schema) {
   const auto& fields = schema.fields();
-  if (std::none_of(fields.begin(), fields.end(), [](const NestedField& f) { return NeedsTyping(*f.type); })) return in;
+  if (std::none_of(fields.begin(), fields.end(), [](const NestedField& f) { return NeedsTyping(f); })) return in;
   return std::make_shared<TypedJson>(std::move(in), schema);
 }
 

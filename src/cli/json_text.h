@@ -35,9 +35,11 @@ bool IsNonFiniteWord(std::string_view s);
 /// "Infinity" and "-Infinity" become the bare words Arrow's JSON parser reads as such floats,
 /// and a number too large for the type fails the read ("column 'f' row 2: a number too large
 /// for type float (1e39)"; rows count the top-level objects). Where it puts a map, an object
-/// {"k": v, ...} becomes [{"key": "k", "value": v}, ...]. Everything else passes unchanged:
-/// keys, other fields, strings that say anything else. `in` itself when no field is a float
-/// or a map.
+/// {"k": v, ...} becomes [{"key": "k", "value": v}, ...]. A row's or a struct's object that
+/// leaves out a field with a write-default gets it (`"f": default`, before its closing brace),
+/// as a column missing from other inputs does. Everything else passes unchanged: keys, other
+/// fields, strings that say anything else. `in` itself when no field is a float or a map and
+/// none has a write-default.
 std::shared_ptr<arrow::io::InputStream> TypedJsonStream(std::shared_ptr<arrow::io::InputStream> in,
                                                         const Schema& schema);
 

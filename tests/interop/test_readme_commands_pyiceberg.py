@@ -324,7 +324,7 @@ def test_column_defaults_in_format_v3(skade, catalog, tmp_path):
     """`alter add-column ... --default V` on a v3 table: rows written before read as the default
     (initial-default) in skade and in PyIceberg, filters see it, writes without the column fill
     it in (write-default) while an explicit null stays null, and such a column may be required.
-    Defaults are refused on v2 tables, for values that do not fit, and for binary columns."""
+    JSON-lines rows fill in each key they leave out, at the top and inside structs. Defaults are refused on v2 tables, for values that do not fit, and for binary columns."""
     skade.ok("create-namespace", "sales")
     t = "sales.accounts"
     skade.ok("create", t, "--schema", "id:long!, name:string", "--property", "format-version=3")
@@ -351,6 +351,13 @@ def test_column_defaults_in_format_v3(skade, catalog, tmp_path):
     assert_same_rows(catalog().load_table(t).scan().to_arrow(), want, columns, what="PyIceberg: the same")
     assert catalog().load_table(t).schema().find_field("since").required
 
+    # JSON lines: a key a row leaves out is filled in, as a column the CSV lacks; a null stays null
+    (tmp_path / "c.jsonl").write_text('{"id": 4, "name": "di", "tier": null}\n{"name": "ed", "id": 5, "note": "x"}\n')
+    skade.ok("append", t, tmp_path / "c.jsonl")
+    want += [{"id": 4, "name": "di", **defaults, "tier": None}, {"id": 5, "name": "ed", **defaults, "note": "x"}]
+    assert_same_rows(skade.rows(t), want, columns, what="skade: JSON rows without the keys")
+    assert_same_rows(catalog().load_table(t).scan().to_arrow(), want, columns, what="PyIceberg: the same")
+
     # a field inside a struct: rows before it read as its default, writes without it fill it in
     skade.ok("create", "sales.people", "--schema", "id:long!, addr:struct<city:string>", "--property",
              "format-version=3")
@@ -361,9 +368,14 @@ def test_column_defaults_in_format_v3(skade, catalog, tmp_path):
                       "addr": pa.array([{"city": "Bergen"}, None], pa.struct([("city", pa.string())]))})
     pq.write_table(later, tmp_path / "p2.parquet")  # a struct without the new field
     skade.ok("append", "sales.people", tmp_path / "p2.parquet")
+    (tmp_path / "p3.json").write_text('[{"id": 4, "addr": {"city": "Rome"}}, {"id": 5, "addr": {}},\n'
+                                      ' {"id": 6, "addr": {"zip": null}}, {"id": 7}]')
+    skade.ok("append", "sales.people", tmp_path / "p3.json")
     assert sorted(skade.rows("sales.people").to_pylist(), key=lambda r: r["id"]) == [
         {"id": 1, "addr": {"city": "Oslo", "zip": 150}}, {"id": 2, "addr": {"city": "Bergen", "zip": 150}},
-        {"id": 3, "addr": None}]
+        {"id": 3, "addr": None}, {"id": 4, "addr": {"city": "Rome", "zip": 150}},
+        {"id": 5, "addr": {"city": None, "zip": 150}}, {"id": 6, "addr": {"city": None, "zip": None}},
+        {"id": 7, "addr": None}]
 
     skade.ok("create", "sales.old", "--schema", "id:long!")
     for table, args, message in (
