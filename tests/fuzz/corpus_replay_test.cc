@@ -30,6 +30,7 @@ constexpr Corpus kCorpora[] = {
     {"rest_commit", FuzzRestCommit},
     {"openlineage_event", FuzzOpenLineageEvent},
     {"wasm_reply", FuzzWasmReply},
+    {"deletion_vector", FuzzDeletionVector},
 };
 
 class CorpusReplayTest : public ::testing::TestWithParam<Corpus> {};

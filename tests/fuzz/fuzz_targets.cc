@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <string>
 #include <string_view>
@@ -21,6 +22,9 @@
 #include "server/table_updates.h"
 #include "skade/common/nesting.h"
 #include "skade/lineage/openlineage.h"
+#include "skade/table/deletion_vector.h"
+
+#include <zlib.h>
 
 namespace skade::fuzz {
 namespace {
@@ -316,6 +320,45 @@ int FuzzWasmReply(const uint8_t* data, size_t size) {
   if ((*back)->schema()->Equals(*(*table)->schema()) &&
       !(*back)->Equals(**table, arrow::EqualOptions::Defaults().nans_equal(true)))
     Fail("EncodeGuestInput did not read back the same");
+  return 0;
+}
+
+namespace {
+
+void CheckDecoded(std::string_view blob, int64_t rows) {
+  auto positions = DecodeDeletionVector(blob, rows, "fuzz.puffin");
+  if (!positions) {
+    if (positions.error().kind != ErrorKind::kCorrupt) Fail("non-kCorrupt error", positions.error().ToString());
+    return;
+  }
+  for (size_t i = 0; i < positions->size(); ++i) {
+    const int64_t p = (*positions)[i];
+    if (p < 0 || p >= rows || (i > 0 && p <= (*positions)[i - 1])) Fail("position out of order or range");
+  }
+  const PuffinFile file = WriteDeletionVectors({DeletionVector{"f.parquet", *positions}});
+  const auto [offset, length] = file.blobs.at(0);
+  auto again = DecodeDeletionVector(std::string_view(file.bytes).substr(offset, length), rows, "again");
+  if (!again) Fail("written vector does not decode", again.error().ToString());
+  if (*again != *positions) Fail("written vector decodes to other positions");
+}
+
+}  // namespace
+
+int FuzzDeletionVector(const uint8_t* data, size_t size) {
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  // Row counts around the 16- and 32-bit container edges, and one past 2^32.
+  constexpr int64_t kRows[] = {1, 100, 65536, 65537, 1 << 20, (int64_t{1} << 32) + 70000};
+  CheckDecoded(bytes, kRows[std::size(kRows) - 1]);
+  if (size < 2) return 0;
+  const int64_t rows = kRows[static_cast<unsigned char>(data[0]) % std::size(kRows)];
+  std::string body = "\xD1\xD3\x39\x64";
+  body.append(bytes.substr(2));
+  std::string blob;
+  for (int i = 3; i >= 0; --i) blob += static_cast<char>((body.size() >> (8 * i)) & 0xFF);
+  blob += body;
+  const uint32_t crc = static_cast<uint32_t>(crc32_z(0, reinterpret_cast<const Bytef*>(body.data()), body.size()));
+  for (int i = 3; i >= 0; --i) blob += static_cast<char>((crc >> (8 * i)) & 0xFF);
+  CheckDecoded(blob, rows);
   return 0;
 }
 

@@ -45,4 +45,11 @@ int FuzzOpenLineageEvent(const uint8_t* data, size_t size);
 /// each one line, are allowed.
 int FuzzWasmReply(const uint8_t* data, size_t size);
 
+/// Decodes a deletion vector blob twice: the bytes as they are, and the bytes after the
+/// first two as a blob body with its length and CRC made right (so the roaring bitmap itself
+/// is what varies; the first byte picks the data file's row count). What decodes must be
+/// ascending and below the row count, and written again decode the same. Only kCorrupt
+/// errors are allowed.
+int FuzzDeletionVector(const uint8_t* data, size_t size);
+
 }  // namespace skade::fuzz

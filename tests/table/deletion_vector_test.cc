@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -173,6 +177,36 @@ TEST(DeletionVector, WrittenVectorsReadBackInTheirPuffinFile) {
         << footer;
   }
   EXPECT_NE(footer.find("\"type\":\"deletion-vector-v1\""), std::string::npos) << footer;
+}
+
+// The fuzz seeds tests/fuzz/make_deletion_vector_corpus.py made with pyroaring (the library
+// PyIceberg reads vectors with): its own layout of array, bitmap and run containers.
+TEST(DeletionVector, ReadsBlobsPyroaringWrote) {
+  auto range = [](int64_t from, int64_t to, int64_t step) {
+    std::vector<int64_t> out;
+    for (int64_t v = from; v < to; v += step) out.push_back(v);
+    return out;
+  };
+  std::vector<int64_t> runs = range(10, 5000, 1);
+  for (int64_t v : range(70000, 70100, 1)) runs.push_back(v);
+  std::vector<int64_t> containers;
+  for (int64_t k = 0; k < 12; ++k) containers.push_back(k * 65536 + 5);
+  const std::map<std::string, std::vector<int64_t>> expected{
+      {"empty", {}},
+      {"array", {0, 3, 7, 99}},
+      {"bitmap", range(0, 60000, 2)},
+      {"runs", runs},
+      {"many_containers", containers},
+      {"past_2_32", {1, (int64_t{1} << 32) + 5, (int64_t{1} << 32) + 69999}}};
+  const auto dir = std::filesystem::path(SKADE_SOURCE_DIR) / "tests/fuzz/corpus/deletion_vector";
+  for (const auto& [name, positions] : expected) {
+    std::ifstream in(dir / ("blob_" + name + ".bin"), std::ios::binary);
+    ASSERT_TRUE(in.good()) << name;
+    const std::string blob((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto back = DecodeDeletionVector(blob, int64_t{1} << 33, name);
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(*back, positions) << name;
+  }
 }
 
 }  // namespace
