@@ -116,6 +116,12 @@ class Walk:
                        if f["content"] == "data" and f["first_row_id"] is not None)
         assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), f"after {what}: row ids overlap: {spans}"
         assert not spans or spans[-1][1] <= tbl.metadata.next_row_id, what
+        # Rows' ids (null only in files from before an upgrade, until the next commit) are distinct.
+        lineage = self.skade.rows(T, *(("--ref", ref) if ref else ()), "--columns",
+                                  "_row_id,_last_updated_sequence_number").to_pylist()
+        ids = [r["_row_id"] for r in lineage if r["_row_id"] is not None]
+        assert len(ids) == len(set(ids)) and all(0 <= i < tbl.metadata.next_row_id for i in ids), what
+        assert all((r["_row_id"] is None) == (r["_last_updated_sequence_number"] is None) for r in lineage), what
 
 
 @pytest.mark.parametrize("partition", [
@@ -420,6 +426,55 @@ def test_alter_upgrades_a_table_to_format_v3(skade, catalog, warehouse, tmp_path
     for args, message in ((("set-property", "format-version=2"), "a version cannot be lowered"),
                           (("unset-property", "format-version"), "format-version cannot be unset")):
         rc, _, err = skade("alter", T, *args)
+        assert rc != 0 and message in err, (args, err)
+
+
+def test_row_ids_survive_rewrites(skade, catalog, tmp_path):
+    """`_row_id` and `_last_updated_sequence_number` read as columns of a v3 table: a row keeps
+    both through `compact` (which writes them into its files; PyIceberg reads those files) and
+    through a copy-on-write delete of other rows, while an upserted row is a new row with a new id
+    and the upsert's sequence number. They are refused on v2 tables and in filters."""
+    gen = Orders(19)
+    skade.ok("create-namespace", "sales")
+    skade.ok("create", T, "--schema", SCHEMA, "--identifier", "id", "--partition", "day(ts)",
+             "--property", "format-version=3")
+    rows = gen.rows(300)
+    skade.ok("append", T, write(rows[:200], tmp_path / "a.parquet"))
+    skade.ok("append", T, write(rows[200:], tmp_path / "b.parquet"))
+    skade.ok("delete", T, "--where", "id <= 20")
+    lineage = ["id", "_row_id", "_last_updated_sequence_number"]
+
+    def ids():
+        got = skade.rows(T, "--columns", ",".join(lineage)).to_pylist()
+        return {r["id"]: (r["_row_id"], r["_last_updated_sequence_number"]) for r in got}
+
+    before = ids()
+    assert len(before) == 280 and len({v[0] for v in before.values()}) == 280
+    assert {v[1] for v in before.values()} == {1, 2}  # the two appends' sequence numbers
+    skade.ok("compact", T)
+    assert ids() == before
+    want = [r for r in rows if r["id"] > 20]
+    assert_same_rows(catalog().load_table(T).scan().to_arrow(), want, COLUMNS, what="PyIceberg after compact")
+
+    skade.ok("alter", T, "set-property", "write.delete.mode=copy-on-write")
+    skade.ok("delete", T, "--where", "id = 25 or id = 250")
+    after = ids()
+    assert after == {k: v for k, v in before.items() if k not in (25, 250)}
+    assert not [f for f in skade.jsonl("files", T) if f["content"] != "data"]  # rewritten, not deleted by vectors
+
+    next_row_id = catalog().load_table(T).metadata.next_row_id
+    changed = dict(rows[100], customer="zed")
+    skade.ok("upsert", T, write([changed], tmp_path / "u.parquet"))
+    now = ids()
+    seq = catalog().load_table(T).metadata.last_sequence_number
+    assert now[changed["id"]][0] >= next_row_id and now[changed["id"]][1] == seq
+    assert {k: v for k, v in now.items() if k != changed["id"]} == {k: v for k, v in after.items() if k != changed["id"]}
+
+    skade.ok("create", "sales.old", "--schema", "id:long!")
+    for table, args, message in (
+            ("sales.old", ("--columns", "id,_row_id"), "columns of format v3 tables (this table is v2)"),
+            (T, ("--where", "_row_id = 1"), "unknown column '_row_id' in filter")):
+        rc, _, err = skade("scan", table, *args)
         assert rc != 0 and message in err, (args, err)
 
 

@@ -319,8 +319,10 @@ def test_format_v3_table_with_deletion_vectors(spark, skade, warehouse, tmp_path
     deletes and updates write deletion vectors (bitmap, run and array containers, replaced as they
     grow), which `skade scan`, `files`, `changes` and PyIceberg read alike. Then skade writes the
     table: its deletes merge into Spark's vectors (one per data file), its appends get row ids
-    after Spark's, and Spark reads every row with a distinct `_row_id`; after skade's compaction
-    and an added column with a default (which Spark reads), Spark goes on writing it."""
+    after Spark's, and Spark reads every row with a distinct `_row_id`; skade's `_row_id` and
+    `_last_updated_sequence_number` are Spark's (the ids Spark's update kept in its files too),
+    and skade's compaction keeps both. After an added column with a default (which Spark reads),
+    Spark goes on writing it."""
     skade.ok("create-namespace", "v3")
     t = "v3.events"
     spark.sql(f"""CREATE TABLE {t} (id bigint, cat string, amount double) USING iceberg
@@ -377,6 +379,19 @@ def test_format_v3_table_with_deletion_vectors(spark, skade, warehouse, tmp_path
         return now
 
     lineage_holds("after Spark's writes")
+
+    def ids_agree(what: str) -> dict:
+        columns = "id, _row_id, _last_updated_sequence_number"
+        theirs = {r["id"]: (r["_row_id"], r["_last_updated_sequence_number"])
+                  for r in collect(spark, f"SELECT {columns} FROM {t}")}
+        mine = {r["id"]: (r["_row_id"], r["_last_updated_sequence_number"])
+                for r in skade.rows(t, "--columns", columns.replace(" ", "")).to_pylist()}
+        assert mine == theirs, what
+        return mine
+
+    ids = ids_agree("row lineage after Spark's writes")
+    kept = [i for i in updated if ids[i][0] < 200000]  # Spark's update wrote the rows' old ids into its file
+    assert kept and ids[kept[0]][1] > ids[2][1], (ids[kept[0]], ids[2])  # updated later than row 2
     jsonl_file(tmp_path / "v3.jsonl", [{"id": 300000 + i, "cat": "skade", "amount": 1.5} for i in range(10)])
     skade.ok("append", t, tmp_path / "v3.jsonl")
     gone = {8, 70008, 170008, 300003}  # in Spark's first file (its vector grows) and in skade's
@@ -387,10 +402,12 @@ def test_format_v3_table_with_deletion_vectors(spark, skade, warehouse, tmp_path
     assert now["next-row-id"] == md["next-row-id"] + 10
     assert_same_rows(skade.rows(t), open_catalog(warehouse).load_table(t).scan().to_arrow().to_pylist(),
                      what="PyIceberg after skade's deletion vectors")
+    ids = ids_agree("row lineage after skade's append and delete")
     skade.ok("compact", t)
     assert not [f for f in skade.jsonl("files", t) if f["content"] != "data"]
     agree("after skade's compaction")
     lineage_holds("after skade's compaction")
+    assert ids_agree("row lineage after skade's compaction") == ids
 
     skade.ok("alter", t, "add-column", "note", "string", "--default", "n/a")
     assert collect(spark, f"SELECT DISTINCT note FROM {t}") == [{"note": "n/a"}]  # Spark reads the default

@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "skade/common/task_pool.h"
+#include "skade/format/row_lineage.h"
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
@@ -1163,7 +1164,7 @@ DataWriter::~DataWriter() {
   }
 }
 
-Result<std::unique_ptr<DataWriter>> DataWriter::Make(const TableMetadata& metadata) {
+Result<std::unique_ptr<DataWriter>> DataWriter::Make(const TableMetadata& metadata, bool row_lineage) {
   auto impl = std::make_unique<Impl>();
   impl->metadata = &metadata;
   impl->schema = metadata.schema();
@@ -1173,7 +1174,10 @@ Result<std::unique_ptr<DataWriter>> DataWriter::Make(const TableMetadata& metada
     impl->partition_types.push_back(ptype->fields[i].type);
     impl->source_types.push_back(impl->schema->FindField(impl->spec.fields()[i].source_id)->type);
   }
-  impl->arrow_schema = ToArrowSchema(*impl->schema);
+  std::vector<NestedField> written = impl->schema->fields();
+  if (row_lineage)
+    for (auto& f : RowLineageFields()) written.push_back(std::move(f));
+  impl->arrow_schema = ToArrowSchema(Schema(impl->schema->schema_id(), std::move(written)));
   impl->target_file_bytes = metadata.PropertyInt("write.target-file-size-bytes", 512LL << 20);
   if (impl->target_file_bytes <= 0) return InvalidArgument("write.target-file-size-bytes must be positive");
   impl->row_group_rows = metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20);

@@ -75,8 +75,10 @@ class ParquetExport {
 class DataWriter {
  public:
   ~DataWriter();
-  /// A writer for the table's current schema and default spec.
-  static Result<std::unique_ptr<DataWriter>> Make(const TableMetadata& metadata);
+  /// A writer for the table's current schema and default spec. `row_lineage`: batches
+  /// also hold the row lineage columns after the table's (ReadRowLineage), which files
+  /// then hold too, so moved rows keep their ids (format v3 rewrites).
+  static Result<std::unique_ptr<DataWriter>> Make(const TableMetadata& metadata, bool row_lineage = false);
   /// Writes one batch (already conformed to the schema).
   Status Write(const std::shared_ptr<arrow::RecordBatch>& batch);
   /// Deletes every file written so far (they were never referenced).

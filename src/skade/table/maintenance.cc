@@ -272,12 +272,15 @@ Result<CommitResult> Table::CompactOnce(std::optional<int64_t> target_file_size,
   if (chosen.empty()) return CommitFileChange(std::move(change), 0, 0);
   TableMetadata sized = *m;
   sized.properties["write.target-file-size-bytes"] = std::to_string(target);
-  SKADE_ASSIGN_OR_RETURN(auto writer, DataWriter::Make(sized));
+  // A v3 table's rows keep their ids and sequence numbers through the rewrite.
+  const bool lineage = m->format_version >= 3;
+  SKADE_ASSIGN_OR_RETURN(auto writer, DataWriter::Make(sized, lineage));
   ScanPlan plan = all;
   plan.tasks = chosen;
   plan.filter = nullptr;
   plan.projected_ids.clear();
   for (const auto& f : plan.schema->fields()) plan.projected_ids.push_back(f.id);
+  if (lineage) ReadRowLineage(plan);
   plan.stats = std::make_shared<ScanStats>();
   plan.pool = DataWriter::pool();
   SKADE_ASSIGN_OR_RETURN(auto scan, TableScan::Read(std::move(plan), &catalog_->io()));

@@ -179,6 +179,8 @@ Result<FileMatch> MatchFile(const TableMetadataPtr& m, FileIO& io, const ScanPla
   one.stats = std::make_shared<ScanStats>();
   one.emit_positions = true;
   if (copy_on_write) one.pool = DataWriter::pool();
+  // The rows a v3 rewrite keeps keep their ids and sequence numbers.
+  if (copy_on_write && m->format_version >= 3) ReadRowLineage(one);
   SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(std::move(one), &io));
   FileMatch out;
   while (true) {
@@ -267,7 +269,7 @@ Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& can
       RemoveDeletionVectors(tasks[i], out.removed);
     } else if (copy_on_write) {
       if (!rewriter) {
-        SKADE_ASSIGN_OR_RETURN(rewriter, DataWriter::Make(*m));
+        SKADE_ASSIGN_OR_RETURN(rewriter, DataWriter::Make(*m, m->format_version >= 3));
       }
       for (const auto& b : f.survivors) SKADE_RETURN_IF_ERROR(rewriter->Write(b));
       f.survivors.clear();

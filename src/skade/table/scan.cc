@@ -7,6 +7,7 @@
 #include <map>
 
 #include "skade/common/task_pool.h"
+#include "skade/format/row_lineage.h"
 #include "skade/io/file_io.h"
 #include "skade/table/manifest_io.h"
 #include "skade/table/scan_reader_internal.h"
@@ -124,6 +125,25 @@ expr::ExprPtr Residual(const expr::ExprPtr& e, const PartitionSpec& spec, const 
 
 }  // namespace
 
+namespace {
+
+// `schema` with the row lineage columns after its own, which a scan then reads like columns.
+SchemaPtr WithRowLineage(const Schema& schema) {
+  std::vector<NestedField> fields = schema.fields();
+  for (auto& f : RowLineageFields()) fields.push_back(std::move(f));
+  return std::make_shared<const Schema>(schema.schema_id(), std::move(fields), schema.identifier_field_ids());
+}
+
+}  // namespace
+
+void ReadRowLineage(ScanPlan& plan) {
+  if (!plan.schema->FindField(kRowIdFieldId)) plan.schema = WithRowLineage(*plan.schema);
+  for (int id : {kRowIdFieldId, kLastUpdatedSequenceNumberFieldId})
+    if (std::find(plan.projected_ids.begin(), plan.projected_ids.end(), id) == plan.projected_ids.end())
+      plan.projected_ids.push_back(id);
+  plan.output_schema = nullptr;  // every column whole
+}
+
 Result<ScanPlan> TableScan::Plan() const {
   ScanPlan plan;
   plan.metadata = metadata_;
@@ -138,13 +158,30 @@ Result<ScanPlan> TableScan::Plan() const {
   bool branch_ref = ref && m.refs.contains(*ref) && m.refs.at(*ref).type == "branch";
   if (plan.snapshot && plan.snapshot->schema_id && (choice_.id || choice_.as_of_ms || (ref && !branch_ref)))
     if (auto s = m.SchemaById(*plan.snapshot->schema_id)) plan.schema = s;
-  const Schema& schema = *plan.schema;
+  const SchemaPtr table_schema = plan.schema;
+  const Schema& schema = *table_schema;
 
   // Projection and filter: report every problem at once.
   std::vector<std::string> problems;
+  bool unknown_columns = false;  // the error then lists the table's columns (once: a filter's names them too)
   if (columns_) {
-    Projection p = ProjectColumns(schema, *columns_);
-    for (const auto& c : p.unknown) problems.push_back("unknown column '" + c + "'");
+    // The row lineage columns of a v3 table are read like columns of its own (the reader
+    // fills in what a file does not hold); filters see only the table's columns.
+    const bool lineage = std::any_of(columns_->begin(), columns_->end(), [&](const std::string& c) {
+      return IsRowLineageColumn(c) && !schema.FindTopLevel(c);
+    });
+    if (lineage && m.format_version < 3) {
+      problems.push_back("_row_id and _last_updated_sequence_number are columns of format v3 tables (this table is v" +
+                         std::to_string(m.format_version) + ")");
+    } else if (lineage) {
+      plan.schema = WithRowLineage(schema);
+    }
+    Projection p = ProjectColumns(*plan.schema, *columns_);
+    for (const auto& c : p.unknown)
+      if (!IsRowLineageColumn(c) || !lineage) {
+        problems.push_back("unknown column '" + c + "'");
+        unknown_columns = true;
+      }
     plan.projected_ids = std::move(p.ids);
     plan.output_schema = std::move(p.output);
   } else {
@@ -162,8 +199,10 @@ Result<ScanPlan> TableScan::Plan() const {
     if (!bound) problems.push_back(bound.error().message);
     else plan.filter = *bound;
   }
+  auto lists_columns = [](const std::string& p) { return p.find("(columns: ") != p.npos; };
+  if (std::any_of(problems.begin(), problems.end(), lists_columns)) unknown_columns = false;
   if (!problems.empty())
-    return InvalidArgument(JoinProblems(problems) + (columns_ ? " (columns: " + schema.ColumnNames() + ")" : ""));
+    return InvalidArgument(JoinProblems(problems) + (unknown_columns ? " (columns: " + schema.ColumnNames() + ")" : ""));
   if (ProvenanceSource* source = ProvenanceSource::Current(); source && table_)
     source->OnRead(*table_, plan.snapshot ? std::optional<int64_t>(plan.snapshot->snapshot_id) : std::nullopt);
   if (!plan.snapshot) return plan;

@@ -142,6 +142,11 @@ struct Projection {
 };
 Projection ProjectColumns(const Schema& schema, const std::vector<std::string>& columns);
 
+/// Makes `plan` also output the row lineage columns of a format v3 table (`_row_id`,
+/// `_last_updated_sequence_number`, after the others): a rewrite writes them so that the
+/// rows it moves keep their ids.
+void ReadRowLineage(ScanPlan& plan);
+
 /// A skade error from a status a scan's record-batch reader returned.
 Error ErrorFromReader(const arrow::Status& status);
 

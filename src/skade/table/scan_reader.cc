@@ -48,6 +48,7 @@
 #include "skade/common/task_pool.h"
 #include "skade/common/thread_clock.h"
 #include "skade/expr/arrow_filter.h"
+#include "skade/format/row_lineage.h"
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
@@ -311,6 +312,10 @@ struct OpenedFile {
   std::vector<int> first_leaves, rest_leaves;
   std::vector<std::vector<int>> leaves;  // per position in read_ids (empty: not in the file)
   std::vector<int> string_leaves;        // top-level string and binary columns
+  // Whence its rows' lineage: ids from first_row_id on (none: rows written before the
+  // table had row lineage), the data sequence number where a row holds none.
+  std::optional<int64_t> first_row_id;
+  int64_t data_sequence_number = 0;
 };
 
 // Whether a string leaf's chunk in `row_group` has data pages, all dictionary-encoded
@@ -450,6 +455,8 @@ struct ScanShape {
   std::vector<int> read_ids;       // top-level ids: projected, then filter/delete-only
   size_t projected = 0;            // the first `projected` of read_ids are output
   bool emit_positions = false;
+  std::vector<size_t> lineage;  // output columns that are row lineage columns (filled from positions)
+  bool positions = false;       // each row's position is wanted: emit_positions, or lineage
   bool has_equality = false;
   arrow::MemoryPool* pool = nullptr;  // the plan's, else Arrow's default
   std::shared_ptr<arrow::Schema> out_schema;
@@ -635,6 +642,9 @@ class ScanReader final : public arrow::RecordBatchReader {
       // Read as more than is output (fields filtered on or deleted by): cut after reading.
       if (i < shape->projected) shape->cut.push_back(!shape->read_fields.back().type->Equals(*shape->out_fields.back().type));
     }
+    for (size_t k = 0; k < shape->out_fields.size(); ++k)
+      if (IsRowLineageField(shape->out_fields[k].id)) shape->lineage.push_back(k);
+    shape->positions = shape->emit_positions || !shape->lineage.empty();
     shape->fields = ToArrowSchema(Schema(0, shape->read_fields))->fields();
     shape->out_schema = ToArrowSchema(Schema(0, shape->out_fields));
     if (plan_.emit_positions)
@@ -837,7 +847,7 @@ class ScanReader final : public arrow::RecordBatchReader {
   // its deletes a batch at a time (Stream::deciding), or none: it has equality deletes,
   // no filter and outputs no positions, and each key is a flat column of the file.
   std::vector<size_t> DecidingKeys(const OpenedFile& f, int row_group) const {
-    if (f.filter || f.deleted.equality().empty() || shape_->emit_positions) return {};
+    if (f.filter || f.deleted.equality().empty() || shape_->positions) return {};
     std::vector<size_t> keys;
     for (const auto& set : f.deleted.equality())
       for (int id : set.field_ids) {
@@ -908,7 +918,7 @@ class ScanReader final : public arrow::RecordBatchReader {
       s->wanted = s->deciding;
       s->shape = shape_;
       s->keys = keys;
-    } else if (all_flat && f.first.empty() && !shape_->emit_positions) {
+    } else if (all_flat && f.first.empty() && !shape_->positions) {
       s->wanted = Surviving(f, unit);
     }
     s->groups = std::vector<StreamGroup>(groups.size());
@@ -1114,6 +1124,8 @@ class ScanReader final : public arrow::RecordBatchReader {
   Status OpenFile(const FileScanTask& task) {
     auto f = std::make_shared<OpenedFile>();
     f->path = LocalPath(task.file.file_path);
+    f->first_row_id = task.file.first_row_id;
+    f->data_sequence_number = task.data_sequence_number;
     parquet::ArrowReaderProperties props;
     std::unique_ptr<parquet::arrow::FileReader> reader;
     try {
@@ -1670,17 +1682,40 @@ class ScanReader final : public arrow::RecordBatchReader {
     SKADE_RETURN_IF_ERROR(DenseColumns(shape, f, output, &cols));
     for (size_t k = 0; k < cols.size(); ++k)
       if (shape.cut[k]) cols[k] = PruneArray(cols[k], shape.out_fields[k]);
-    if (shape.emit_positions) {
+    if (shape.positions) {
       arrow::Int64Builder pb;
       SKADE_ARROW_RETURN(pb.Reserve(rows), "scan");
       for (int64_t r = 0; r < rows; ++r)
         if (!mask || kept == rows || mask->Value(r)) pb.UnsafeAppend(start + r);
       std::shared_ptr<arrow::Array> p;
       SKADE_ARROW_RETURN(pb.Finish(&p), "scan");
-      cols.push_back(p);
+      for (size_t k : shape.lineage) {
+        SKADE_ASSIGN_OR_RETURN(cols[k], Lineage(shape, f, k, *cols[k], *p));
+      }
+      if (shape.emit_positions) cols.push_back(p);
     }
     int64_t out_rows = mask ? kept : rows;
     return arrow::RecordBatch::Make(shape.out_schema, out_rows, std::move(cols));
+  }
+
+  // A row lineage column's values where the file holds none: the row's id (first_row_id
+  // plus its position) or the file's data sequence number; null for rows from before the
+  // table had row lineage.
+  static Result<std::shared_ptr<arrow::Array>> Lineage(const ScanShape& shape, const OpenedFile& f, size_t k,
+                                                       const arrow::Array& held, const arrow::Array& positions) {
+    if (held.null_count() == 0 || !f.first_row_id) return held.Slice(0);
+    const auto& values = static_cast<const arrow::Int64Array&>(held);
+    const auto& pos = static_cast<const arrow::Int64Array&>(positions);
+    const bool row_id = shape.out_fields[k].id == kRowIdFieldId;
+    arrow::Int64Builder b(shape.pool);
+    SKADE_ARROW_RETURN(b.Reserve(values.length()), "scan");
+    for (int64_t r = 0; r < values.length(); ++r)
+      b.UnsafeAppend(values.IsValid(r) ? values.Value(r)
+                     : row_id          ? *f.first_row_id + pos.Value(r)
+                                       : f.data_sequence_number);
+    std::shared_ptr<arrow::Array> out;
+    SKADE_ARROW_RETURN(b.Finish(&out), "scan");
+    return out;
   }
 
   // The first `n` rows of a batch: a slice, or, when that would hold a batch mostly of
