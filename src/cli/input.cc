@@ -10,7 +10,12 @@
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/schema.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -524,11 +529,12 @@ Status ReadInGrowingBlocks(const std::function<Status(int64_t block_bytes)>& rea
 }
 
 Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& path, const Schema& schema,
-                                                            int64_t block_bytes, const Schema* only, char delimiter) {
+                                                            int64_t block_bytes, const Schema* only, char delimiter,
+                                                            const std::string& format) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return NotFound("input file not found: " + path);
   if (std::filesystem::is_directory(path, ec)) return InvalidArgument("input " + path + " is a directory, not a file");
-  std::string ext = Lower(std::filesystem::path(path).extension().string());
+  std::string ext = format.empty() ? Lower(std::filesystem::path(path).extension().string()) : "." + format;
   SKADE_ARROW_ASSIGN(auto file, arrow::io::ReadableFile::Open(path), path);
   if (ext == ".parquet" || ext == ".pq") {
     parquet::arrow::FileReaderBuilder b;
@@ -590,7 +596,55 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     return Checked(std::make_shared<JsonLinesReader>(std::move(*reader), schema, path), path);
   }
   return InvalidArgument("cannot tell the format of '" + path +
-                         "' (expected .parquet, .csv, .tsv, .tab, .jsonl, .json or .ndjson)");
+                         "' (expected .parquet, .csv, .tsv, .tab, .jsonl, .json or .ndjson, or give --input-format)");
+}
+
+Result<std::unique_ptr<InputFiles>> InputFiles::Make(const std::vector<std::string>& args, const std::string& format) {
+  static const std::set<std::string> kFormats = {"parquet", "csv", "tsv", "jsonl", "json"};
+  if (!format.empty() && !kFormats.contains(format))
+    return InvalidArgument("--input-format takes one of " + std::string(kInputFormats) + "; not '" + format + "'");
+  std::unique_ptr<InputFiles> in(new InputFiles);
+  for (const auto& a : args) {
+    if (a != "-") {
+      in->paths_.push_back(a);
+      continue;
+    }
+    if (format.empty())
+      return InvalidArgument("'-' reads standard input, whose format --input-format names (" +
+                             std::string(kInputFormats) + ")");
+    if (!in->copy_.empty()) return InvalidArgument("'-' (standard input) may be given once");
+    const char* tmp = std::getenv("TMPDIR");
+    std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/skade-stdin-XXXXXX";
+    if (!mkdtemp(dir.data())) return IoError("cannot make a folder for standard input under " + dir + ": " +
+                                             std::strerror(errno));
+    in->copy_ = dir + "/stdin." + format;
+    std::ofstream out(in->copy_, std::ios::binary);
+    std::vector<char> buffer(1 << 20);
+    while (out) {
+      const ssize_t n = read(STDIN_FILENO, buffer.data(), buffer.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return IoError(std::string("cannot read standard input: ") + std::strerror(errno));
+      if (n == 0) break;
+      out.write(buffer.data(), n);
+    }
+    out.close();
+    if (!out) return IoError("cannot write the copy of standard input at " + in->copy_ + " (is the disk full?)");
+    in->paths_.push_back(in->copy_);
+  }
+  return in;
+}
+
+InputFiles::~InputFiles() {
+  if (copy_.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(std::filesystem::path(copy_).parent_path(), ec);
+}
+
+Status InputFiles::Named(Status s) const {
+  if (s || copy_.empty()) return s;
+  Error e = std::move(s).error();
+  for (size_t at; (at = e.message.find(copy_)) != std::string::npos;) e.message.replace(at, copy_.size(), "standard input");
+  return std::unexpected(std::move(e));
 }
 
 }  // namespace skade::cli

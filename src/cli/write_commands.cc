@@ -18,11 +18,17 @@
 namespace skade::cli {
 namespace {
 
+// How input files are read: --delimiter (0: by extension) and --input-format (empty: by extension).
+struct InputFormat {
+  char delimiter = 0;
+  std::string format;
+};
+
 // Writes the input files' rows as data files of `table`, one file after another and a
 // block at a time (never whole), without committing them. With `keep`, only the rows
 // whose position in the inputs (counted over all files) it marks.
 Result<StagedAppend> StageInputs(Context& ctx, Table& table, const std::vector<std::string>& files,
-                                 const std::string& branch, char delimiter,
+                                 const std::string& branch, const InputFormat& in,
                                  const std::vector<uint8_t>* keep = nullptr) {
   StagedAppend all;
   int64_t first = 0;  // input rows before the current file
@@ -40,7 +46,8 @@ Result<StagedAppend> StageInputs(Context& ctx, Table& table, const std::vector<s
     int64_t rows_read = 0;
     Status read = ReadInGrowingBlocks([&](int64_t block) -> Status {
       // OpenInput's errors name the file already; those of the rows get it here.
-      SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, *table.metadata()->schema(), block, nullptr, delimiter));
+      SKADE_ASSIGN_OR_RETURN(auto reader,
+                             OpenInput(path, *table.metadata()->schema(), block, nullptr, in.delimiter, in.format));
       if (keep) reader = KeepMarkedRows(reader, *table.metadata()->schema(), *keep, first, &rows_read);
       auto staged = table.StageAppend(*reader, opts);
       if (ctx.progress) std::fprintf(stderr, "\n");
@@ -59,9 +66,9 @@ Result<StagedAppend> StageInputs(Context& ctx, Table& table, const std::vector<s
 }
 
 Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::string>& files,
-                 const std::string& branch, char delimiter) {
+                 const std::string& branch, const InputFormat& in) {
   SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
-  SKADE_ASSIGN_OR_RETURN(StagedAppend all, StageInputs(ctx, *table, files, branch, delimiter));
+  SKADE_ASSIGN_OR_RETURN(StagedAppend all, StageInputs(ctx, *table, files, branch, in));
   if (all.files.empty()) return InvalidArgument("the input files hold no rows; nothing was committed");
   // A refused commit removes the staged files itself (unless its outcome is unknown).
   SKADE_ASSIGN_OR_RETURN(auto res, table->CommitAppend(all));
@@ -77,7 +84,7 @@ Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::s
 // their types (the keys an upsert or a delete by key reads first): a Parquet input
 // decodes only them; the other columns of a text input's blocks are dropped as read.
 Result<std::shared_ptr<arrow::Table>> ReadInputKeys(const std::vector<std::string>& files, const Schema& schema,
-                                                    char delimiter) {
+                                                    const InputFormat& in) {
   SKADE_ASSIGN_OR_RETURN(auto columns, KeyColumns(schema));
   std::vector<NestedField> fields;
   for (const NestedField* f : columns) fields.push_back(*f);
@@ -88,7 +95,7 @@ Result<std::shared_ptr<arrow::Table>> ReadInputKeys(const std::vector<std::strin
     const size_t first_batch = batches.size();
     SKADE_RETURN_IF_ERROR(ReadInGrowingBlocks([&](int64_t block) -> Status {
       batches.resize(first_batch);  // a read again with larger blocks starts the file over
-      SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, schema, block, &key_schema, delimiter));
+      SKADE_ASSIGN_OR_RETURN(auto reader, OpenInput(path, schema, block, &key_schema, in.delimiter, in.format));
       int64_t row = 1;
       while (true) {
         std::shared_ptr<arrow::RecordBatch> batch;
@@ -219,7 +226,7 @@ Status CmdAlter(Context& ctx, const std::string& table_name, const std::vector<s
 }
 
 struct Args {
-  std::string table, branch = "main", where, keys_file, after, delimiter, default_value;
+  std::string table, branch = "main", where, keys_file, after, delimiter, input_format, default_value;
   std::vector<std::string> files, alter;
 };
 
@@ -235,37 +242,54 @@ Result<char> Delimiter(const std::string& text) {
 
 constexpr const char* kDelimiterHelp = "CSV field separator: one character, or 'tab' (default: ',', tab for .tsv)";
 
+// The options that say how a write's input files are read.
+void AddInputOptions(CLI::App* cmd, Args& a) {
+  cmd->add_option("--delimiter", a.delimiter, kDelimiterHelp);
+  cmd->add_option("--input-format", a.input_format,
+                  std::string("the inputs' format instead of their extensions': ") + kInputFormats +
+                      " (needed for '-', standard input)");
+}
+
+// The inputs as --delimiter and --input-format say to read them, `-` copied from standard input.
+Result<std::pair<InputFormat, std::unique_ptr<InputFiles>>> Inputs(const Args& a, const std::vector<std::string>& files) {
+  SKADE_ASSIGN_OR_RETURN(char delimiter, Delimiter(a.delimiter));
+  SKADE_ASSIGN_OR_RETURN(auto paths, InputFiles::Make(files, a.input_format));
+  return std::pair{InputFormat{delimiter, a.input_format}, std::move(paths)};
+}
+
 }  // namespace
 
 void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   static Args a;
   auto* append = app.add_subcommand("append", "append Parquet, CSV (or TSV) or JSON-lines files");
   append->add_option("TABLE", a.table)->required();
-  append->add_option("FILE", a.files, "input files")->required();
+  append->add_option("FILE", a.files, "input files ('-': standard input)")->required();
   append->add_option("--branch", a.branch, "branch to write to");
-  append->add_option("--delimiter", a.delimiter, kDelimiterHelp);
+  AddInputOptions(append, a);
   append->callback([&] { action = [&]() -> Status {
-    SKADE_ASSIGN_OR_RETURN(char delimiter, Delimiter(a.delimiter));
-    return CmdAppend(ctx, a.table, a.files, a.branch, delimiter);
+    SKADE_ASSIGN_OR_RETURN(auto in, Inputs(a, a.files));
+    return in.second->Named(CmdAppend(ctx, a.table, in.second->paths(), a.branch, in.first));
   }; });
 
   auto* del = app.add_subcommand("delete", "delete rows by filter or by key");
   del->add_option("TABLE", a.table)->required();
   auto* where_opt = del->add_option("--where", a.where, "rows to delete");
-  auto* keys_opt = del->add_option("--keys", a.keys_file, "file of identifier values to delete");
+  auto* keys_opt = del->add_option("--keys", a.keys_file, "file of identifier values to delete ('-': standard input)");
   where_opt->excludes(keys_opt);
   del->add_option("--branch", a.branch, "branch to write to");
-  del->add_option("--delimiter", a.delimiter, kDelimiterHelp)->needs(keys_opt);
+  AddInputOptions(del, a);
+  for (const char* name : {"--delimiter", "--input-format"}) del->get_option(name)->needs(keys_opt);
   del->callback([&] { action = [&]() -> Status {
     if (a.where.empty() && a.keys_file.empty()) return InvalidArgument("delete needs --where EXPR or --keys FILE");
-    SKADE_ASSIGN_OR_RETURN(char delimiter, Delimiter(a.delimiter));
     SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
     WriteOptions opts;
     opts.branch = a.branch;
     CommitResult r;
     if (!a.keys_file.empty()) {
-      SKADE_ASSIGN_OR_RETURN(auto keys, ReadInputKeys({a.keys_file}, *table->metadata()->schema(), delimiter));
-      SKADE_ASSIGN_OR_RETURN(r, table->DeleteKeys(keys, opts));
+      SKADE_ASSIGN_OR_RETURN(auto in, Inputs(a, {a.keys_file}));
+      auto keys = ReadInputKeys(in.second->paths(), *table->metadata()->schema(), in.first);
+      if (!keys) return in.second->Named(std::unexpected(std::move(keys).error()));
+      SKADE_ASSIGN_OR_RETURN(r, table->DeleteKeys(*keys, opts));
     } else {
       SKADE_ASSIGN_OR_RETURN(r, table->Delete(a.where, opts));
     }
@@ -275,41 +299,46 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
 
   auto* upsert = app.add_subcommand("upsert", "insert or replace rows by the identifier columns");
   upsert->add_option("TABLE", a.table)->required();
-  upsert->add_option("FILE", a.files, "input files")->required();
+  upsert->add_option("FILE", a.files, "input files ('-': standard input)")->required();
   upsert->add_option("--branch", a.branch, "branch to write to");
-  upsert->add_option("--delimiter", a.delimiter, kDelimiterHelp);
+  AddInputOptions(upsert, a);
   upsert->callback([&] { action = [&]() -> Status {
-    SKADE_ASSIGN_OR_RETURN(char delimiter, Delimiter(a.delimiter));
-    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
-    // The keys first, then the rows each key keeps, written as they are read again.
-    SKADE_ASSIGN_OR_RETURN(auto keys, ReadInputKeys(a.files, *table->metadata()->schema(), delimiter));
-    WriteOptions opts;
-    opts.branch = a.branch;
-    SKADE_ASSIGN_OR_RETURN(auto r, table->Upsert(keys, [&](const std::vector<uint8_t>& keep) {
-      return StageInputs(ctx, *table, a.files, a.branch, delimiter, &keep);
-    }, opts));
-    PrintChange("upsert", a.table, r);
-    return {};
+    SKADE_ASSIGN_OR_RETURN(auto in, Inputs(a, a.files));
+    return in.second->Named([&]() -> Status {
+      SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
+      // The keys first, then the rows each key keeps, written as they are read again.
+      SKADE_ASSIGN_OR_RETURN(auto keys, ReadInputKeys(in.second->paths(), *table->metadata()->schema(), in.first));
+      WriteOptions opts;
+      opts.branch = a.branch;
+      SKADE_ASSIGN_OR_RETURN(auto r, table->Upsert(keys, [&](const std::vector<uint8_t>& keep) {
+        return StageInputs(ctx, *table, in.second->paths(), a.branch, in.first, &keep);
+      }, opts));
+      PrintChange("upsert", a.table, r);
+      return {};
+    }());
   }; });
 
   auto* overwrite = app.add_subcommand("overwrite", "replace rows (matching --where, else the partitions written)");
   overwrite->add_option("TABLE", a.table)->required();
-  overwrite->add_option("FILE", a.files, "input files")->required();
+  overwrite->add_option("FILE", a.files, "input files ('-': standard input)")->required();
   overwrite->add_option("--where", a.where, "rows to replace");
   overwrite->add_option("--branch", a.branch, "branch to write to");
-  overwrite->add_option("--delimiter", a.delimiter, kDelimiterHelp);
+  AddInputOptions(overwrite, a);
   overwrite->callback([&] { action = [&]() -> Status {
-    SKADE_ASSIGN_OR_RETURN(char delimiter, Delimiter(a.delimiter));
-    SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
-    WriteOptions opts;
-    opts.branch = a.branch;
-    std::optional<std::string> filter;
-    if (!a.where.empty()) filter = a.where;
-    // The input is written as it is read (again if a conflicting commit makes it redo).
-    SKADE_ASSIGN_OR_RETURN(auto r, table->Overwrite([&] { return StageInputs(ctx, *table, a.files, a.branch, delimiter); },
-                                                    filter, opts));
-    PrintChange("overwrite", a.table, r);
-    return {};
+    SKADE_ASSIGN_OR_RETURN(auto in, Inputs(a, a.files));
+    return in.second->Named([&]() -> Status {
+      SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, a.table));
+      WriteOptions opts;
+      opts.branch = a.branch;
+      std::optional<std::string> filter;
+      if (!a.where.empty()) filter = a.where;
+      // The input is written as it is read (again if a conflicting commit makes it redo).
+      SKADE_ASSIGN_OR_RETURN(auto r, table->Overwrite([&] {
+        return StageInputs(ctx, *table, in.second->paths(), a.branch, in.first);
+      }, filter, opts));
+      PrintChange("overwrite", a.table, r);
+      return {};
+    }());
   }; });
 
   auto* alter = app.add_subcommand("alter", "evolve a table's schema or partitioning");

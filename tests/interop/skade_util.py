@@ -39,9 +39,10 @@ class Skade:
         self.warehouse = Path(warehouse)
         self.binary = binary
 
-    def __call__(self, *args, timeout: float = 120, env=None):
+    def __call__(self, *args, timeout: float = 120, env=None, input: bytes | None = None):
+        """`input`: bytes for standard input (else the test's is inherited)."""
         cmd = [self.binary, "--warehouse", str(self.warehouse), *[str(a) for a in args]]
-        p = subprocess.run(cmd, capture_output=True, timeout=timeout, env=env)
+        p = subprocess.run(cmd, capture_output=True, timeout=timeout, env=env, input=input)
         # undecodable bytes stay visible (as \xNN) instead of failing the test in the runner
         return (p.returncode, p.stdout.decode("utf-8", "backslashreplace"),
                 p.stderr.decode("utf-8", "backslashreplace"))

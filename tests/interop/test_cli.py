@@ -482,6 +482,53 @@ def test_csv_separators_tsv_and_delimiter(skade, catalog, tmp_path):
     assert sorted(r["id"] for r in skade.jsonl("scan", "db.d")) == [1, 3, 5]
 
 
+def test_inputs_from_standard_input(skade, catalog, tmp_path):
+    """`-` as a write's input is standard input, in the format --input-format names (which also
+    reads files whatever their extension): append (JSON lines, Parquet), upsert (which reads its
+    input twice), delete --keys and overwrite. Errors name "standard input"; `-` without a format,
+    twice, or an unknown format is refused before anything is read; the copy skade keeps while it
+    reads is gone after each command, failed or not."""
+    import os
+
+    import pyarrow.parquet as pq
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.s", "--schema", "id:long!, name:string", "--identifier", "id")
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    env = {**os.environ, "TMPDIR": str(spool)}
+
+    def run(*args, data: bytes):
+        rc, out, err = skade(*args, input=data, env=env)
+        assert list(spool.iterdir()) == [], "the copy of standard input stayed"
+        return rc, out, err
+
+    assert run("append", "db.s", "-", "--input-format", "jsonl", data=b'{"id": 1, "name": "a"}\n{"id": 2}\n')[0] == 0
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"id": pa.array([3, 4], pa.int64()), "name": ["c", "d"]}), buf)
+    assert run("append", "db.s", "-", "--input-format", "parquet", data=buf.getvalue())[0] == 0
+    assert run("upsert", "db.s", "-", "--input-format", "csv", data=b"id,name\n2,b\n5,e\n")[0] == 0
+    assert run("delete", "db.s", "--keys", "-", "--input-format", "tsv", data=b"id\n4\n")[0] == 0
+    (tmp_path / "more.txt").write_text('{"id": 6, "name": "f"}\n')
+    skade.ok("append", "db.s", tmp_path / "more.txt", "--input-format", "json")
+    want = [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"id": 3, "name": "c"}, {"id": 5, "name": "e"},
+            {"id": 6, "name": "f"}]
+    assert_same_rows(catalog().load_table("db.s").scan().to_arrow(), want, what="PyIceberg after stdin writes")
+    assert run("overwrite", "db.s", "-", "--input-format", "csv", "--where", "id > 4",
+               data=b"id,name\n7,g\n")[0] == 0
+    assert sorted(r["id"] for r in skade.jsonl("scan", "db.s")) == [1, 2, 3, 7]
+
+    for args, data, message in (
+            (("append", "db.s", "-", "--input-format", "csv"), b"id,name\nx,y\n",
+             "standard input: column 'id' row 1"),
+            (("upsert", "db.s", "-", "--input-format", "csv"), b"id,name\n1,a,b\n", "standard input"),
+            (("append", "db.s", "-"), b"", "'-' reads standard input, whose format --input-format names"),
+            (("append", "db.s", "-", "-", "--input-format", "csv"), b"", "'-' (standard input) may be given once"),
+            (("append", "db.s", "-", "--input-format", "xml"), b"", "--input-format takes one of parquet, csv")):
+        rc, out, err = run(*args, data=data)
+        assert rc != 0 and message in err and "stdin." not in err, (args, err)
+    assert sorted(r["id"] for r in skade.jsonl("scan", "db.s")) == [1, 2, 3, 7]
+
+
 def test_csv_record_of_another_width_is_placed(skade, tmp_path):
     """Arrow's parser names a record with too few or too many fields by its text only; the
     error gives its row and line, counting quoted line breaks and blank lines as Arrow reads
