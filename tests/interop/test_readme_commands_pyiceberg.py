@@ -330,7 +330,9 @@ def test_column_defaults_in_format_v3(skade, catalog, tmp_path):
     """`alter add-column ... --default V` on a v3 table: rows written before read as the default
     (initial-default) in skade and in PyIceberg, filters see it, writes without the column fill
     it in (write-default) while an explicit null stays null, and such a column may be required.
-    JSON-lines rows fill in each key they leave out, at the top and inside structs. Defaults are refused on v2 tables, for values that do not fit, and for binary columns."""
+    JSON-lines rows fill in each key they leave out, at the top and inside structs. Binary and fixed
+    defaults are given as filter literals are (0xCAFE, or text). Defaults are refused on v2 tables,
+    for values that do not fit, and for struct, list and map columns."""
     skade.ok("create-namespace", "sales")
     t = "sales.accounts"
     skade.ok("create", t, "--schema", "id:long!, name:string", "--property", "format-version=3")
@@ -339,7 +341,8 @@ def test_column_defaults_in_format_v3(skade, catalog, tmp_path):
     added = {"tier": ("int", "3", 3), "since": ("date!", "2024-03-01", dt.date(2024, 3, 1)),
              "active": ("boolean", "true", True), "credit": ("decimal(10,2)", "12.5", decimal.Decimal("12.50")),
              "seen": ("timestamptz", "2024-03-01 10:00:00", dt.datetime(2024, 3, 1, 10, tzinfo=UTC)),
-             "note": ("string", "n/a", "n/a")}
+             "note": ("string", "n/a", "n/a"), "tag": ("binary", "0xcafe", b"\xca\xfe"),
+             "code": ("fixed(2)", "ok", b"ok")}
     for name, (type_, text, _) in added.items():
         skade.ok("alter", t, "add-column", name, type_, "--default", text)
     defaults = {name: value for name, (_, _, value) in added.items()}
@@ -387,7 +390,8 @@ def test_column_defaults_in_format_v3(skade, catalog, tmp_path):
     for table, args, message in (
             ("sales.old", ("x", "int", "--default", "1"), "column defaults need format version 3"),
             (t, ("x", "int", "--default", "many"), "cannot parse 'many' as int"),
-            (t, ("x", "binary", "--default", "00"), "defaults to columns of other types than binary"),
+            (t, ("x", "struct<a:int>", "--default", "1"), "defaults to columns of other types than struct<a:int>"),
+            (t, ("x", "fixed(2)", "--default", "0x0a"), "cannot parse '0x0a' as fixed[2]"),
             (t, ("x", "int!"), "cannot be required"),
             (t, ("x", "int", "add-column", "y", "int", "--default", "1"), "--default goes with a single add-column")):
         rc, _, err = skade("alter", table, "add-column", *args)

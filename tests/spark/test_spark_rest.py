@@ -322,7 +322,7 @@ def test_format_v3_table_with_deletion_vectors(spark, skade, warehouse, tmp_path
     after Spark's, and Spark reads every row with a distinct `_row_id`; skade's `_row_id` and
     `_last_updated_sequence_number` are Spark's (the ids Spark's update kept in its files too),
     and skade's compaction keeps both. After an added column with a default (which Spark reads),
-    Spark goes on writing it."""
+    Spark goes on writing it; Spark reads a fixed column's default too."""
     skade.ok("create-namespace", "v3")
     t = "v3.events"
     spark.sql(f"""CREATE TABLE {t} (id bigint, cat string, amount double) USING iceberg
@@ -417,6 +417,8 @@ def test_format_v3_table_with_deletion_vectors(spark, skade, warehouse, tmp_path
     assert after["next-row-id"] == before + 1
     assert_same_rows(skade.rows(t, "--where", "id = 900000"),
                      [{"id": 900000, "cat": "late", "amount": 2.5, "note": "after alter"}], what="Spark after skade's alter")
+    skade.ok("alter", t, "add-column", "tag", "fixed(2)", "--default", "0xcafe")  # Iceberg's JSON: lowercase hex
+    assert collect(spark, f"SELECT DISTINCT hex(tag) AS h FROM {t}") == [{"h": "CAFE"}]
 
 
 def test_skade_upgrades_a_spark_table_to_format_v3(spark, skade, warehouse):

@@ -483,7 +483,7 @@ parquet::Compression::type CodecFromProperty(const std::string& name) {
 
 Result<std::shared_ptr<arrow::Array>> DefaultColumn(const NestedField& field, const std::string& json, int64_t rows) {
   const std::string where = "the default of column '" + field.name + "'";
-  if (field.type->is_nested() || field.type->id == TypeId::kBinary || field.type->id == TypeId::kFixed)
+  if (field.type->is_nested())
     return Unsupported(where + " (" + field.type->ToString() + "): skade fills in defaults of other types only");
   auto value = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded() || value.is_structured() || value.is_null())

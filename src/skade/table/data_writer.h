@@ -30,8 +30,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformToSchema(
 
 /// `rows` copies of a column's default value (Iceberg v3 `initial-default` or
 /// `write-default`: the JSON text of the value), typed as `field` is written and read.
-/// Errors: kInvalidArgument when it does not fit the type; kUnsupported for a binary or
-/// nested column's default.
+/// Errors: kInvalidArgument when it does not fit the type; kUnsupported for a nested
+/// column's default.
 Result<std::shared_ptr<arrow::Array>> DefaultColumn(const NestedField& field, const std::string& json, int64_t rows);
 
 /// The rows of `input`, conformed to `schema` as they come (so an error names the input's

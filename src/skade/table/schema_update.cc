@@ -117,13 +117,13 @@ TypePtr Renumber(const TypePtr& t, int* next) {
 namespace {
 
 // A column default typed as text, as Iceberg's JSON form of the value: booleans and
-// numbers as JSON ones, the rest as their text (dates, times and timestamps in ISO form).
+// numbers as JSON ones, the rest as their text (dates, times and timestamps in ISO form,
+// binary and fixed values in lowercase hex, as input takes them too).
 Result<std::string> DefaultJson(const TableMetadata& base, const Type& type, const std::string& text) {
   if (base.format_version < 3)
     return InvalidArgument("column defaults need format version 3 (this table is " +
                            std::to_string(base.format_version) + "; create --property format-version=3)");
-  if (type.is_nested() || type.id == TypeId::kBinary || type.id == TypeId::kFixed)
-    return InvalidArgument("skade gives defaults to columns of other types than " + type.ToString());
+  if (type.is_nested()) return InvalidArgument("skade gives defaults to columns of other types than " + type.ToString());
   SKADE_ASSIGN_OR_RETURN(Value v, ParseValue(type, text));
   if (const double* d = std::get_if<double>(&v); d && !std::isfinite(*d))
     return InvalidArgument("a default must be a finite number, not " + text);
