@@ -134,8 +134,8 @@ void AddReadCommands(CLI::App& app, Context& ctx, CommandAction& action) {
       "scan", "read a table (output order is fixed, the same on every run: planned files in order, then rows in file order; not sorted)");
   scan->add_option("TABLE", a.table)->required();
   scan->add_option("--columns", a.scan.columns,
-                   "columns to read, comma separated (s.a: field a of struct s; on v3 tables also _row_id and "
-                   "_last_updated_sequence_number)");
+                   "columns to read, comma separated (s.a: field a of struct s; also _file, _pos, and on v3 tables "
+                   "_row_id and _last_updated_sequence_number)");
   scan->add_option("--where", a.scan.where, "filter, e.g. \"country = 'SE' and age >= 18\"");
   AddSnapshotOptions(scan, a.scan.snapshot);
   AddInteger(scan, "--limit", a.scan.limit, 0, "at most N rows");

@@ -476,10 +476,40 @@ def test_row_ids_survive_rewrites(skade, catalog, tmp_path):
 
     skade.ok("create", "sales.old", "--schema", "id:long!")
     for table, args, message in (
-            ("sales.old", ("--columns", "id,_row_id"), "columns of format v3 tables (this table is v2)"),
+            ("sales.old", ("--columns", "id,_row_id"), "_row_id is a column of format v3 tables (this table is v2)"),
             (T, ("--where", "_row_id = 1"), "unknown column '_row_id' in filter")):
         rc, _, err = skade("scan", table, *args)
         assert rc != 0 and message in err, (args, err)
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_file_and_position_columns(skade, tmp_path, version):
+    """`scan --columns ...,_file,_pos` gives each row's data file (as the manifest names it) and its
+    position there, on v2 and v3 tables, through deletes, a filter and a limit: the row at that
+    position of that file, read with pyarrow, is the row skade returned."""
+    from skade_util import local_path
+    gen = Orders(23)
+    skade.ok("create-namespace", "sales")
+    skade.ok("create", T, "--schema", SCHEMA, "--identifier", "id", "--partition", "day(ts)",
+             "--property", f"format-version={version}")
+    rows = gen.rows(400)
+    skade.ok("append", T, write(rows[:250], tmp_path / "a.parquet"))
+    skade.ok("append", T, write(rows[250:], tmp_path / "b.parquet"))
+    skade.ok("delete", T, "--where", "id in (" + ",".join(str(i) for i in range(7, 401, 7)) + ")")
+    files = {f["file_path"] for f in skade.jsonl("files", T, "--content", "data")}
+    for args in ((), ("--where", "amount > 100 and id < 300"), ("--limit", "30")):
+        got = skade.jsonl("scan", T, "--columns", "id,_file,_pos,amount", *args)
+        assert got and all(r["id"] % 7 for r in got), args
+        by_file = {}
+        for r in got:
+            by_file.setdefault(r["_file"], []).append(r)
+        assert {local_path(f) for f in by_file} <= {local_path(f) for f in files}, args
+        for f, hits in by_file.items():
+            ids = pq.read_table(local_path(f), columns=["id"]).column("id").to_pylist()
+            assert [ids[r["_pos"]] for r in hits] == [r["id"] for r in hits], (args, f)
+            assert [r["_pos"] for r in hits] == sorted({r["_pos"] for r in hits}), (args, f)  # in file order
+    rc, _, err = skade("scan", T, "--where", "_pos = 1")
+    assert rc != 0 and "unknown column '_pos' in filter" in err, err
 
 
 def test_a_broken_deletion_vector_is_named(skade, catalog, tmp_path):

@@ -27,7 +27,7 @@
 #include <utility>
 
 #include "skade/common/task_pool.h"
-#include "skade/format/row_lineage.h"
+#include "skade/format/metadata_columns.h"
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"

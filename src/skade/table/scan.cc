@@ -7,7 +7,7 @@
 #include <map>
 
 #include "skade/common/task_pool.h"
-#include "skade/format/row_lineage.h"
+#include "skade/format/metadata_columns.h"
 #include "skade/io/file_io.h"
 #include "skade/table/manifest_io.h"
 #include "skade/table/scan_reader_internal.h"
@@ -125,19 +125,13 @@ expr::ExprPtr Residual(const expr::ExprPtr& e, const PartitionSpec& spec, const 
 
 }  // namespace
 
-namespace {
-
-// `schema` with the row lineage columns after its own, which a scan then reads like columns.
-SchemaPtr WithRowLineage(const Schema& schema) {
-  std::vector<NestedField> fields = schema.fields();
-  for (auto& f : RowLineageFields()) fields.push_back(std::move(f));
-  return std::make_shared<const Schema>(schema.schema_id(), std::move(fields), schema.identifier_field_ids());
-}
-
-}  // namespace
-
 void ReadRowLineage(ScanPlan& plan) {
-  if (!plan.schema->FindField(kRowIdFieldId)) plan.schema = WithRowLineage(*plan.schema);
+  if (!plan.schema->FindField(kRowIdFieldId)) {
+    std::vector<NestedField> fields = plan.schema->fields();
+    for (auto& f : RowLineageFields()) fields.push_back(std::move(f));
+    plan.schema = std::make_shared<const Schema>(plan.schema->schema_id(), std::move(fields),
+                                                 plan.schema->identifier_field_ids());
+  }
   for (int id : {kRowIdFieldId, kLastUpdatedSequenceNumberFieldId})
     if (std::find(plan.projected_ids.begin(), plan.projected_ids.end(), id) == plan.projected_ids.end())
       plan.projected_ids.push_back(id);
@@ -165,20 +159,26 @@ Result<ScanPlan> TableScan::Plan() const {
   std::vector<std::string> problems;
   bool unknown_columns = false;  // the error then lists the table's columns (once: a filter's names them too)
   if (columns_) {
-    // The row lineage columns of a v3 table are read like columns of its own (the reader
-    // fills in what a file does not hold); filters see only the table's columns.
-    const bool lineage = std::any_of(columns_->begin(), columns_->end(), [&](const std::string& c) {
-      return IsRowLineageColumn(c) && !schema.FindTopLevel(c);
-    });
-    if (lineage && m.format_version < 3) {
-      problems.push_back("_row_id and _last_updated_sequence_number are columns of format v3 tables (this table is v" +
-                         std::to_string(m.format_version) + ")");
-    } else if (lineage) {
-      plan.schema = WithRowLineage(schema);
+    // Metadata columns named (`_file`, `_pos`; a v3 table's `_row_id` and
+    // `_last_updated_sequence_number`) are read as columns of the table's own, which the reader
+    // fills in; filters see only the table's columns.
+    std::vector<NestedField> fields = schema.fields();
+    for (const auto& c : *columns_) {
+      std::optional<NestedField> meta = schema.FindTopLevel(c) ? std::nullopt : MetadataColumn(c);
+      if (!meta || std::any_of(fields.begin(), fields.end(), [&](const NestedField& f) { return f.id == meta->id; }))
+        continue;
+      if (IsRowLineageField(meta->id) && m.format_version < 3) {
+        problems.push_back(c + " is a column of format v3 tables (this table is v" + std::to_string(m.format_version) +
+                           ")");
+        continue;
+      }
+      fields.push_back(std::move(*meta));
     }
+    if (fields.size() > schema.fields().size())
+      plan.schema = std::make_shared<const Schema>(schema.schema_id(), std::move(fields), schema.identifier_field_ids());
     Projection p = ProjectColumns(*plan.schema, *columns_);
     for (const auto& c : p.unknown)
-      if (!IsRowLineageColumn(c) || !lineage) {
+      if (!MetadataColumn(c)) {
         problems.push_back("unknown column '" + c + "'");
         unknown_columns = true;
       }

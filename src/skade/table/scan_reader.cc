@@ -48,7 +48,7 @@
 #include "skade/common/task_pool.h"
 #include "skade/common/thread_clock.h"
 #include "skade/expr/arrow_filter.h"
-#include "skade/format/row_lineage.h"
+#include "skade/format/metadata_columns.h"
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
@@ -301,6 +301,7 @@ arrow::Status ToArrowStatus(const Error& e) {
 // What every row group of one file shares.
 struct OpenedFile {
   std::string path;
+  std::string uri;  // as the manifest names it (`_file`)
   std::shared_ptr<arrow::io::RandomAccessFile> source;
   std::shared_ptr<parquet::FileMetaData> metadata;
   DeletedRows deleted;
@@ -455,8 +456,8 @@ struct ScanShape {
   std::vector<int> read_ids;       // top-level ids: projected, then filter/delete-only
   size_t projected = 0;            // the first `projected` of read_ids are output
   bool emit_positions = false;
-  std::vector<size_t> lineage;  // output columns that are row lineage columns (filled from positions)
-  bool positions = false;       // each row's position is wanted: emit_positions, or lineage
+  std::vector<size_t> metadata;  // output columns that are metadata columns (filled from positions)
+  bool positions = false;        // each row's position is wanted: emit_positions, or metadata
   bool has_equality = false;
   arrow::MemoryPool* pool = nullptr;  // the plan's, else Arrow's default
   std::shared_ptr<arrow::Schema> out_schema;
@@ -643,8 +644,8 @@ class ScanReader final : public arrow::RecordBatchReader {
       if (i < shape->projected) shape->cut.push_back(!shape->read_fields.back().type->Equals(*shape->out_fields.back().type));
     }
     for (size_t k = 0; k < shape->out_fields.size(); ++k)
-      if (IsRowLineageField(shape->out_fields[k].id)) shape->lineage.push_back(k);
-    shape->positions = shape->emit_positions || !shape->lineage.empty();
+      if (IsMetadataField(shape->out_fields[k].id)) shape->metadata.push_back(k);
+    shape->positions = shape->emit_positions || !shape->metadata.empty();
     shape->fields = ToArrowSchema(Schema(0, shape->read_fields))->fields();
     shape->out_schema = ToArrowSchema(Schema(0, shape->out_fields));
     if (plan_.emit_positions)
@@ -1124,6 +1125,7 @@ class ScanReader final : public arrow::RecordBatchReader {
   Status OpenFile(const FileScanTask& task) {
     auto f = std::make_shared<OpenedFile>();
     f->path = LocalPath(task.file.file_path);
+    f->uri = task.file.file_path;
     f->first_row_id = task.file.first_row_id;
     f->data_sequence_number = task.data_sequence_number;
     parquet::ArrowReaderProperties props;
@@ -1689,8 +1691,8 @@ class ScanReader final : public arrow::RecordBatchReader {
         if (!mask || kept == rows || mask->Value(r)) pb.UnsafeAppend(start + r);
       std::shared_ptr<arrow::Array> p;
       SKADE_ARROW_RETURN(pb.Finish(&p), "scan");
-      for (size_t k : shape.lineage) {
-        SKADE_ASSIGN_OR_RETURN(cols[k], Lineage(shape, f, k, *cols[k], *p));
+      for (size_t k : shape.metadata) {
+        SKADE_ASSIGN_OR_RETURN(cols[k], Metadata(shape, f, k, *cols[k], p));
       }
       if (shape.emit_positions) cols.push_back(p);
     }
@@ -1698,15 +1700,23 @@ class ScanReader final : public arrow::RecordBatchReader {
     return arrow::RecordBatch::Make(shape.out_schema, out_rows, std::move(cols));
   }
 
-  // A row lineage column's values where the file holds none: the row's id (first_row_id
-  // plus its position) or the file's data sequence number; null for rows from before the
-  // table had row lineage.
-  static Result<std::shared_ptr<arrow::Array>> Lineage(const ScanShape& shape, const OpenedFile& f, size_t k,
-                                                       const arrow::Array& held, const arrow::Array& positions) {
+  // A metadata column's values: the file's path and the rows' positions; for row lineage,
+  // where the file holds none, the row's id (first_row_id plus its position) or the file's
+  // data sequence number, null for rows from before the table had row lineage.
+  static Result<std::shared_ptr<arrow::Array>> Metadata(const ScanShape& shape, const OpenedFile& f, size_t k,
+                                                        const arrow::Array& held,
+                                                        const std::shared_ptr<arrow::Array>& positions) {
+    const int id = shape.out_fields[k].id;
+    if (id == kPositionFieldId) return positions;
+    if (id == kFilePathFieldId) {
+      SKADE_ARROW_ASSIGN(auto paths, arrow::MakeArrayFromScalar(arrow::StringScalar(f.uri), held.length(), shape.pool),
+                         "scan");
+      return paths;
+    }
     if (held.null_count() == 0 || !f.first_row_id) return held.Slice(0);
     const auto& values = static_cast<const arrow::Int64Array&>(held);
-    const auto& pos = static_cast<const arrow::Int64Array&>(positions);
-    const bool row_id = shape.out_fields[k].id == kRowIdFieldId;
+    const auto& pos = static_cast<const arrow::Int64Array&>(*positions);
+    const bool row_id = id == kRowIdFieldId;
     arrow::Int64Builder b(shape.pool);
     SKADE_ARROW_RETURN(b.Reserve(values.length()), "scan");
     for (int64_t r = 0; r < values.length(); ++r)
