@@ -251,3 +251,88 @@ def test_text_that_is_not_utf8_is_refused_by_row(skade, catalog, tmp_path):
     skade.ok("append", "db.u", tmp_path / "good.parquet")
     rows = catalog().load_table("db.u").scan().to_arrow().to_pylist()
     assert sorted(r["s"] for r in rows) == sorted(good)
+
+
+def test_json_rows_get_write_defaults_wherever_keys_are_left_out(skade, catalog, tmp_path):
+    """Seeded random JSON rows (as lines and as one pretty-printed array) leave out keys with
+    write-defaults at the top, inside structs and inside structs in lists, give explicit nulls,
+    order keys at random and hold strings with braces, quotes and escapes: every key left out
+    reads as its default, every explicit value and null as given, in skade and PyIceberg."""
+    import json
+    import random
+
+    rng = random.Random(4711)
+    skade.ok("create-namespace", "db")
+    t = "db.d"
+    skade.ok("create", t, "--schema", "id:long!, s:struct<y:string>, ls:list<struct<p:int>>, m:map<string,double>",
+             "--property", "format-version=3")
+    for path, type_, default in (("a", "int", "5"), ("f", "float", "1.5"), ("s.x", "int", "1"),
+                                 ("ls.element.q", "string", "d{q}"), ("note", "string", 'say "hi" \\ {}')):
+        skade.ok("alter", t, "add-column", path, type_, "--default", default)
+    defaults = {"a": 5, "f": 1.5, "note": 'say "hi" \\ {}'}
+    awkward = ['{"a": 1}', "}{", '"', "\\", "plain", "[1, 2]", "ünï", "\n"]
+
+    def maybe(obj, key, value):
+        roll = rng.random()
+        if roll < 0.4:
+            obj[key] = value  # given
+        elif roll < 0.6:
+            obj[key] = None  # explicit null
+        # else left out
+
+    def shuffled(obj):
+        items = list(obj.items())
+        rng.shuffle(items)
+        return dict(items)
+
+    rows, want = [], []
+    for i in range(400):
+        row = {"id": i}
+        maybe(row, "a", rng.randint(-9, 9))
+        maybe(row, "f", rng.choice([0.25, -2.0, 3.5]))
+        maybe(row, "note", rng.choice(awkward))
+        if rng.random() < 0.8:
+            s = {}
+            maybe(s, "x", rng.randint(0, 99))
+            maybe(s, "y", rng.choice(awkward))
+            row["s"] = shuffled(s)
+        if rng.random() < 0.7:
+            elements = []
+            for _ in range(rng.randint(0, 3)):
+                e = {}
+                maybe(e, "p", rng.randint(0, 9))
+                maybe(e, "q", rng.choice(awkward))
+                elements.append(shuffled(e) if rng.random() < 0.9 else None)
+            row["ls"] = elements
+        if rng.random() < 0.5:
+            row["m"] = {rng.choice(awkward): rng.choice([1.0, None]) for _ in range(rng.randint(0, 2))}
+        rows.append(shuffled(row))
+
+        w = {"id": i, "a": row.get("a", defaults["a"]), "f": row.get("f", defaults["f"]),
+             "note": row.get("note", defaults["note"])}
+        w["s"] = None if "s" not in row else {"y": row["s"].get("y"), "x": row["s"].get("x", 1)}
+        w["ls"] = None if "ls" not in row else [
+            None if e is None else {"p": e.get("p"), "q": e.get("q", "d{q}")} for e in row["ls"]]
+        w["m"] = None if "m" not in row else row["m"]
+        want.append(w)
+
+    half = len(rows) // 2
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows[:half]))
+    (tmp_path / "b.json").write_text(json.dumps(rows[half:], indent=2))
+    skade.ok("append", t, tmp_path / "a.jsonl", tmp_path / "b.json")
+
+    def normal(r):
+        r = dict(r)
+        if isinstance(r.get("m"), list):  # pyarrow gives a map as (key, value) pairs
+            r["m"] = dict(r["m"])
+        return r
+
+    got = sorted((normal(r) for r in skade.rows(t).to_pylist()), key=lambda r: r["id"])
+    assert got == want
+    theirs = sorted((normal(r) for r in catalog().load_table(t).scan().to_arrow().to_pylist()), key=lambda r: r["id"])
+    # PyIceberg 0.12 reads a null list of structs as [] (apache/iceberg-python#3833); pyarrow reads
+    # skade's files as null (skade's own rows above), so only that reading is set aside.
+    for r, w in zip(theirs, want):
+        if w["ls"] is None and r["ls"] == []:
+            r["ls"] = None
+    assert theirs == want
