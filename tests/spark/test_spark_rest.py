@@ -319,9 +319,9 @@ def test_format_v3_table_with_deletion_vectors(spark, skade, warehouse, tmp_path
     deletes and updates write deletion vectors (bitmap, run and array containers, replaced as they
     grow), which `skade scan`, `files`, `changes` and PyIceberg read alike. Then skade writes the
     table: its deletes merge into Spark's vectors (one per data file), its appends get row ids
-    after Spark's, and Spark reads every row with a distinct `_row_id`; skade's `_row_id` and
-    `_last_updated_sequence_number` are Spark's (the ids Spark's update kept in its files too),
-    and skade's compaction keeps both. After an added column with a default (which Spark reads),
+    after Spark's, and Spark reads every row with a distinct `_row_id`; skade's `_row_id`,
+    `_last_updated_sequence_number`, `_file` and `_pos` are Spark's (the ids Spark's update kept
+    in its files too), and skade's compaction keeps the ids. After an added column with a default (which Spark reads),
     Spark goes on writing it; Spark reads a fixed column's default too."""
     skade.ok("create-namespace", "v3")
     t = "v3.events"
@@ -381,13 +381,17 @@ def test_format_v3_table_with_deletion_vectors(spark, skade, warehouse, tmp_path
     lineage_holds("after Spark's writes")
 
     def ids_agree(what: str) -> dict:
-        columns = "id, _row_id, _last_updated_sequence_number"
-        theirs = {r["id"]: (r["_row_id"], r["_last_updated_sequence_number"])
-                  for r in collect(spark, f"SELECT {columns} FROM {t}")}
-        mine = {r["id"]: (r["_row_id"], r["_last_updated_sequence_number"])
-                for r in skade.rows(t, "--columns", columns.replace(" ", "")).to_pylist()}
+        """Each row's id, sequence number, file and position, as Spark and skade read them."""
+        columns = "id, _row_id, _last_updated_sequence_number, _file, _pos"
+
+        def keyed(rows):
+            return {r["id"]: (r["_row_id"], r["_last_updated_sequence_number"], str(local_path(r["_file"])), r["_pos"])
+                    for r in rows}
+
+        theirs = keyed(collect(spark, f"SELECT {columns} FROM {t}"))
+        mine = keyed(skade.rows(t, "--columns", columns.replace(" ", "")).to_pylist())
         assert mine == theirs, what
-        return mine
+        return {k: v[:2] for k, v in mine.items()}
 
     ids = ids_agree("row lineage after Spark's writes")
     kept = [i for i in updated if ids[i][0] < 200000]  # Spark's update wrote the rows' old ids into its file
