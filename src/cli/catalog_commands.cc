@@ -63,7 +63,11 @@ Status CmdDescribe(Context& ctx, const std::string& name, Format format) {
   std::printf("table:     %s\nlocation:  %s\nmetadata:  %s\nuuid:      %s\n", name.c_str(),
               LocalPath(m.location).c_str(), LocalPath(table->metadata_location()).c_str(), m.table_uuid.c_str());
   const Snapshot* cur = m.CurrentSnapshot();
-  std::printf("format:    Iceberg v%d\n", m.format_version);
+  if (m.format_version >= 3)  // row lineage: the id the next row written gets
+    std::printf("format:    Iceberg v%d (next row id %lld)\n", m.format_version,
+                static_cast<long long>(m.next_row_id.value_or(0)));
+  else
+    std::printf("format:    Iceberg v%d\n", m.format_version);
   std::printf("snapshot:  %s\n", cur ? std::to_string(cur->snapshot_id).c_str() : "(none)");
   if (cur) {
     auto total = [&](const char* key) {

@@ -413,7 +413,7 @@ def test_alter_upgrades_a_table_to_format_v3(skade, catalog, warehouse, tmp_path
     assert [f["file_format"] for f in skade.jsonl("files", T, "--content", "deletes")] == ["PARQUET"]
 
     skade.ok("alter", T, "set-property", "format-version=3")
-    assert "format:    Iceberg v3" in skade.ok("describe", T)
+    assert "format:    Iceberg v3 (next row id 0)\n" in skade.ok("describe", T)
     tbl = catalog().load_table(T)
     assert tbl.metadata.format_version == 3 and tbl.metadata.next_row_id == 0
     w = Walk(skade, catalog, warehouse, tmp_path, 3)
