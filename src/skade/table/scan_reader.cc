@@ -171,12 +171,13 @@ bool KeptDictionary(const arrow::Array& arr, const NestedField& target) {
   }
 }
 
-// `rows` values of a column a file predates: nulls of `type` (ToArrowType of the field's),
-// or the column's v3 initial-default, which DefaultColumn gives in that type.
+// `rows` values of a column a file predates: nulls of `type` (ToArrowType of the field's) from
+// `pool` (a rewrite's, whose freed pages the nulls then reuse), or the column's v3
+// initial-default, which DefaultColumn gives in that type.
 Result<std::shared_ptr<arrow::Array>> Predated(const NestedField& field, const std::shared_ptr<arrow::DataType>& type,
-                                               int64_t rows, const std::string& where) {
+                                               int64_t rows, const std::string& where, arrow::MemoryPool* pool) {
   if (field.initial_default.empty()) {
-    SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(type, rows), where);
+    SKADE_ARROW_ASSIGN(auto nulls, arrow::MakeArrayOfNull(type, rows, pool), where);
     return nulls;
   }
   auto filled = DefaultColumn(field, field.initial_default, rows);
@@ -208,7 +209,7 @@ Result<std::shared_ptr<arrow::Array>> ConformArray(arrow::MemoryPool* pool, cons
         int idx = FindChild(*arr->type(), child);
         int64_t child_len = data->offset + data->length;
         if (idx < 0) {
-          SKADE_ASSIGN_OR_RETURN(auto predated, Predated(child, ToArrowType(*child.type), child_len, where));
+          SKADE_ASSIGN_OR_RETURN(auto predated, Predated(child, ToArrowType(*child.type), child_len, where, pool));
           children.push_back(std::move(predated));
           continue;
         }
@@ -1243,7 +1244,7 @@ class ScanReader final : public arrow::RecordBatchReader {
   static Result<std::shared_ptr<arrow::Array>> ConformColumn(const ScanShape& shape, const OpenedFile& f, size_t i,
                                                              const std::shared_ptr<arrow::Array>& raw, int64_t rows,
                                                              bool keep_dictionaries) {
-    if (!raw) return Predated(shape.read_fields[i], shape.fields[i]->type(), rows, f.path);
+    if (!raw) return Predated(shape.read_fields[i], shape.fields[i]->type(), rows, f.path, shape.pool);
     const NestedField& field = shape.read_fields[i];
     if (keep_dictionaries && KeptDictionary(*raw, field)) return raw;
     return ConformArray(shape.pool, raw, field, f.path);
@@ -1714,18 +1715,23 @@ class ScanReader final : public arrow::RecordBatchReader {
       return paths;
     }
     if (held.null_count() == 0 || !f.first_row_id) return held.Slice(0);
-    const auto& values = static_cast<const arrow::Int64Array&>(held);
-    const auto& pos = static_cast<const arrow::Int64Array&>(*positions);
-    const bool row_id = id == kRowIdFieldId;
-    arrow::Int64Builder b(shape.pool);
-    SKADE_ARROW_RETURN(b.Reserve(values.length()), "scan");
-    for (int64_t r = 0; r < values.length(); ++r)
-      b.UnsafeAppend(values.IsValid(r) ? values.Value(r)
-                     : row_id          ? *f.first_row_id + pos.Value(r)
-                                       : f.data_sequence_number);
-    std::shared_ptr<arrow::Array> out;
-    SKADE_ARROW_RETURN(b.Finish(&out), "scan");
-    return out;
+    const int64_t n = held.length();
+    SKADE_ARROW_ASSIGN(auto buffer, arrow::AllocateBuffer(n * static_cast<int64_t>(sizeof(int64_t)), shape.pool),
+                       "scan");
+    auto* out = reinterpret_cast<int64_t*>(buffer->mutable_data());
+    if (id == kRowIdFieldId) {
+      const int64_t* pos = static_cast<const arrow::Int64Array&>(*positions).raw_values();
+      for (int64_t r = 0; r < n; ++r) out[r] = *f.first_row_id + pos[r];
+    } else {
+      std::fill(out, out + n, f.data_sequence_number);
+    }
+    if (held.null_count() < n) {  // the values the file holds stand
+      const int64_t* values = static_cast<const arrow::Int64Array&>(held).raw_values();
+      arrow::internal::VisitSetBitRunsVoid(held.null_bitmap_data(), held.offset(), n, [&](int64_t from, int64_t len) {
+        std::copy(values + from, values + from + len, out + from);
+      });
+    }
+    return std::make_shared<arrow::Int64Array>(n, std::move(buffer));
   }
 
   // The first `n` rows of a batch: a slice, or, when that would hold a batch mostly of
