@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "skade/format/metadata_columns.h"
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/data_writer.h"
@@ -222,6 +223,19 @@ TEST(ModelTest, ConcurrentScanEqualsSequentialAndModel) {
           EXPECT_GT(n, 0) << "empty batch";
           EXPECT_LE(n, 64 * 1024);
         }
+        // Each row's position (`_pos`) is the same on every path, also where a streamed row
+        // group's readers skip the rows deleted by position as they decode.
+        std::vector<std::string> pos_cols = cols;
+        pos_cols.push_back("_pos");
+        std::vector<NestedField> pos_fields = out_fields;
+        pos_fields.push_back(*MetadataColumn("_pos"));
+        auto pos_plan = table->NewScan().Select(pos_cols).Filter(filter).Plan();
+        ASSERT_THAT(pos_plan, IsOk()) << filter;
+        ScanOutput seq_pos = ReadAll(*pos_plan, cat->io(), 1, 256LL << 20, pos_fields);
+        ASSERT_EQ(seq_pos.rows.size(), seq.rows.size()) << filter;
+        for (auto [par, budget] : {std::pair<int, int64_t>{4, 256LL << 20}, {3, 1}})
+          ASSERT_EQ(ReadAll(*pos_plan, cat->io(), par, budget, pos_fields).rows, seq_pos.rows)
+              << "parallelism " << par << " budget " << budget << " filter " << filter;
         std::vector<std::string> want;
         auto bound = *expr::Bind(*expr::Parse(filter), schema);
         for (const auto& [id, r] : model) {

@@ -913,14 +913,15 @@ class ScanReader final : public arrow::RecordBatchReader {
     // Deletes by position alone are known before any column is read (no column decides
     // first: OpenFile), equality deletes once group 0 has read a batch's keys: when every
     // group is flat, the readers skip the deleted rows instead of KeepRows moving the
-    // others up afterwards. Not where positions are output: those follow the selection mask.
+    // others up afterwards (positions, where output, then follow `wanted`: Assemble). Not
+    // equality deletes where positions are output: those follow the selection mask.
     bool all_flat = std::all_of(groups.begin(), groups.end(), [](const Group& g) { return !g.flat_fields.empty(); });
     if (all_flat && !keys.empty()) {
       s->deciding = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(unit.rows));
       s->wanted = s->deciding;
       s->shape = shape_;
       s->keys = keys;
-    } else if (all_flat && f.first.empty() && !shape_->positions) {
+    } else if (all_flat && f.first.empty()) {
       s->wanted = Surviving(f, unit);
     }
     s->groups = std::vector<StreamGroup>(groups.size());
@@ -1116,7 +1117,8 @@ class ScanReader final : public arrow::RecordBatchReader {
       SKADE_ASSIGN_OR_RETURN(auto rest, Conform(*shape_, f, f.rest, *raw));
       SKADE_ASSIGN_OR_RETURN(auto batch,
                              Assemble(*shape_, f, std::move(cols), mask, kept, std::move(rest), rows, s.pos,
-                                      StayInPlace(kept, rows)));
+                                      StayInPlace(kept, rows),
+                                      s.wanted ? s.wanted->data() + (s.pos - s.unit.first_row) : nullptr, passed));
       ready_.push_back(std::move(batch));
     }
     s.pos += passed;
@@ -1654,11 +1656,15 @@ class ScanReader final : public arrow::RecordBatchReader {
   // for the surviving rows only hold `kept`); dictionaries kept through the filter step
   // are made dense after it, so only the surviving rows are. `in_place`: the survivors
   // move up within the decoded buffers, else they are copied out and the buffers let go.
+  // `skipped`: the readers decoded only the rows it marks of the `skipped_rows` from
+  // `start` on (a streamed unit's `wanted`), which are the batch's `rows`.
   static Result<std::shared_ptr<arrow::RecordBatch>> Assemble(const ScanShape& shape, const OpenedFile& f,
                                                               arrow::ArrayVector first_cols,
                                                               const std::shared_ptr<arrow::BooleanArray>& mask,
                                                               int64_t kept, arrow::ArrayVector rest_cols,
-                                                              int64_t rows, int64_t start, bool in_place) {
+                                                              int64_t rows, int64_t start, bool in_place,
+                                                              const uint8_t* skipped = nullptr,
+                                                              int64_t skipped_rows = 0) {
     arrow::ArrayVector by_pos(shape.read_ids.size());
     for (size_t k = 0; k < f.first.size(); ++k) by_pos[f.first[k]] = std::move(first_cols[k]);
     for (size_t k = 0; k < f.rest.size(); ++k) by_pos[f.rest[k]] = std::move(rest_cols[k]);
@@ -1688,8 +1694,17 @@ class ScanReader final : public arrow::RecordBatchReader {
     if (shape.positions) {
       arrow::Int64Builder pb;
       SKADE_ARROW_RETURN(pb.Reserve(rows), "scan");
-      for (int64_t r = 0; r < rows; ++r)
-        if (!mask || kept == rows || mask->Value(r)) pb.UnsafeAppend(start + r);
+      if (skipped) {
+        for (int64_t r = 0; r < skipped_rows; ++r) {
+          if (!skipped[r]) continue;
+          if (pb.length() == rows) return Corrupt(f.path + ": rows decoded unevenly");
+          pb.UnsafeAppend(start + r);
+        }
+        if (pb.length() != rows) return Corrupt(f.path + ": rows decoded unevenly");
+      } else {
+        for (int64_t r = 0; r < rows; ++r)
+          if (!mask || kept == rows || mask->Value(r)) pb.UnsafeAppend(start + r);
+      }
       std::shared_ptr<arrow::Array> p;
       SKADE_ARROW_RETURN(pb.Finish(&p), "scan");
       for (size_t k : shape.metadata) {
