@@ -50,6 +50,8 @@ class InputFiles {
   const std::vector<std::string>& paths() const { return paths_; }
   /// `s` with the copy's path in its message read as "standard input".
   Status Named(Status s) const;
+  /// How to name one of paths() to a user: the copy as "standard input".
+  std::string Shown(const std::string& path) const { return path == copy_ ? "standard input" : path; }
 
  private:
   std::vector<std::string> paths_;

@@ -27,7 +27,7 @@ struct InputFormat {
 // Writes the input files' rows as data files of `table`, one file after another and a
 // block at a time (never whole), without committing them. With `keep`, only the rows
 // whose position in the inputs (counted over all files) it marks.
-Result<StagedAppend> StageInputs(Context& ctx, Table& table, const std::vector<std::string>& files,
+Result<StagedAppend> StageInputs(Context& ctx, Table& table, const InputFiles& files,
                                  const std::string& branch, const InputFormat& in,
                                  const std::vector<uint8_t>* keep = nullptr) {
   StagedAppend all;
@@ -38,11 +38,14 @@ Result<StagedAppend> StageInputs(Context& ctx, Table& table, const std::vector<s
     DiscardFiles(ctx.catalog->io(), all.files);
     return std::unexpected(std::move(e));
   };
-  for (const auto& path : files) {
+  for (const auto& path : files.paths()) {
     AppendOptions opts;
     opts.branch = branch;
+    const std::string shown = files.Shown(path);
     if (ctx.progress)
-      opts.progress = [&](int64_t rows, int64_t) { std::fprintf(stderr, "\r%s: %lld rows written", path.c_str(), static_cast<long long>(rows)); };
+      opts.progress = [&](int64_t rows, int64_t) {
+        std::fprintf(stderr, "\r%s: %lld rows written", shown.c_str(), static_cast<long long>(rows));
+      };
     int64_t rows_read = 0;
     Status read = ReadInGrowingBlocks([&](int64_t block) -> Status {
       // OpenInput's errors name the file already; those of the rows get it here.
@@ -65,7 +68,7 @@ Result<StagedAppend> StageInputs(Context& ctx, Table& table, const std::vector<s
   return all;
 }
 
-Status CmdAppend(Context& ctx, const std::string& name, const std::vector<std::string>& files,
+Status CmdAppend(Context& ctx, const std::string& name, const InputFiles& files,
                  const std::string& branch, const InputFormat& in) {
   SKADE_ASSIGN_OR_RETURN(auto table, LoadTable(ctx, name));
   SKADE_ASSIGN_OR_RETURN(StagedAppend all, StageInputs(ctx, *table, files, branch, in));
@@ -268,7 +271,7 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
   AddInputOptions(append, a);
   append->callback([&] { action = [&]() -> Status {
     SKADE_ASSIGN_OR_RETURN(auto in, Inputs(a, a.files));
-    return in.second->Named(CmdAppend(ctx, a.table, in.second->paths(), a.branch, in.first));
+    return in.second->Named(CmdAppend(ctx, a.table, *in.second, a.branch, in.first));
   }; });
 
   auto* del = app.add_subcommand("delete", "delete rows by filter or by key");
@@ -311,7 +314,7 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
       WriteOptions opts;
       opts.branch = a.branch;
       SKADE_ASSIGN_OR_RETURN(auto r, table->Upsert(keys, [&](const std::vector<uint8_t>& keep) {
-        return StageInputs(ctx, *table, in.second->paths(), a.branch, in.first, &keep);
+        return StageInputs(ctx, *table, *in.second, a.branch, in.first, &keep);
       }, opts));
       PrintChange("upsert", a.table, r);
       return {};
@@ -334,7 +337,7 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
       if (!a.where.empty()) filter = a.where;
       // The input is written as it is read (again if a conflicting commit makes it redo).
       SKADE_ASSIGN_OR_RETURN(auto r, table->Overwrite([&] {
-        return StageInputs(ctx, *table, in.second->paths(), a.branch, in.first);
+        return StageInputs(ctx, *table, *in.second, a.branch, in.first);
       }, filter, opts));
       PrintChange("overwrite", a.table, r);
       return {};

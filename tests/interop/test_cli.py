@@ -529,6 +529,36 @@ def test_inputs_from_standard_input(skade, catalog, tmp_path):
     assert sorted(r["id"] for r in skade.jsonl("scan", "db.s")) == [1, 2, 3, 7]
 
 
+def test_progress_on_a_terminal_names_each_input(skade, tmp_path):
+    """On a terminal, `append` reports the rows written so far, naming each input by its path
+    and standard input as "standard input" (not the copy skade reads)."""
+    import os
+    import pty
+    import subprocess
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.p", "--schema", "id:long!, name:string")
+    (tmp_path / "a.csv").write_text("id,name\n1,a\n2,b\n")
+    leader, follower = pty.openpty()
+    p = subprocess.run([skade.binary, "--warehouse", str(skade.warehouse), "append", "db.p", tmp_path / "a.csv", "-",
+                        "--input-format", "csv"], input=b"id,name\n3,c\n", stdout=subprocess.PIPE,
+                       stderr=follower, timeout=60)
+    os.close(follower)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal's other end is gone: all was read
+            break
+        if not chunk:
+            break
+        err += chunk
+    os.close(leader)
+    text = err.decode()
+    assert p.returncode == 0, text
+    assert f"{tmp_path / 'a.csv'}: 2 rows written" in text and "standard input: 1 rows written" in text, text
+    assert "stdin." not in text, text
+
+
 def test_csv_record_of_another_width_is_placed(skade, tmp_path):
     """Arrow's parser names a record with too few or too many fields by its text only; the
     error gives its row and line, counting quoted line breaks and blank lines as Arrow reads

@@ -48,6 +48,11 @@ Result<StagedAppend> Table::StageAppend(arrow::RecordBatchReader& reader, const 
     writer->Abort();
     return std::unexpected(files.error());
   }
+  if (options.progress) {  // the last word: every row is in a file now (rows_written lags behind)
+    int64_t rows = 0;
+    for (const auto& f : *files) rows += f.record_count;
+    options.progress(rows, rows);
+  }
   return StagedAppend{std::move(*files), options.snapshot_properties, options.branch, options.provenance};
 }
 

@@ -29,7 +29,8 @@ struct FileChange;
 struct AppendOptions {
   std::map<std::string, std::string> snapshot_properties;  // extra summary entries
   std::string branch = "main";
-  /// Called with rows written so far (for progress on a terminal).
+  /// Called with rows written so far (for progress on a terminal; rows_total -1), and
+  /// once at the end with every row (rows_total then the same).
   std::function<void(int64_t rows_done, int64_t rows_total)> progress;
   /// The actor and the inputs this write was derived from (recorded as lineage).
   CommitProvenance provenance;
