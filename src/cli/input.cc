@@ -265,11 +265,37 @@ std::optional<std::string> BadValue(const arrow::Status& st, const Schema& schem
   return found;
 }
 
-// The JSON parser's error in the words of the table's columns (KindMismatch, BadValue).
+// Arrow's syntax error names a row counted from 0 within its block ("JSON parse error:
+// Invalid value. in row 1"): the first row that is not JSON is looked for and named as
+// skade counts rows (from 1 after `first_row`, blank lines skipped), with its start.
+std::optional<std::string> NotJson(const arrow::Status& st, const JsonLines& lines, int64_t first_row) {
+  static constexpr std::string_view kPrefix = "JSON parse error: ";
+  const std::string& m = st.message();
+  const size_t at = m.find(kPrefix);
+  if (at == std::string::npos) return std::nullopt;
+  std::string reason = m.substr(at + kPrefix.size());
+  if (const size_t in_row = reason.rfind(" in row "); in_row != std::string::npos) reason.resize(in_row);
+  std::optional<std::string> found;
+  int64_t row = first_row;
+  auto check = [&](const std::string& line) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) return true;
+    ++row;
+    if (nlohmann::json::accept(line)) return true;
+    const std::string start = line.size() > 60 ? line.substr(0, 60) + "..." : line;
+    found = "row " + std::to_string(row) + " is not valid JSON (" + reason + "): " + start;
+    return false;
+  };
+  if (!ForEachRow(lines, check).ok()) return std::nullopt;
+  return found;
+}
+
+// The JSON parser's error in the words of the table's columns (KindMismatch, BadValue),
+// or naming the row that is not JSON (NotJson).
 std::optional<std::string> Reworded(const arrow::Status& st, const Schema& schema, const JsonLines& lines,
                                     int64_t first_row = 0) {
   auto reworded = KindMismatch(st, schema);
-  return reworded ? reworded : BadValue(st, schema, lines, first_row);
+  if (!reworded) reworded = BadValue(st, schema, lines, first_row);
+  return reworded ? reworded : NotJson(st, lines, first_row);
 }
 
 // Rewords the JSON parser's errors as the batches are read.

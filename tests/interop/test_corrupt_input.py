@@ -300,9 +300,19 @@ def test_missing_input_file_commits_nothing_even_after_good_ones(skade, warehous
 
 
 def test_corrupt_jsonl_input(skade, warehouse, table, tmp_path):
-    f = tmp_path / "bad.jsonl"
-    f.write_text('{"id": 1, "name": "a"}\n{"id": 2, "name": \n')
-    _append_fails(skade, warehouse, table, f, [f.name])
+    """A row that is not JSON is named by its row (counted from 1, blank lines skipped, as other
+    input errors count them) with the parser's reason and its start; in a JSON array document too."""
+    cases = [
+        ("cut.jsonl", '{"id": 1, "name": "a"}\n{"id": 2, "name": \n', 'row 2 is not valid JSON', '{"id": 2, "name":'),
+        ("blank.jsonl", '\n\n{"id": 1}\n\n{"id": 2} x\n', "row 2 is not valid JSON (Invalid value.)", '{"id": 2} x'),
+        ("comma.json", '[{"id": 1},\n {"id": 2,}]', "row 2 is not valid JSON (Missing a name for object member.)",
+         '{"id": 2,}'),
+        ("text.jsonl", "# notes\nnot json\n", "row 1 is not valid JSON (Invalid value.)", "# notes"),
+    ]
+    for name, text, why, start in cases:
+        f = tmp_path / name
+        f.write_text(text)
+        _append_fails(skade, warehouse, table, f, [f.name, why, start])
 
 
 def test_jsonl_value_of_the_wrong_kind_names_column_and_type(skade, warehouse, tmp_path):
