@@ -289,13 +289,15 @@ std::optional<std::string> NotJson(const arrow::Status& st, const JsonLines& lin
   return found;
 }
 
-// The JSON parser's error in the words of the table's columns (KindMismatch, BadValue),
-// or naming the row that is not JSON (NotJson).
+// The JSON parser's error in the words of the table's columns (KindMismatch, BadValue);
+// for a JSON input file, also naming the row that is not JSON (`file_rows`: NotJson; a CSV
+// cell's own error says more than its made-up row would).
 std::optional<std::string> Reworded(const arrow::Status& st, const Schema& schema, const JsonLines& lines,
-                                    int64_t first_row = 0) {
+                                    int64_t first_row = 0, bool file_rows = false) {
   auto reworded = KindMismatch(st, schema);
   if (!reworded) reworded = BadValue(st, schema, lines, first_row);
-  return reworded ? reworded : NotJson(st, lines, first_row);
+  if (!reworded && file_rows) reworded = NotJson(st, lines, first_row);
+  return reworded;
 }
 
 // Rewords the JSON parser's errors as the batches are read.
@@ -307,7 +309,7 @@ class JsonLinesReader final : public arrow::RecordBatchReader {
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
     auto st = reader_->ReadNext(out);
     if (!st.ok()) {
-      auto reworded = Reworded(st, schema_, FileRows(path_));
+      auto reworded = Reworded(st, schema_, FileRows(path_), 0, /*file_rows=*/true);
       return reworded ? arrow::Status::Invalid(*reworded) : st;
     }
     return st;
@@ -615,7 +617,7 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
     if (!reader.ok() && reader.status().message().find("Empty JSON stream") != std::string::npos)
       return Checked(*arrow::RecordBatchReader::Make({}, parse.explicit_schema), path);
     if (!reader.ok()) {
-      if (auto reworded = Reworded(reader.status(), schema, FileRows(path)))
+      if (auto reworded = Reworded(reader.status(), schema, FileRows(path), 0, /*file_rows=*/true))
         return InvalidArgument(path + ": " + *reworded);
       return std::unexpected(FromArrow(reader.status(), path));
     }
