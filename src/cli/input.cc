@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -627,10 +628,15 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
                          "' (expected .parquet, .csv, .tsv, .tab, .jsonl, .json or .ndjson, or give --input-format)");
 }
 
+std::string InputFormatNames() {
+  std::string names;
+  for (std::string_view f : kInputFormats) names += (names.empty() ? "" : ", ") + std::string(f);
+  return names;
+}
+
 Result<std::unique_ptr<InputFiles>> InputFiles::Make(const std::vector<std::string>& args, const std::string& format) {
-  static const std::set<std::string> kFormats = {"parquet", "csv", "tsv", "jsonl", "json"};
-  if (!format.empty() && !kFormats.contains(format))
-    return InvalidArgument("--input-format takes one of " + std::string(kInputFormats) + "; not '" + format + "'");
+  if (!format.empty() && std::ranges::find(kInputFormats, format) == kInputFormats.end())
+    return InvalidArgument("--input-format takes one of " + InputFormatNames() + "; not '" + format + "'");
   std::unique_ptr<InputFiles> in(new InputFiles);
   for (const auto& a : args) {
     if (a != "-") {
@@ -639,7 +645,7 @@ Result<std::unique_ptr<InputFiles>> InputFiles::Make(const std::vector<std::stri
     }
     if (format.empty())
       return InvalidArgument("'-' reads standard input, whose format --input-format names (" +
-                             std::string(kInputFormats) + ")");
+                             InputFormatNames() + ")");
     if (!in->copy_.empty()) return InvalidArgument("'-' (standard input) may be given once");
     const char* tmp = std::getenv("TMPDIR");
     std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/skade-stdin-XXXXXX";

@@ -1,10 +1,12 @@
 // Opening input files for append: Parquet, CSV, JSON lines.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "skade/common/result.h"
@@ -36,7 +38,9 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& p
                                                             const std::string& format = "");
 
 /// The names `--input-format` takes.
-inline constexpr const char* kInputFormats = "parquet, csv, tsv, jsonl, json";
+inline constexpr std::array<std::string_view, 5> kInputFormats = {"parquet", "csv", "tsv", "jsonl", "json"};
+/// kInputFormats as a user reads them: "parquet, csv, ...".
+std::string InputFormatNames();
 
 /// A write's FILE arguments, where `-` is standard input: copied to a temporary file
 /// (`stdin.FORMAT` in a folder of its own under $TMPDIR, else /tmp) before anything is

@@ -249,7 +249,7 @@ constexpr const char* kDelimiterHelp = "CSV field separator: one character, or '
 void AddInputOptions(CLI::App* cmd, Args& a) {
   cmd->add_option("--delimiter", a.delimiter, kDelimiterHelp);
   cmd->add_option("--input-format", a.input_format,
-                  std::string("the inputs' format instead of their extensions': ") + kInputFormats +
+                  "the inputs' format instead of their extensions': " + InputFormatNames() +
                       " (needed for '-', standard input)");
 }
 

@@ -119,6 +119,28 @@ TEST_F(EvolutionTest, InvalidChangesAreRefusedTogetherAndNothingChanges) {
   EXPECT_EQ(t_->metadata_location(), before);
 }
 
+// Unknown columns in a projection and a filter are all named, with the table's columns listed once.
+TEST_F(EvolutionTest, UnknownScanColumnsListTheTableColumnsOnce) {
+  auto count = [](const std::string& text) {
+    size_t n = 0;
+    for (size_t at = text.find("(columns: "); at != text.npos; at = text.find("(columns: ", at + 1)) ++n;
+    return n;
+  };
+  auto both = t_->NewScan().Select({"id", "nope"}).Filter("gone > 1").Plan();
+  ASSERT_THAT(both, IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(both.error().message, ::testing::HasSubstr("unknown column 'nope'"));
+  EXPECT_THAT(both.error().message, ::testing::HasSubstr("unknown column 'gone' in filter"));
+  EXPECT_EQ(count(both.error().message), 1u) << both.error().message;
+  // A filter that fails for another reason leaves the listing to the projection.
+  auto literal = t_->NewScan().Select({"nope"}).Filter("id = 'x'").Plan();
+  ASSERT_THAT(literal, IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(literal.error().message, ::testing::HasSubstr("unknown column 'nope'"));
+  EXPECT_EQ(count(literal.error().message), 1u) << literal.error().message;
+  auto filter_only = t_->NewScan().Filter("gone > 1").Plan();
+  ASSERT_THAT(filter_only, IsError(ErrorKind::kInvalidArgument));
+  EXPECT_EQ(count(filter_only.error().message), 1u) << filter_only.error().message;
+}
+
 TEST_F(EvolutionTest, PartitionEvolutionScansBothSpecs) {
   const Schema& s = *t_->metadata()->schema();
   std::vector<Row> a, b;

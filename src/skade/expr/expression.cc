@@ -227,6 +227,18 @@ std::vector<int> ReferencedFieldIds(const Expr& bound) {
   return ids;
 }
 
+std::vector<std::string> ReferencedColumns(const Expr& e) {
+  std::vector<std::string> names;
+  auto visit = [&](const Expr& x, auto& self) -> void {
+    if (x.is_predicate()) names.push_back(x.column);
+    for (const auto& c : x.children) self(*c, self);
+  };
+  visit(e, visit);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 // ---------------------------------------------------------------------------------------
 // Internal helpers.
 

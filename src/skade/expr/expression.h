@@ -84,6 +84,8 @@ std::string ToString(const Expr& e);
 
 /// Field ids referenced by a bound expression.
 std::vector<int> ReferencedFieldIds(const Expr& bound);
+/// Column names as an expression (bound or not) writes them, each once.
+std::vector<std::string> ReferencedColumns(const Expr& e);
 
 /// Column statistics of one data file or one row group, keyed by field id.
 /// Bounds use Iceberg's single-value serialization. Missing entries mean "unknown".

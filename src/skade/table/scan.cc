@@ -198,9 +198,11 @@ Result<ScanPlan> TableScan::Plan() const {
     auto bound = expr::Bind(unbound, schema);
     if (!bound) problems.push_back(bound.error().message);
     else plan.filter = *bound;
+    // The binder's error for an unknown column lists the columns itself.
+    auto names = expr::ReferencedColumns(*unbound);
+    if (!bound && std::any_of(names.begin(), names.end(), [&](const auto& c) { return !schema.FindByPath(c); }))
+      unknown_columns = false;
   }
-  auto lists_columns = [](const std::string& p) { return p.find("(columns: ") != p.npos; };
-  if (std::any_of(problems.begin(), problems.end(), lists_columns)) unknown_columns = false;
   if (!problems.empty())
     return InvalidArgument(JoinProblems(problems) + (unknown_columns ? " (columns: " + schema.ColumnNames() + ")" : ""));
   if (ProvenanceSource* source = ProvenanceSource::Current(); source && table_)
