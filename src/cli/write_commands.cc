@@ -25,11 +25,11 @@ struct InputFormat {
 };
 
 // Writes the input files' rows as data files of `table`, one file after another and a
-// block at a time (never whole), without committing them. With `keep`, only the rows
-// whose position in the inputs (counted over all files) it marks.
+// block at a time (never whole), without committing them. With `upsert`, only the rows
+// whose position in the inputs (counted over all files) it keeps, with the ids they take over.
 Result<StagedAppend> StageInputs(Context& ctx, Table& table, const InputFiles& files,
                                  const std::string& branch, const InputFormat& in,
-                                 const std::vector<uint8_t>* keep = nullptr) {
+                                 const UpsertRows* upsert = nullptr) {
   StagedAppend all;
   int64_t first = 0;  // input rows before the current file
   // Files staged for earlier inputs are never committed when a later input fails:
@@ -41,6 +41,7 @@ Result<StagedAppend> StageInputs(Context& ctx, Table& table, const InputFiles& f
   for (const auto& path : files.paths()) {
     AppendOptions opts;
     opts.branch = branch;
+    opts.row_lineage = upsert && !upsert->replaced_ids.empty();
     const std::string shown = files.Shown(path);
     if (ctx.progress)
       opts.progress = [&](int64_t rows, int64_t) {
@@ -51,7 +52,9 @@ Result<StagedAppend> StageInputs(Context& ctx, Table& table, const InputFiles& f
       // OpenInput's errors name the file already; those of the rows get it here.
       SKADE_ASSIGN_OR_RETURN(auto reader,
                              OpenInput(path, *table.metadata()->schema(), block, nullptr, in.delimiter, in.format));
-      if (keep) reader = KeepMarkedRows(reader, *table.metadata()->schema(), *keep, first, &rows_read);
+      if (upsert)
+        reader = KeepMarkedRows(reader, *table.metadata()->schema(), upsert->keep, upsert->replaced_ids, first,
+                                &rows_read);
       auto staged = table.StageAppend(*reader, opts);
       if (ctx.progress) std::fprintf(stderr, "\n");
       if (!staged) return std::unexpected(std::move(staged).error().WithContext(path));
@@ -61,8 +64,9 @@ Result<StagedAppend> StageInputs(Context& ctx, Table& table, const InputFiles& f
     if (!read) return fail(std::move(read).error());
     first += rows_read;
   }
-  if (keep && first != static_cast<int64_t>(keep->size()))
-    return fail(Corrupt("the input files hold " + std::to_string(first) + " rows, " + std::to_string(keep->size()) +
+  if (upsert && first != static_cast<int64_t>(upsert->keep.size()))
+    return fail(Corrupt("the input files hold " + std::to_string(first) + " rows, " +
+                        std::to_string(upsert->keep.size()) +
                         " when their keys were read (did they change?)").error());
   all.branch = branch;
   return all;
@@ -313,8 +317,8 @@ void AddWriteCommands(CLI::App& app, Context& ctx, CommandAction& action) {
       SKADE_ASSIGN_OR_RETURN(auto keys, ReadInputKeys(in.second->paths(), *table->metadata()->schema(), in.first));
       WriteOptions opts;
       opts.branch = a.branch;
-      SKADE_ASSIGN_OR_RETURN(auto r, table->Upsert(keys, [&](const std::vector<uint8_t>& keep) {
-        return StageInputs(ctx, *table, *in.second, a.branch, in.first, &keep);
+      SKADE_ASSIGN_OR_RETURN(auto r, table->Upsert(keys, [&](const UpsertRows& rows) {
+        return StageInputs(ctx, *table, *in.second, a.branch, in.first, &rows);
       }, opts));
       PrintChange("upsert", a.table, r);
       return {};

@@ -436,8 +436,9 @@ def test_alter_upgrades_a_table_to_format_v3(skade, catalog, warehouse, tmp_path
 def test_row_ids_survive_rewrites(skade, catalog, tmp_path):
     """`_row_id` and `_last_updated_sequence_number` read as columns of a v3 table: a row keeps
     both through `compact` (which writes them into its files; PyIceberg reads those files) and
-    through a copy-on-write delete of other rows, while an upserted row is a new row with a new id
-    and the upsert's sequence number. They are refused on v2 tables and in filters."""
+    through a copy-on-write delete of other rows; a row an upsert replaces hands its id to the new
+    row, which takes the upsert's sequence number, and a new key gets a new id (PyIceberg reads the
+    upsert's files, which hold the ids). They are refused on v2 tables and in filters."""
     gen = Orders(19)
     skade.ok("create-namespace", "sales")
     skade.ok("create", T, "--schema", SCHEMA, "--identifier", "id", "--partition", "day(ts)",
@@ -467,12 +468,16 @@ def test_row_ids_survive_rewrites(skade, catalog, tmp_path):
     assert not [f for f in skade.jsonl("files", T) if f["content"] != "data"]  # rewritten, not deleted by vectors
 
     next_row_id = catalog().load_table(T).metadata.next_row_id
-    changed = dict(rows[100], customer="zed")
-    skade.ok("upsert", T, write([changed], tmp_path / "u.parquet"))
+    changed, added = dict(rows[100], customer="zed"), dict(rows[101], id=10_000)
+    skade.ok("upsert", T, write([added, changed], tmp_path / "u.parquet"))
     now = ids()
     seq = catalog().load_table(T).metadata.last_sequence_number
-    assert now[changed["id"]][0] >= next_row_id and now[changed["id"]][1] == seq
-    assert {k: v for k, v in now.items() if k != changed["id"]} == {k: v for k, v in after.items() if k != changed["id"]}
+    assert now[changed["id"]] == (after[changed["id"]][0], seq)
+    assert now[added["id"]][0] >= next_row_id and now[added["id"]][1] == seq
+    assert {k: v for k, v in now.items() if k not in (changed["id"], added["id"])} == \
+        {k: v for k, v in after.items() if k != changed["id"]}
+    want = [r for r in want if r["id"] not in (25, 250, changed["id"])] + [changed, added]
+    assert_same_rows(catalog().load_table(T).scan().to_arrow(), want, COLUMNS, what="PyIceberg after the upsert")
 
     skade.ok("create", "sales.old", "--schema", "id:long!")
     for table, args, message in (

@@ -451,3 +451,43 @@ def test_skade_upgrades_a_spark_table_to_format_v3(spark, skade, warehouse):
     spark.sql(f"INSERT INTO {t} VALUES (5000, 'late')")
     spark.sql(f"DELETE FROM {t} WHERE id = 2")
     assert_same_rows(skade.rows(t), collect(spark, f"SELECT id, cat FROM {t}"), what="Spark writing on as v3")
+
+
+def test_skade_upsert_keeps_row_ids_as_spark_merge_does(spark, skade, warehouse, tmp_path):
+    """On a format v3 table Spark wrote, `skade upsert` hands each replaced row's `_row_id` to the
+    row that replaces it, with the upsert's sequence number, and gives new keys ids after Spark's:
+    Spark reads those ids from skade's files, and its own MERGE then keeps an id skade handed on."""
+    skade.ok("create-namespace", "keep")
+    t = "keep.people"
+    spark.sql(f"""CREATE TABLE {t} (id bigint NOT NULL, name string) USING iceberg
+                  TBLPROPERTIES ('format-version'='3', 'write.merge.mode'='merge-on-read')""")
+    spark.sql(f"INSERT INTO {t} SELECT /*+ REPARTITION(2) */ id, concat('n', id) FROM range(0, 1000)")
+    skade.ok("alter", t, "set-identifier", "id")
+    columns = "id, name, _row_id, _last_updated_sequence_number"
+
+    def read(what: str) -> dict:
+        theirs = {r["id"]: r for r in collect(spark, f"SELECT {columns} FROM {t}")}
+        mine = {r["id"]: r for r in skade.rows(t, "--columns", columns.replace(" ", "")).to_pylist()}
+        assert mine == theirs, what
+        return theirs
+
+    before = read("before the upsert")
+    next_id = current_metadata(warehouse, t)[1]["next-row-id"]
+    replaced, new = [5, 500, 999], [1000, 1001]
+    jsonl_file(tmp_path / "up.jsonl", [{"id": i, "name": f"up{i}"} for i in replaced + new])
+    skade.ok("upsert", t, tmp_path / "up.jsonl")
+    _, md = current_metadata(warehouse, t)
+    seq = next(s for s in md["snapshots"] if s["snapshot-id"] == md["current-snapshot-id"])["sequence-number"]
+    after = read("after skade's upsert")
+    for i in replaced:
+        assert after[i] == {"id": i, "name": f"up{i}", "_row_id": before[i]["_row_id"],
+                            "_last_updated_sequence_number": seq}, (before[i], after[i])
+    assert all(next_id <= after[i]["_row_id"] < md["next-row-id"] and after[i]["_last_updated_sequence_number"] == seq
+               for i in new), after
+    assert len({r["_row_id"] for r in after.values()}) == len(after) == 1002
+    assert {i: r for i, r in after.items() if i not in replaced + new} == \
+        {i: r for i, r in before.items() if i not in replaced}
+    spark.sql(f"""MERGE INTO {t} AS t USING (SELECT 500L AS id, 'merged' AS name) AS s ON t.id = s.id
+                  WHEN MATCHED THEN UPDATE SET t.name = s.name""")
+    merged = read("after Spark's MERGE")
+    assert merged[500]["_row_id"] == before[500]["_row_id"] and merged[500]["name"] == "merged"

@@ -52,10 +52,60 @@ std::string Diff(const std::vector<std::string>& got, const std::vector<std::str
 
 std::string KeyOf(const Row& r) { return testing::CellToString(r[0], *Type::Primitive(TypeId::kLong)); }
 
+// Each key's row ids (`_row_id`, format v3), ascending.
+using IdsByKey = std::map<std::string, std::vector<int64_t>>;
+
+IdsByKey ReadIds(const Table& t) {
+  IdsByKey out;
+  auto got = t.NewScan().Select({"id", "_row_id"}).ToTable();
+  EXPECT_THAT(got, IsOk());
+  if (!got) return out;
+  auto combined = (*got)->CombineChunksToBatch();
+  EXPECT_TRUE(combined.ok());
+  const auto& ids = static_cast<const arrow::Int64Array&>(*(*combined)->column(0));
+  const auto& row_ids = static_cast<const arrow::Int64Array&>(*(*combined)->column(1));
+  for (int64_t r = 0; r < ids.length(); ++r) {
+    EXPECT_FALSE(row_ids.IsNull(r));
+    out[std::to_string(ids.Value(r))].push_back(row_ids.Value(r));
+  }
+  for (auto& [k, v] : out) std::sort(v.begin(), v.end());
+  return out;
+}
+
+// Row lineage across one step of the model: ids are distinct and below next-row-id; a row
+// the step added has an id from its commit's range; every other row keeps its key's id;
+// an upsert's row that replaces rows takes the smallest of their ids unless equality
+// deletes removed them (those say nothing of the rows they remove).
+void CheckRowIds(const IdsByKey& before, const IdsByKey& after, int64_t old_next, int64_t next,
+                 const std::set<std::string>& upserted, bool by_equality, bool rows_stay) {
+  std::set<int64_t> all;
+  size_t count = 0;
+  for (const auto& [key, ids] : after) {
+    SCOPED_TRACE("key " + key);
+    count += ids.size();
+    all.insert(ids.begin(), ids.end());
+    for (int64_t id : ids) EXPECT_LT(id, next);
+    auto was = before.find(key);
+    std::vector<int64_t> old = was == before.end() ? std::vector<int64_t>{} : was->second;
+    if (rows_stay) {
+      EXPECT_EQ(ids, old);
+    } else if (upserted.contains(key)) {
+      ASSERT_EQ(ids.size(), 1u);
+      if (old.empty() || by_equality) EXPECT_GE(ids[0], old_next);
+      else EXPECT_EQ(ids[0], old[0]);
+    } else {
+      for (int64_t id : ids)
+        EXPECT_TRUE(id >= old_next || std::binary_search(old.begin(), old.end(), id)) << "id " << id;
+    }
+  }
+  EXPECT_EQ(all.size(), count) << "row ids repeat";
+}
+
 class RowDeltaModel {
  public:
-  RowDeltaModel(uint64_t seed, const std::string& mode, const std::string& partition, bool equality = false)
-      : d_(seed), mode_(mode), partition_(partition), equality_(equality) {}
+  RowDeltaModel(uint64_t seed, const std::string& mode, const std::string& partition, bool equality = false,
+                int format_version = 2)
+      : d_(seed), mode_(mode), partition_(partition), equality_(equality), format_version_(format_version) {}
 
   void Run() {
     auto cat = std::move(*Catalog::Create(dir_.path()));
@@ -70,6 +120,7 @@ class RowDeltaModel {
     std::map<std::string, std::string> props{{"write.delete.mode", mode_},
                                              {"write.parquet.row-group-limit", "50"}};
     if (equality_) props[kEqualityDeletesProperty] = "true";
+    if (format_version_ == 3) props["format-version"] = "3";
     ASSERT_THAT(cat->CreateTable({"m", "t"}, schema_, spec, props), IsOk());
     auto t = std::move(*Table::Load(*cat, {"m", "t"}));
     struct Seen {
@@ -84,6 +135,11 @@ class RowDeltaModel {
       int op = step == 0 ? 0 : step == 1 ? 2 : step == 2 ? 1 : d_.Uniform(0, 8);
       std::string what;
       Result<CommitResult> res;
+      const bool v3 = format_version_ == 3;
+      const IdsByKey ids_before = v3 ? ReadIds(*t) : IdsByKey{};
+      const int64_t next_before = t->metadata()->next_row_id.value_or(0);
+      std::set<std::string> upserted;  // keys whose rows an upsert replaced or added
+      bool upsert_by_equality = false;
       if (op == 0) {
         auto rows = Batch(d_.Uniform(1, 120), /*unique=*/false);
         what = "append";
@@ -107,7 +163,12 @@ class RowDeltaModel {
         std::map<std::string, Row> last;
         for (const auto& r : rows) last[KeyOf(r)] = r;
         std::erase_if(model_, [&](const Row& r) { return last.contains(KeyOf(r)); });
-        for (const auto& [k, r] : last) model_.push_back(r);
+        for (const auto& [k, r] : last) {
+          model_.push_back(r);
+          upserted.insert(k);
+        }
+        if (res)
+          for (const auto& f : res->added_files) upsert_by_equality |= f.content == FileContent::kEqualityDeletes;
       } else if (op == 3) {
         auto rows = Batch(d_.Uniform(1, 20), false);
         what = "delete keys";
@@ -158,6 +219,12 @@ class RowDeltaModel {
       ASSERT_THAT(res, IsOk()) << what;
       for (const auto& f : res->added_files) written_eq_deletes_ += f.content == FileContent::kEqualityDeletes;
       SCOPED_TRACE("step " + std::to_string(step) + ": " + what);
+      if (v3) {
+        // Steps that move no row leave every id as it was (a compaction rewrites rows with theirs).
+        const bool rows_stay = op == 5 || op == 6 || op == 7 || op == 8;
+        CheckRowIds(ids_before, ReadIds(*t), next_before, t->metadata()->next_row_id.value_or(0), upserted,
+                    upsert_by_equality, rows_stay);
+      }
       int64_t snap = t->metadata()->current_snapshot_id.value_or(0);
       if (res->committed) history.push_back(Seen{snap, model_, schema_});
       // Every live snapshot so far reads as its model (time travel keeps its schema),
@@ -215,7 +282,7 @@ class RowDeltaModel {
         auto it = snap.summary.find(k);
         return it == snap.summary.end() ? 0 : std::stoll(it->second);
       };
-      pos_deletes += get("added-position-delete-files");
+      pos_deletes += get("added-position-delete-files") + get("added-dvs");
       eq_deletes += get("added-equality-delete-files");
       if (snap.operation() == "overwrite" && get("deleted-data-files") > 0 && get("added-data-files") > 0) ++rewrites;
     }
@@ -246,6 +313,7 @@ class RowDeltaModel {
   testing::RandomData d_;
   std::string mode_, partition_;
   bool equality_ = false;
+  int format_version_ = 2;
   int64_t written_eq_deletes_ = 0;
   Schema schema_;
   std::vector<Row> model_;
@@ -261,6 +329,11 @@ TEST(RowDeltaTest, CopyOnWriteUnpartitioned) { RowDeltaModel(2, "copy-on-write",
 TEST(RowDeltaTest, MergeOnReadPartitionedByKey) { RowDeltaModel(3, "merge-on-read", "bucket(4,id)").Run(); }
 TEST(RowDeltaTest, MergeOnReadPartitionedByOther) { RowDeltaModel(4, "merge-on-read", "grp").Run(); }
 TEST(RowDeltaTest, CopyOnWritePartitioned) { RowDeltaModel(5, "copy-on-write", "grp, bucket(2,id)").Run(); }
+// Format v3: deletion vectors, and row ids that upserts hand on and no other step changes.
+TEST(RowDeltaTest, MergeOnReadV3) { RowDeltaModel(21, "merge-on-read", "", false, 3).Run(); }
+TEST(RowDeltaTest, MergeOnReadPartitionedV3) { RowDeltaModel(22, "merge-on-read", "grp", false, 3).Run(); }
+TEST(RowDeltaTest, CopyOnWriteV3) { RowDeltaModel(23, "copy-on-write", "grp, bucket(2,id)", false, 3).Run(); }
+TEST(RowDeltaTest, EqualityDeletesV3) { RowDeltaModel(24, "merge-on-read", "bucket(4,id)", true, 3).Run(); }
 TEST(RowDeltaTest, MoreSeeds) {
   for (uint64_t seed = 10; seed < 16; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));

@@ -809,10 +809,12 @@ namespace {
 class MarkedRows final : public arrow::RecordBatchReader {
  public:
   MarkedRows(std::shared_ptr<arrow::RecordBatchReader> input, const Schema& schema, const std::vector<uint8_t>& keep,
-             int64_t first, int64_t* rows_read)
-      : input_(std::move(input)), schema_(schema), arrow_schema_(ToArrowSchema(schema)), keep_(keep), first_(first),
-        rows_read_(rows_read) {
+             const std::vector<int64_t>& replaced_ids, int64_t first, int64_t* rows_read)
+      : input_(std::move(input)), schema_(schema), arrow_schema_(OutputSchema(schema, !replaced_ids.empty())),
+        keep_(keep), replaced_ids_(replaced_ids), first_(first), rows_read_(rows_read) {
     *rows_read_ = 0;
+    const auto upto = keep_.begin() + std::min<int64_t>(first_, static_cast<int64_t>(keep_.size()));
+    kept_ = std::count_if(keep_.begin(), upto, [](uint8_t k) { return k != 0; });
   }
   std::shared_ptr<arrow::Schema> schema() const override { return arrow_schema_; }
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
@@ -835,29 +837,64 @@ class MarkedRows final : public arrow::RecordBatchReader {
       }
       if (kept == 0) continue;
       *out = *conformed;
-      if (kept == n) return arrow::Status::OK();
-      auto some = KeepRows(*out, arrow::BooleanArray(n, *std::move(bits)), kept);
-      if (!some) return arrow::Status::Invalid(some.error().message);
-      *out = *some;
+      if (kept < n) {
+        auto some = KeepRows(*out, arrow::BooleanArray(n, *std::move(bits)), kept);
+        if (!some) return arrow::Status::Invalid(some.error().message);
+        *out = *some;
+      }
+      if (!replaced_ids_.empty()) {
+        ARROW_ASSIGN_OR_RAISE(*out, WithReplacedIds(**out));
+      }
+      kept_ += kept;
       return arrow::Status::OK();
     }
   }
 
  private:
+  static std::shared_ptr<arrow::Schema> OutputSchema(const Schema& schema, bool row_lineage) {
+    if (!row_lineage) return ToArrowSchema(schema);
+    std::vector<NestedField> fields = schema.fields();
+    for (auto& f : RowLineageFields()) fields.push_back(std::move(f));
+    return ToArrowSchema(Schema(schema.schema_id(), std::move(fields)));
+  }
+
+  // `batch` (the next kept rows) with the ids of the rows they replace.
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> WithReplacedIds(const arrow::RecordBatch& batch) const {
+    const int64_t n = batch.num_rows();
+    if (kept_ + n > static_cast<int64_t>(replaced_ids_.size()))
+      return arrow::Status::IOError("the input holds more rows than when its keys were read (did it change?)");
+    arrow::Int64Builder ids;
+    ARROW_RETURN_NOT_OK(ids.Reserve(n));
+    for (int64_t r = 0; r < n; ++r) {
+      const int64_t id = replaced_ids_[static_cast<size_t>(kept_ + r)];
+      if (id < 0) ids.UnsafeAppendNull();
+      else ids.UnsafeAppend(id);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto id_column, ids.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto sequence_column, arrow::MakeArrayOfNull(arrow::int64(), n));
+    arrow::ArrayVector columns = batch.columns();
+    columns.push_back(std::move(id_column));
+    columns.push_back(std::move(sequence_column));
+    return arrow::RecordBatch::Make(arrow_schema_, n, std::move(columns));
+  }
+
   std::shared_ptr<arrow::RecordBatchReader> input_;
   const Schema& schema_;
   std::shared_ptr<arrow::Schema> arrow_schema_;
   const std::vector<uint8_t>& keep_;
+  const std::vector<int64_t>& replaced_ids_;
   const int64_t first_;
   int64_t* rows_read_;
+  int64_t kept_ = 0;  // marked rows before the next batch's, counted over all inputs
 };
 
 }  // namespace
 
 std::shared_ptr<arrow::RecordBatchReader> KeepMarkedRows(std::shared_ptr<arrow::RecordBatchReader> input,
                                                          const Schema& schema, const std::vector<uint8_t>& keep,
-                                                         int64_t first, int64_t* rows_read) {
-  return std::make_shared<MarkedRows>(std::move(input), schema, keep, first, rows_read);
+                                                         const std::vector<int64_t>& replaced_ids, int64_t first,
+                                                         int64_t* rows_read) {
+  return std::make_shared<MarkedRows>(std::move(input), schema, keep, replaced_ids, first, rows_read);
 }
 
 struct DataWriter::Impl {

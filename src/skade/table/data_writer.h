@@ -36,11 +36,15 @@ Result<std::shared_ptr<arrow::Array>> DefaultColumn(const NestedField& field, co
 
 /// The rows of `input`, conformed to `schema` as they come (so an error names the input's
 /// row), whose position, counted from `first`, `keep` marks (an upsert's last row of each
-/// key). `*rows_read` counts the input's rows as they are read. `schema` and `keep` must
-/// outlive the reader. Errors: kCorrupt when the input holds more rows than `keep` covers.
+/// key). With `replaced_ids` (one per marked row, -1 for none), the batches end with the
+/// row lineage columns: `_row_id` those ids (null for -1) and `_last_updated_sequence_number`
+/// null, as the spec asks of a modified row. `*rows_read` counts the input's rows as they are
+/// read. `schema`, `keep` and `replaced_ids` must outlive the reader. Errors: kCorrupt when
+/// the input holds more rows than `keep` covers.
 std::shared_ptr<arrow::RecordBatchReader> KeepMarkedRows(std::shared_ptr<arrow::RecordBatchReader> input,
                                                          const Schema& schema, const std::vector<uint8_t>& keep,
-                                                         int64_t first, int64_t* rows_read);
+                                                         const std::vector<int64_t>& replaced_ids, int64_t first,
+                                                         int64_t* rows_read);
 
 /// Writes one Parquet file of the batches of `batches` (whose fields carry the ids of
 /// `schema`) at `location` as they come, and describes it; used for delete files. A file

@@ -7,6 +7,7 @@
 #include <malloc.h>
 
 #include <chrono>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <thread>
@@ -164,9 +165,11 @@ struct FileMatch {
   std::optional<std::vector<int64_t>> vector;  // merge-on-read, format v3: its new deletion vector
 };
 
+// With `lineage` (format v3), the batches also hold the row lineage columns (before the
+// positions): the rows a rewrite keeps keep their ids and sequence numbers.
 Result<FileMatch> MatchFile(const TableMetadataPtr& m, FileIO& io, const ScanPlan& candidates,
-                            const FileScanTask& task, bool copy_on_write, const std::vector<int>& match_ids,
-                            const MatchFn& match) {
+                            const FileScanTask& task, bool copy_on_write, bool lineage,
+                            const std::vector<int>& match_ids, const MatchFn& match) {
   ScanPlan one;
   one.metadata = m;
   one.snapshot = candidates.snapshot;
@@ -179,8 +182,7 @@ Result<FileMatch> MatchFile(const TableMetadataPtr& m, FileIO& io, const ScanPla
   one.stats = std::make_shared<ScanStats>();
   one.emit_positions = true;
   if (copy_on_write) one.pool = DataWriter::pool();
-  // The rows a v3 rewrite keeps keep their ids and sequence numbers.
-  if (copy_on_write && m->format_version >= 3) ReadRowLineage(one);
+  if (lineage) ReadRowLineage(one);
   SKADE_ASSIGN_OR_RETURN(auto reader, TableScan::Read(std::move(one), &io));
   FileMatch out;
   while (true) {
@@ -213,18 +215,19 @@ Result<FileMatch> MatchFile(const TableMetadataPtr& m, FileIO& io, const ScanPla
 
 // RemoveRows' work: `out` and `rewriter` hold what was written so far, also on an error.
 Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& candidates, bool copy_on_write,
-                      const std::vector<int>& match_ids, const MatchFn& match, RowRemoval& out,
-                      std::unique_ptr<DataWriter>& rewriter) {
+                      bool match_lineage, const std::vector<int>& match_ids, const MatchFn& match,
+                      RowRemoval& out, std::unique_ptr<DataWriter>& rewriter) {
   const auto& tasks = candidates.tasks;
   std::vector<FileMatch> found(tasks.size());
   const bool v3 = m->format_version >= 3;  // deletion vectors, not position delete files
+  const bool lineage = v3 && (copy_on_write || match_lineage);
   DeleteLoader loader(&io, m->schema());
   if (!copy_on_write) {
     // Files are matched, and their position delete files written, a few at once. One
     // file's work (plan, open, delete files, a small decode, fsyncs) is mostly latency,
     // and an upsert into a partitioned table reads dozens of files.
     Status matched = RunConcurrently(tasks.size(), [&](size_t i) -> Status {
-      SKADE_ASSIGN_OR_RETURN(found[i], MatchFile(m, io, candidates, tasks[i], false, match_ids, match));
+      SKADE_ASSIGN_OR_RETURN(found[i], MatchFile(m, io, candidates, tasks[i], false, lineage, match_ids, match));
       FileMatch& f = found[i];
       if (!f.hit.empty() && static_cast<int64_t>(f.hit.size()) != f.live) {
         if (v3) {
@@ -260,7 +263,7 @@ Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& can
   for (size_t i = 0; i < tasks.size(); ++i) {
     FileMatch& f = found[i];
     if (copy_on_write) {
-      SKADE_ASSIGN_OR_RETURN(f, MatchFile(m, io, candidates, tasks[i], true, match_ids, match));
+      SKADE_ASSIGN_OR_RETURN(f, MatchFile(m, io, candidates, tasks[i], true, lineage, match_ids, match));
     }
     if (f.hit.empty()) continue;
     out.rows_deleted += static_cast<int64_t>(f.hit.size());
@@ -269,7 +272,7 @@ Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& can
       RemoveDeletionVectors(tasks[i], out.removed);
     } else if (copy_on_write) {
       if (!rewriter) {
-        SKADE_ASSIGN_OR_RETURN(rewriter, DataWriter::Make(*m, m->format_version >= 3));
+        SKADE_ASSIGN_OR_RETURN(rewriter, DataWriter::Make(*m, lineage));
       }
       for (const auto& b : f.survivors) SKADE_RETURN_IF_ERROR(rewriter->Write(b));
       f.survivors.clear();
@@ -284,13 +287,15 @@ Status CollectRemoval(const TableMetadataPtr& m, FileIO& io, const ScanPlan& can
 }
 
 // Merge-on-read only needs the columns `match` looks at (`match_ids`, top-level);
-// copy-on-write reads whole rows to rewrite the survivors.
+// copy-on-write reads whole rows to rewrite the survivors. With `match_lineage`, a format
+// v3 table's batches that `match` sees end with the row lineage columns, then the positions.
 Result<RowRemoval> RemoveRows(const TableMetadataPtr& m, FileIO& io, const ScanPlan& candidates,
                               bool copy_on_write, const std::vector<int>& match_ids,
-                              const MatchFn& match) {
+                              const MatchFn& match, bool match_lineage = false) {
   RowRemoval out;
   std::unique_ptr<DataWriter> rewriter;
-  if (auto st = CollectRemoval(m, io, candidates, copy_on_write, match_ids, match, out, rewriter); !st) {
+  if (auto st = CollectRemoval(m, io, candidates, copy_on_write, match_lineage, match_ids, match, out, rewriter);
+      !st) {
     // What was written for earlier files goes: nothing will refer to it.
     DiscardFiles(io, out.delete_files);
     if (rewriter) rewriter->Abort();
@@ -408,14 +413,80 @@ Result<std::vector<std::shared_ptr<arrow::Array>>> KeyColumns(const arrow::Recor
   return cols;
 }
 
+// The key columns and `_row_id` of the rows of `batch` that `mask` marks. `batch` holds
+// the row lineage columns and then the positions (RemoveRows with match_lineage), so
+// `_row_id` is the third column from its end.
+Result<std::shared_ptr<arrow::RecordBatch>> MatchedIds(const arrow::RecordBatch& batch,
+                                                       const std::vector<std::shared_ptr<arrow::Array>>& keys,
+                                                       const std::shared_ptr<arrow::Array>& mask) {
+  arrow::FieldVector fields;
+  arrow::ArrayVector columns = keys;
+  for (size_t k = 0; k < keys.size(); ++k) fields.push_back(arrow::field("k" + std::to_string(k), keys[k]->type()));
+  fields.push_back(arrow::field("_row_id", arrow::int64()));
+  columns.push_back(batch.column(batch.num_columns() - 3));
+  if (columns.back()->type_id() != arrow::Type::INT64) return Internal("matched rows lack their _row_id");
+  auto all = arrow::RecordBatch::Make(arrow::schema(fields), batch.num_rows(), columns);
+  InitArrowCompute();
+  SKADE_ARROW_ASSIGN(auto hits, arrow::compute::Filter(all, mask), "keys");
+  return hits.record_batch();
+}
+
+// Per row of `key_rows` (distinct keys), the `_row_id` of the table's row with that key
+// among `matched` (MatchedIds), or -1. A key the table held more than once keeps the
+// smallest of its ids, so that every run of the same upsert gives the same ids.
+Result<std::vector<int64_t>> ReplacedIds(const arrow::RecordBatch& key_rows, const Schema& schema,
+                                         const std::vector<const NestedField*>& ids,
+                                         const std::vector<std::shared_ptr<arrow::RecordBatch>>& matched) {
+  std::vector<int64_t> out(static_cast<size_t>(key_rows.num_rows()), -1);
+  SKADE_ASSIGN_OR_RETURN(auto keys, KeyColumns(key_rows, schema, ids));
+  std::vector<arrow::TypeHolder> types;
+  std::vector<arrow::Datum> key_data;
+  for (const auto& k : keys) {
+    types.emplace_back(k->type());
+    key_data.emplace_back(k);
+  }
+  SKADE_ARROW_ASSIGN(auto grouper, arrow::compute::Grouper::Make(types), "keys");
+  // Group ids are not assigned in the keys' order: each group's row is looked up.
+  arrow::compute::ExecBatch all(std::move(key_data), key_rows.num_rows());
+  SKADE_ARROW_ASSIGN(auto key_groups, grouper->Consume(arrow::compute::ExecSpan(all)), "keys");
+  std::vector<int64_t> row_of_group(grouper->num_groups(), -1);
+  const uint32_t* group_of_row = key_groups.array()->GetValues<uint32_t>(1);
+  for (int64_t r = 0; r < key_rows.num_rows(); ++r) row_of_group[group_of_row[r]] = r;
+  if (static_cast<int64_t>(row_of_group.size()) != key_rows.num_rows()) return Internal("upsert keys not distinct");
+  InitArrowCompute();
+  for (const auto& batch : matched) {
+    std::vector<arrow::Datum> probe;
+    for (size_t k = 0; k < keys.size(); ++k) {
+      std::shared_ptr<arrow::Array> column = batch->column(static_cast<int>(k));
+      if (!column->type()->Equals(*keys[k]->type())) {
+        // e.g. a dictionary-encoded string column as the file held it
+        SKADE_ARROW_ASSIGN(auto cast, arrow::compute::Cast(*column, keys[k]->type()), "keys");
+        column = std::move(cast);
+      }
+      probe.emplace_back(std::move(column));
+    }
+    arrow::compute::ExecBatch probe_batch(std::move(probe), batch->num_rows());
+    SKADE_ARROW_ASSIGN(auto groups, grouper->Lookup(arrow::compute::ExecSpan(probe_batch)), "keys");
+    const auto group = std::static_pointer_cast<arrow::UInt32Array>(groups.make_array());
+    const auto& row_ids = static_cast<const arrow::Int64Array&>(*batch->column(static_cast<int>(keys.size())));
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      if (group->IsNull(r) || row_ids.IsNull(r)) continue;  // a file without first_row_id: no id to keep
+      int64_t& id = out[static_cast<size_t>(row_of_group[group->Value(r)])];
+      id = id < 0 ? row_ids.Value(r) : std::min(id, row_ids.Value(r));
+    }
+  }
+  return out;
+}
+
 // Removes rows whose key is in `key_rows` (distinct keys): position deletes (or rewritten files, for
 // copy-on-write) found by reading the key columns of the candidate files; equality
 // delete files instead when the table opts in and every partition source is an
-// identifier column (the key then names its partition).
+// identifier column (the key then names its partition). With `replaced_ids`, on a format v3
+// table that is not written by equality, it gets ReplacedIds: the ids of the rows removed.
 Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
                               const std::shared_ptr<arrow::RecordBatch>& key_rows,
                               const std::vector<const NestedField*>& ids,
-                              const std::string& branch) {
+                              const std::string& branch, std::vector<int64_t>* replaced_ids = nullptr) {
   const TableMetadataPtr& m = t.metadata();
   const Schema& schema = *m->schema();
   const PartitionSpec& spec = m->spec();
@@ -494,19 +565,37 @@ Result<RowRemoval> RemoveKeys(const Table& t, FileIO& io,
   RowRemoval found;
   std::vector<int> match_ids;
   for (const auto* f : ids) match_ids.push_back(f->id);
+  const bool want_ids = replaced_ids && m->format_version >= 3;
+  std::mutex matched_mu;  // files are matched concurrently
+  std::vector<std::shared_ptr<arrow::RecordBatch>> matched;
   SKADE_ASSIGN_OR_RETURN(
-      found, RemoveRows(m, io, candidates, CopyOnWrite(*m), match_ids,
-                        [&](const std::shared_ptr<arrow::RecordBatch>& batch)
-                            -> Result<std::shared_ptr<arrow::Array>> {
-                          SKADE_ASSIGN_OR_RETURN(auto cols, KeyColumns(*batch, schema, ids));
-                          std::vector<bool> hit(static_cast<size_t>(batch->num_rows()));
-                          SKADE_RETURN_IF_ERROR(probe->Mark(cols, &hit));
-                          arrow::BooleanBuilder b;
-                          SKADE_ARROW_RETURN(b.AppendValues(hit), "keys");
-                          std::shared_ptr<arrow::Array> out_mask;
-                          SKADE_ARROW_RETURN(b.Finish(&out_mask), "keys");
-                          return out_mask;
-                        }));
+      found, RemoveRows(
+                 m, io, candidates, CopyOnWrite(*m), match_ids,
+                 [&](const std::shared_ptr<arrow::RecordBatch>& batch) -> Result<std::shared_ptr<arrow::Array>> {
+                   SKADE_ASSIGN_OR_RETURN(auto cols, KeyColumns(*batch, schema, ids));
+                   std::vector<bool> hit(static_cast<size_t>(batch->num_rows()));
+                   SKADE_RETURN_IF_ERROR(probe->Mark(cols, &hit));
+                   arrow::BooleanBuilder b;
+                   SKADE_ARROW_RETURN(b.AppendValues(hit), "keys");
+                   std::shared_ptr<arrow::Array> out_mask;
+                   SKADE_ARROW_RETURN(b.Finish(&out_mask), "keys");
+                   if (want_ids && std::find(hit.begin(), hit.end(), true) != hit.end()) {
+                     SKADE_ASSIGN_OR_RETURN(auto ids_of_hits, MatchedIds(*batch, cols, out_mask));
+                     std::lock_guard lock(matched_mu);
+                     matched.push_back(std::move(ids_of_hits));
+                   }
+                   return out_mask;
+                 },
+                 want_ids));
+  if (want_ids) {
+    auto kept_ids = ReplacedIds(*key_rows, schema, ids, matched);
+    if (!kept_ids) {
+      DiscardFiles(io, found.delete_files);
+      DiscardFiles(io, found.rewritten);
+      return std::unexpected(kept_ids.error());
+    }
+    *replaced_ids = std::move(*kept_ids);
+  }
   found.conflict_filter = candidate_keys.Filter();
   return found;
 }
@@ -622,17 +711,19 @@ Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& rows,
                                    const WriteOptions& options) {
   return Upsert(
       rows,
-      [&](const std::vector<uint8_t>& keep) {
+      [&](const UpsertRows& upsert) {
         int64_t rows_read = 0;
-        auto kept = KeepMarkedRows(std::make_shared<arrow::TableBatchReader>(rows), *metadata()->schema(), keep, 0,
-                                   &rows_read);
-        return StageAppend(*kept, options);
+        auto kept = KeepMarkedRows(std::make_shared<arrow::TableBatchReader>(rows), *metadata()->schema(),
+                                   upsert.keep, upsert.replaced_ids, 0, &rows_read);
+        WriteOptions with_ids = options;
+        with_ids.row_lineage = !upsert.replaced_ids.empty();
+        return StageAppend(*kept, with_ids);
       },
       options);
 }
 
 Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& keys,
-                                   const std::function<Result<StagedAppend>(const std::vector<uint8_t>& keep)>& stage,
+                                   const std::function<Result<StagedAppend>(const UpsertRows& rows)>& stage,
                                    const WriteOptions& options) {
   TableMetadataPtr pinned = loaded_.metadata;  // `ids` point into it across refreshes
   const Schema& schema = *pinned->schema();
@@ -642,19 +733,22 @@ Result<CommitResult> Table::Upsert(const std::shared_ptr<arrow::Table>& keys,
   // equality delete file of whole rows would be as large as the data it replaces).
   SKADE_ASSIGN_OR_RETURN(LastOfEachKey distinct, LastRowOfEachKey(all_keys));
   all_keys.reset();
-  const std::vector<uint8_t>& keep = distinct.keep;
+  UpsertRows rows;
+  rows.keep = std::move(distinct.keep);
   const std::shared_ptr<arrow::RecordBatch>& key_rows = distinct.rows;
   const int64_t kept = key_rows->num_rows();
   return WithRecompute(*this, [&]() -> Result<CommitResult> {
     std::optional<int64_t> read = ReadSnapshot(*loaded_.metadata, options.branch);
-    SKADE_ASSIGN_OR_RETURN(RowRemoval removal,
-                           RemoveKeys(*this, catalog_->io(), key_rows, ids, options.branch));
+    // A v3 table's replaced rows hand their ids to the rows replacing them.
+    rows.replaced_ids.clear();
+    SKADE_ASSIGN_OR_RETURN(RowRemoval removal, RemoveKeys(*this, catalog_->io(), key_rows, ids, options.branch,
+                                                          &rows.replaced_ids));
 #if defined(__GLIBC__)
     // The search's key values (in small blocks for long string keys) are freed by now;
     // glibc keeps such memory unless asked, and the rows are written next.
     ::malloc_trim(0);
 #endif
-    auto staged = stage(keep);
+    auto staged = stage(rows);
     int64_t staged_rows = 0;
     if (staged)
       for (const auto& f : staged->files) staged_rows += f.record_count;

@@ -34,6 +34,10 @@ struct AppendOptions {
   std::function<void(int64_t rows_done, int64_t rows_total)> progress;
   /// The actor and the inputs this write was derived from (recorded as lineage).
   CommitProvenance provenance;
+  /// StageAppend: the batches end with the row lineage columns (`_row_id`,
+  /// `_last_updated_sequence_number`), which the files keep: an upsert's rows taking over
+  /// the ids of the rows they replace on a format v3 table.
+  bool row_lineage = false;
 };
 
 using WriteOptions = AppendOptions;
@@ -66,6 +70,17 @@ struct ExpireResult {
 };
 
 /// Files a writer produced, ready to commit (written, never yet referenced).
+/// What an upsert writes of its input, handed to its stage.
+struct UpsertRows {
+  /// Per input row: whether it is the last of its key, which the upsert writes.
+  std::vector<uint8_t> keep;
+  /// Format v3 (position deletes or copy-on-write): per kept row, in input order, the
+  /// `_row_id` of the row it replaces, which it keeps (Iceberg's row lineage), or -1 for a
+  /// key new to the table. Empty when the table tracks no row ids or the old rows go by
+  /// equality deletes (which do not say which rows they were).
+  std::vector<int64_t> replaced_ids;
+};
+
 struct StagedAppend {
   std::vector<DataFile> files;
   std::map<std::string, std::string> snapshot_properties;
@@ -118,15 +133,17 @@ class Table {
   /// commits kept changing the rows it read (it recomputes a few times first).
   Result<CommitResult> DeleteKeys(const std::shared_ptr<arrow::Table>& keys, const WriteOptions& options = {});
   /// Inserts or replaces rows by the identifier fields, in one snapshot; duplicate keys
-  /// within `rows` resolve last-row-wins. Old rows go as in DeleteKeys.
+  /// within `rows` resolve last-row-wins. Old rows go as in DeleteKeys. On a format v3
+  /// table a row that replaces one keeps its `_row_id` (unless equality deletes remove it).
   Result<CommitResult> Upsert(const std::shared_ptr<arrow::Table>& rows, const WriteOptions& options = {});
   /// Streaming variant, holding keys rather than rows: `keys` has the identifier columns
   /// of every input row, in input order (other columns are ignored). `stage` writes the
-  /// input rows whose position `keep` marks (the last row of each key) as data files, once
-  /// per attempt, like Overwrite's. Errors as above; kCorrupt when the rows staged are not
-  /// the rows kept (the input changed between its reads).
+  /// input rows whose position `rows.keep` marks (the last row of each key) as data files,
+  /// with `rows.replaced_ids` when it is not empty (KeepMarkedRows), once per attempt, like
+  /// Overwrite's. Errors as above; kCorrupt when the rows staged are not the rows kept (the
+  /// input changed between its reads).
   Result<CommitResult> Upsert(const std::shared_ptr<arrow::Table>& keys,
-                              const std::function<Result<StagedAppend>(const std::vector<uint8_t>& keep)>& stage,
+                              const std::function<Result<StagedAppend>(const UpsertRows& rows)>& stage,
                               const WriteOptions& options = {});
   /// Replaces the rows matching `filter` with `rows` in one snapshot; without a filter,
   /// replaces the partitions `rows` touch (dynamic overwrite; all rows if unpartitioned).
