@@ -34,7 +34,7 @@ Json ValueJson(const Value& v, const Type& type) {
       s && (type.id == TypeId::kBinary || type.id == TypeId::kFixed))
     return Base64(*s);
   std::string text = FormatValue(type, v);  // decimal, date, time, timestamp, string, uuid
-  if (type.id == TypeId::kTimestampTz && text.ends_with("+00:00")) text.replace(text.size() - 6, 6, "Z");
+  if (HasZone(type.id) && text.ends_with("+00:00")) text.replace(text.size() - 6, 6, "Z");
   return text;
 }
 

@@ -369,6 +369,9 @@ Result<TableMetadata> Parsed(Json doc) {
   if (doc["schemas"].empty()) return Bad("the table has no schema (add-schema)");
   auto m = ParseTableMetadata(doc.dump());
   if (!m) return Bad(m.error().message);
+  if (auto schema = m->schema(); schema)
+    if (auto old_format = CheckTypesForFormat(*schema, m->format_version); !old_format)
+      return Bad(old_format.error().message);
   return m;
 }
 

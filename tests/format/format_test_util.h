@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,7 +29,8 @@ inline std::vector<TypePtr> AllPrimitiveTypes() {
   return {T(TypeId::kBoolean), T(TypeId::kInt),       T(TypeId::kLong),        T(TypeId::kFloat),
           T(TypeId::kDouble),  Type::Decimal(9, 2),   Type::Decimal(38, 10),   T(TypeId::kDate),
           T(TypeId::kTime),    T(TypeId::kTimestamp), T(TypeId::kTimestampTz), T(TypeId::kString),
-          T(TypeId::kUuid),    T(TypeId::kBinary),    Type::Fixed(4)};
+          T(TypeId::kUuid),    T(TypeId::kBinary),    Type::Fixed(4),          T(TypeId::kTimestampNs),
+          T(TypeId::kTimestampTzNs)};
 }
 
 /// Random values. `narrow` draws from small domains so that random predicates hit
@@ -86,6 +88,10 @@ class ValueGen {
           return Value(Int(-3000, 3000) * kSevenHours + Int(-5000, 5000));
         }
         return Value(Int(-60000000000000000LL, 60000000000000000LL));
+      case TypeId::kTimestampNs:
+      case TypeId::kTimestampTzNs:
+        if (narrow) return Value(Int(-3000, 3000) * 7 * 3600LL * 1000000000 + Int(-5000, 5000));
+        return Value(Int(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()));
       case TypeId::kString: {
         static const char* kPieces[] = {
             "a", "b", "c", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9d\x84\x9e", "z"};

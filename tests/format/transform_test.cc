@@ -43,6 +43,10 @@ TEST(BucketHash, SpecKnownAnswers) {
   EXPECT_EQ(Hash(T(TypeId::kTimestamp), "2017-11-16T22:31:08"), -2047944441);
   EXPECT_EQ(Hash(T(TypeId::kTimestamp), "2017-11-16T22:31:08.000001"), -1207196810);
   EXPECT_EQ(Hash(T(TypeId::kTimestampTz), "2017-11-16T14:31:08-08:00"), -2047944441);
+  // Nanosecond timestamps hash as the microsecond they fall in.
+  EXPECT_EQ(Hash(T(TypeId::kTimestampNs), "2017-11-16T22:31:08.000001001"), -1207196810);
+  EXPECT_EQ(Hash(T(TypeId::kTimestampTzNs), "2017-11-16T14:31:08.000001001-08:00"), -1207196810);
+  EXPECT_EQ(Hash(T(TypeId::kTimestampNs), "1969-12-31T23:59:59.999999999"), Hash(T(TypeId::kLong), "-1"));
   EXPECT_EQ(Hash(T(TypeId::kString), "iceberg"), 1210000089);
   EXPECT_EQ(Hash(T(TypeId::kUuid), "f79c3e09-677c-4bbd-a479-3f349cb785e7"), 1488055340);
   EXPECT_EQ(Hash(T(TypeId::kBinary), "0x00010203"), -188683207);
@@ -147,6 +151,16 @@ TEST(Transform, TimeTransforms) {
   EXPECT_EQ(apply(TransformKind::kHour, ts, Value(int64_t{-1})), -1);
   EXPECT_EQ(apply(TransformKind::kHour, ts, Value(-kMicrosPerHour)), -1);
   EXPECT_EQ(apply(TransformKind::kDay, ts, Value(-kMicrosPerDay - 1)), -2);
+  // Nanosecond timestamps: the same partitions as the microsecond they fall in.
+  auto ns = T(TypeId::kTimestampNs), tz_ns = T(TypeId::kTimestampTzNs);
+  Value n = Parsed(ns, "2017-11-16T22:31:08.123456789");
+  EXPECT_EQ(apply(TransformKind::kYear, ns, n), 47);
+  EXPECT_EQ(apply(TransformKind::kMonth, ns, n), 574);
+  EXPECT_EQ(apply(TransformKind::kDay, ns, n), 17486);
+  EXPECT_EQ(apply(TransformKind::kHour, ns, n), 17486 * 24 + 22);
+  EXPECT_EQ(apply(TransformKind::kHour, tz_ns, Parsed(tz_ns, "2017-11-16T23:31:08.5+01:00")), 17486 * 24 + 22);
+  EXPECT_EQ(apply(TransformKind::kDay, ns, Value(int64_t{-1})), -1);
+  EXPECT_EQ(apply(TransformKind::kHour, ns, Value(-kMicrosPerHour * 1000)), -1);
   EXPECT_EQ(apply(TransformKind::kYear, date, Parsed(date, "1900-06-01")), -70);
   EXPECT_EQ(apply(TransformKind::kMonth, date, Parsed(date, "1969-01-31")), -12);
 }

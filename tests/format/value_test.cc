@@ -158,6 +158,10 @@ TEST(FormatValue, HumanForms) {
   EXPECT_EQ(FormatValue(*T(TypeId::kTimestamp), Value(ts + 123456)), "2017-11-16T22:31:08.123456");
   EXPECT_EQ(FormatValue(*T(TypeId::kTimestamp), Value(int64_t{-1})), "1969-12-31T23:59:59.999999");
   EXPECT_EQ(FormatValue(*T(TypeId::kTimestampTz), Value(ts)), "2017-11-16T22:31:08+00:00");
+  EXPECT_EQ(FormatValue(*T(TypeId::kTimestampNs), Value(ts * 1000 + 123456789)), "2017-11-16T22:31:08.123456789");
+  EXPECT_EQ(FormatValue(*T(TypeId::kTimestampNs), Value(ts * 1000 + 1000)), "2017-11-16T22:31:08.000001000");
+  EXPECT_EQ(FormatValue(*T(TypeId::kTimestampNs), Value(int64_t{-1})), "1969-12-31T23:59:59.999999999");
+  EXPECT_EQ(FormatValue(*T(TypeId::kTimestampTzNs), Value(ts * 1000)), "2017-11-16T22:31:08+00:00");
   EXPECT_EQ(FormatValue(*Type::Decimal(10, 2), Value(Decimal{1250})), "12.50");
   EXPECT_EQ(FormatValue(*Type::Decimal(10, 2), Value(Decimal{-5})), "-0.05");
   EXPECT_EQ(FormatValue(*Type::Decimal(10, 0), Value(Decimal{-5})), "-5");
@@ -218,6 +222,37 @@ TEST(ParseValue, TimesAndTimestamps) {
   EXPECT_EQ(std::get<int64_t>(*time("00:00:00.000001")), 1);
   EXPECT_THAT(time("24:00:00"), IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(time("12:60"), IsError(ErrorKind::kInvalidArgument));
+}
+
+// Format v3's nanosecond timestamps: nine fraction digits, offsets, integers as nanoseconds,
+// conversions to and from microseconds (down: the microsecond a value falls in).
+TEST(ParseValue, NanosecondTimestamps) {
+  auto ns = T(TypeId::kTimestampNs), tz_ns = T(TypeId::kTimestampTzNs);
+  const int64_t base = (17486 * kMicrosPerDay + 81068000000) * 1000;
+  EXPECT_EQ(std::get<int64_t>(*ParseValue(*ns, "2017-11-16T22:31:08.123456789")), base + 123456789);
+  EXPECT_EQ(std::get<int64_t>(*ParseValue(*ns, "2017-11-16 22:31:08.1")), base + 100000000);
+  EXPECT_EQ(std::get<int64_t>(*ParseValue(*ns, "2017-11-16T22:31:08.1234567890")), base + 123456789);
+  EXPECT_EQ(std::get<int64_t>(*ParseValue(*tz_ns, "2017-11-16T23:31:08.000000001+01:00")), base + 1);
+  EXPECT_EQ(std::get<int64_t>(*ParseValue(*ns, "42")), 42);
+  EXPECT_THAT(ParseValue(*ns, "2017-11-16T22:31:08.1234567891"),
+              IsErrorWith(ErrorKind::kInvalidArgument, "more precision than nanoseconds"));
+  EXPECT_THAT(ParseValue(*ns, "2017-11-16T22:31:08Z"),
+              IsErrorWith(ErrorKind::kInvalidArgument, "(use timestamptz_ns)"));
+  EXPECT_THAT(ParseValue(*T(TypeId::kTimestamp), "2017-11-16T22:31:08.123456789"),
+              IsErrorWith(ErrorKind::kInvalidArgument, "more precision than microseconds"));
+  EXPECT_THAT(ParseValue(*ns, "2400-01-01"), IsErrorWith(ErrorKind::kInvalidArgument, "out of range"));
+  for (const char* text : {"2017-11-16T22:31:08.123456789", "1969-12-31T23:59:59.999999999", "1677-09-22T00:12:44"})
+    EXPECT_EQ(FormatValue(*ns, *ParseValue(*ns, text)), text);
+  auto us = T(TypeId::kTimestamp);
+  EXPECT_EQ(std::get<int64_t>(*ConvertValue(Value(base + 999), *ns, *us)), base / 1000);
+  EXPECT_EQ(std::get<int64_t>(*ConvertValue(Value(int64_t{-1}), *ns, *us)), -1);
+  EXPECT_EQ(std::get<int64_t>(*ConvertValue(Value(base / 1000), *us, *tz_ns)), base);
+  EXPECT_EQ(std::get<int64_t>(*ConvertValue(Value(int32_t{1}), *T(TypeId::kDate), *ns)), kMicrosPerDay * 1000);
+  auto bytes = SerializeValue(*ns, Value(base + 7));
+  ASSERT_THAT(bytes, IsOk());
+  EXPECT_EQ(std::get<int64_t>(*DeserializeValue(*ns, *bytes)), base + 7);
+  EXPECT_EQ(ParsePrimitiveType("timestamptz_ns").value()->id, TypeId::kTimestampTzNs);
+  EXPECT_EQ(ns->ToString(), "timestamp_ns");
 }
 
 TEST(ParseValue, Decimals) {

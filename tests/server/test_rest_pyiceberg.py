@@ -11,7 +11,7 @@ from pyiceberg.exceptions import (BadRequestError, CommitFailedException, Namesp
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.transforms import BucketTransform, IdentityTransform
-from pyiceberg.types import LongType, NestedField, StringType
+from pyiceberg.types import LongType, NestedField, StringType, TimestampNanoType, TimestamptzNanoType
 
 SCHEMA = Schema(NestedField(1, "id", LongType(), required=True), NestedField(2, "city", StringType()),
                 NestedField(3, "n", LongType()), identifier_field_ids=[1])
@@ -266,3 +266,23 @@ def test_format_version_3_tables(rest, served, skade, tmp_path):
     assert t.metadata.next_row_id == 5
     assert [(s.first_row_id, s.added_rows) for s in t.metadata.snapshots] == [(0, 5), (5, 0)]
     assert rows(t.scan().to_arrow()) == [(0, "c0", 0), (1, "c1", 1), (2, "c2", 2), (4, "c4", 4)]
+
+
+def test_nanosecond_timestamp_columns_need_format_version_3(rest, skade, tmp_path):
+    """A client's table with `timestamp_ns` and `timestamptz_ns` columns: made as format
+    version 3, with the types as PyIceberg sent them, written by skade's CLI to the nanosecond
+    and read back so by PyIceberg; asked for as format version 2, refused naming the column."""
+    cat = rest()
+    cat.create_namespace("ns")
+    schema = Schema(NestedField(1, "id", LongType(), required=True), NestedField(2, "at", TimestampNanoType()),
+                    NestedField(3, "at_tz", TimestamptzNanoType()))
+    with pytest.raises(BadRequestError, match="column 'at' of type timestamp_ns needs format version 3"):
+        cat.create_table("ns.old", schema=schema)
+    t = cat.create_table("ns.t", schema=schema, properties={"format-version": "3"})
+    assert [type(f.field_type) for f in t.schema().fields][1:] == [TimestampNanoType, TimestamptzNanoType]
+    (tmp_path / "rows.jsonl").write_text(
+        '{"id": 1, "at": "2017-11-16T22:31:08.123456789", "at_tz": "2017-11-16T22:31:08.000000001Z"}\n')
+    skade.ok("append", "ns.t", tmp_path / "rows.jsonl")
+    got = cat.load_table("ns.t").scan().to_arrow()
+    assert got.column("at").cast(pa.int64()).to_pylist() == [1_510_871_468_123_456_789]
+    assert got.column("at_tz").cast(pa.int64()).to_pylist() == [1_510_871_468_000_000_001]

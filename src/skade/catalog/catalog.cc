@@ -540,6 +540,8 @@ Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, const Schema& 
 Result<LoadedTable> Catalog::CreateTable(const TableIdent& ident, TableMetadataPtr metadata,
                                          const CommitProvenance& provenance) {
   SKADE_RETURN_IF_ERROR(CheckNewTable(ident));
+  if (const SchemaPtr& schema = metadata->schema(); schema)
+    SKADE_RETURN_IF_ERROR(CheckTypesForFormat(*schema, metadata->format_version));
   // The caller chose the location (a REST server vets it); its files may be written.
   if (!IsInside(warehouse_, metadata->location)) io_->AllowWritesUnder(metadata->location);
   std::string location = NextMetadataLocation(metadata->location, "");

@@ -72,6 +72,10 @@ std::shared_ptr<arrow::DataType> ArrowTypeFor(const Type& t) {
       return arrow::timestamp(arrow::TimeUnit::MICRO);
     case TypeId::kTimestampTz:
       return arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
+    case TypeId::kTimestampNs:
+      return arrow::timestamp(arrow::TimeUnit::NANO);
+    case TypeId::kTimestampTzNs:
+      return arrow::timestamp(arrow::TimeUnit::NANO, "UTC");
     case TypeId::kString:
       return arrow::utf8();
     case TypeId::kUuid:
@@ -110,7 +114,9 @@ Result<std::shared_ptr<arrow::Scalar>> MakeScalar(const Type& t, const Value& v)
     case TypeId::kLong:
     case TypeId::kTime:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampTz: {
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs: {
       auto l = as_int64();
       if (!l) return wrong();
       if (t.id == TypeId::kLong) return std::make_shared<arrow::Int64Scalar>(*l);

@@ -20,6 +20,8 @@ bool IsNumericOrTemporal(TypeId id) {
     case TypeId::kTime:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
       return true;
     default:
       return false;
@@ -27,7 +29,7 @@ bool IsNumericOrTemporal(TypeId id) {
 }
 
 // Converts one literal to the column's type; numbers only go to numeric/temporal columns
-// (an integer for a date is days, for a time/timestamp µs), strings go through ParseValue.
+// (an integer for a date is days, for a time/timestamp µs, for a timestamp_ns ns), strings go through ParseValue.
 Result<Value> ConvertLiteral(const UnboundLiteral& lit, const Type& type,
                              const std::string& column) {
   auto fail = [&](const std::string& why) {

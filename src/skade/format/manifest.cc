@@ -171,7 +171,9 @@ Result<AV> PartitionValueToAvro(const Type& type, const Value& v) {
     case TypeId::kLong:
     case TypeId::kTime:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampTz: return Opt(AV::Long(std::get<int64_t>(v)));
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs: return Opt(AV::Long(std::get<int64_t>(v)));
     case TypeId::kFloat: return Opt(AV::Float(std::get<float>(v)));
     case TypeId::kDouble: return Opt(AV::Double(std::get<double>(v)));
     case TypeId::kDecimal: {
@@ -257,7 +259,9 @@ Result<Value> PartitionValueFromAvro(const Type& type, const AV* v) {
     case TypeId::kLong:
     case TypeId::kTime:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampTz: {
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs: {
       SKADE_ASSIGN_OR_RETURN(int64_t x, AsLong(v, "partition value"));
       return Value{x};
     }
@@ -295,6 +299,10 @@ std::string PrimitiveAvroSchema(const Type& type) {
       return R"({"type":"long","logicalType":"timestamp-micros","adjust-to-utc":false})";
     case TypeId::kTimestampTz:
       return R"({"type":"long","logicalType":"timestamp-micros","adjust-to-utc":true})";
+    case TypeId::kTimestampNs:
+      return R"({"type":"long","logicalType":"timestamp-nanos","adjust-to-utc":false})";
+    case TypeId::kTimestampTzNs:
+      return R"({"type":"long","logicalType":"timestamp-nanos","adjust-to-utc":true})";
     case TypeId::kString: return "\"string\"";
     case TypeId::kUuid: return R"({"type":"fixed","name":"uuid_fixed","size":16,"logicalType":"uuid"})";
     case TypeId::kBinary: return "\"bytes\"";

@@ -38,6 +38,7 @@ std::string LongBytes(int64_t v) {
 
 // Years, months, days or hours since the epoch of a date (days) or timestamp (µs).
 Result<int32_t> TimeUnits(TransformKind kind, TypeId source, int64_t v) {
+  v = FloorDiv(v, UnitsPerMicro(source));  // nanoseconds: their microsecond
   int64_t out;
   if (kind == TransformKind::kHour) {
     out = FloorDiv(v, internal::kMicrosPerHour);
@@ -131,6 +132,12 @@ Result<int32_t> BucketHash(const Type& type, const Value& value) {
       if (!v) return wrong();
       return Murmur3Hash32(LongBytes(*v));
     }
+    case TypeId::kTimestampNs:  // hashed as the microsecond it falls in
+    case TypeId::kTimestampTzNs: {
+      auto v = internal::AsInt64(value);
+      if (!v) return wrong();
+      return Murmur3Hash32(LongBytes(FloorDiv(*v, UnitsPerMicro(type.id))));
+    }
     case TypeId::kDecimal: {
       const auto* d = std::get_if<Decimal>(&value);
       if (!d) return wrong();
@@ -208,9 +215,8 @@ bool Transform::CanApply(const Type& source) const {
     case TransformKind::kVoid:
       return true;
     case TransformKind::kBucket:
-      return t == TypeId::kInt || t == TypeId::kLong || t == TypeId::kDecimal ||
-             t == TypeId::kDate || t == TypeId::kTime || t == TypeId::kTimestamp ||
-             t == TypeId::kTimestampTz || t == TypeId::kString || t == TypeId::kUuid ||
+      return t == TypeId::kInt || t == TypeId::kLong || t == TypeId::kDecimal || t == TypeId::kDate ||
+             t == TypeId::kTime || IsTimestamp(t) || t == TypeId::kString || t == TypeId::kUuid ||
              t == TypeId::kFixed || t == TypeId::kBinary;
     case TransformKind::kTruncate:
       return t == TypeId::kInt || t == TypeId::kLong || t == TypeId::kDecimal ||
@@ -218,9 +224,9 @@ bool Transform::CanApply(const Type& source) const {
     case TransformKind::kYear:
     case TransformKind::kMonth:
     case TransformKind::kDay:
-      return t == TypeId::kDate || t == TypeId::kTimestamp || t == TypeId::kTimestampTz;
+      return t == TypeId::kDate || IsTimestamp(t);
     case TransformKind::kHour:
-      return t == TypeId::kTimestamp || t == TypeId::kTimestampTz;
+      return IsTimestamp(t);
   }
   return false;
 }

@@ -94,6 +94,8 @@ std::string Type::ToString() const {
     case TypeId::kTime: return "time";
     case TypeId::kTimestamp: return "timestamp";
     case TypeId::kTimestampTz: return "timestamptz";
+    case TypeId::kTimestampNs: return "timestamp_ns";
+    case TypeId::kTimestampTzNs: return "timestamptz_ns";
     case TypeId::kString: return "string";
     case TypeId::kUuid: return "uuid";
     case TypeId::kBinary: return "binary";
@@ -133,6 +135,7 @@ Result<TypePtr> ParsePrimitiveType(std::string_view name) {
       {"float", TypeId::kFloat},     {"double", TypeId::kDouble}, {"date", TypeId::kDate},
       {"time", TypeId::kTime},       {"timestamp", TypeId::kTimestamp},
       {"timestamptz", TypeId::kTimestampTz}, {"string", TypeId::kString},
+      {"timestamp_ns", TypeId::kTimestampNs}, {"timestamptz_ns", TypeId::kTimestampTzNs},
       {"uuid", TypeId::kUuid},       {"binary", TypeId::kBinary},
   };
   for (auto& [s, id] : kSimple)
@@ -167,7 +170,7 @@ Result<TypePtr> ParsePrimitiveType(std::string_view name) {
     if (!l || *l < 1) return InvalidArgument("invalid fixed type '" + std::string(n) + "'");
     return Type::Fixed(*l);
   }
-  for (std::string_view v3 : {"unknown", "timestamp_ns", "timestamptz_ns", "variant", "geometry", "geography"})
+  for (std::string_view v3 : {"unknown", "variant", "geometry", "geography"})
     if (n.size() >= v3.size() && IEquals(n.substr(0, v3.size()), v3))
       return Unsupported("type '" + std::string(n) + "' (Iceberg format version 3) is not supported by skade yet");
   return InvalidArgument("unknown type '" + std::string(n) + "'");
@@ -434,6 +437,20 @@ Status CheckSchemaDepth(const Schema& schema) {
     if (TypeDepth(*f.type) > kMaxTypeDepth)
       return InvalidArgument("column '" + f.name + "' is nested deeper than " + std::to_string(kMaxTypeDepth) +
                              " levels");
+  return {};
+}
+
+Status CheckTypesForFormat(const Schema& schema, int format_version) {
+  if (format_version >= 3) return {};
+  std::function<Status(const NestedField&, const std::string&)> check = [&](const NestedField& f,
+                                                                            const std::string& path) -> Status {
+    if (IsNanoTimestamp(f.type->id))
+      return InvalidArgument("column '" + path + "' of type " + f.type->ToString() + " needs format version 3 (this table is " +
+                             std::to_string(format_version) + "; create --property format-version=3)");
+    for (const auto& child : f.type->fields) SKADE_RETURN_IF_ERROR(check(child, path + "." + child.name));
+    return {};
+  };
+  for (const auto& f : schema.fields()) SKADE_RETURN_IF_ERROR(check(f, f.name));
   return {};
 }
 

@@ -14,8 +14,19 @@ namespace skade {
 
 enum class TypeId {
   kBoolean, kInt, kLong, kFloat, kDouble, kDecimal, kDate, kTime, kTimestamp,
-  kTimestampTz, kString, kUuid, kBinary, kFixed, kStruct, kList, kMap,
+  kTimestampTz, kTimestampNs, kTimestampTzNs, kString, kUuid, kBinary, kFixed, kStruct, kList, kMap,
 };
+
+/// timestamp and timestamptz, in microseconds, and (format v3) timestamp_ns and
+/// timestamptz_ns, in nanoseconds: a value is that many units since the epoch (UTC with a zone).
+inline bool IsTimestamp(TypeId t) {
+  return t == TypeId::kTimestamp || t == TypeId::kTimestampTz || t == TypeId::kTimestampNs ||
+         t == TypeId::kTimestampTzNs;
+}
+inline bool IsNanoTimestamp(TypeId t) { return t == TypeId::kTimestampNs || t == TypeId::kTimestampTzNs; }
+inline bool HasZone(TypeId t) { return t == TypeId::kTimestampTz || t == TypeId::kTimestampTzNs; }
+/// How many units of a timestamp's value make a microsecond: 1000 for nanoseconds, else 1.
+inline int64_t UnitsPerMicro(TypeId t) { return IsNanoTimestamp(t) ? 1000 : 1; }
 
 struct Type;
 using TypePtr = std::shared_ptr<const Type>;
@@ -109,6 +120,10 @@ int SchemaDepth(const Schema& schema);
 /// kInvalidArgument naming the deepest column when the schema is nested deeper than
 /// kMaxTypeDepth levels.
 Status CheckSchemaDepth(const Schema& schema);
+
+/// kInvalidArgument naming the first column whose type needs a later format version than
+/// `format_version` (timestamp_ns and timestamptz_ns need 3).
+Status CheckTypesForFormat(const Schema& schema, int format_version);
 
 /// Parses the CLI schema language, assigning ids from 1 in order of appearance:
 /// `id:long!, name:string, tags:list<string>, addr:struct<city:string,zip:int>,

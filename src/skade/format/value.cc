@@ -242,6 +242,8 @@ Result<std::string> SerializeValue(const Type& type, const Value& value) {
     case TypeId::kTime:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
       if (auto v = AsInt64(value)) return LittleEndian(*v);
       break;
     case TypeId::kFloat:
@@ -297,13 +299,15 @@ Result<Value> DeserializeValue(const Type& type, std::string_view bytes) {
       return bad("expected 8 bytes");
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
       if (bytes.size() == 8) return Value(ReadLittleEndian<int64_t>(bytes));
       if (bytes.size() == 4) {  // promoted from date
-        int64_t micros;
+        int64_t units;
         if (__builtin_mul_overflow(static_cast<int64_t>(ReadLittleEndian<int32_t>(bytes)),
-                                   internal::kMicrosPerDay, &micros))
+                                   internal::kMicrosPerDay * UnitsPerMicro(type.id), &units))
           return bad("date out of timestamp range");
-        return Value(micros);
+        return Value(units);
       }
       return bad("expected 8 bytes");
     case TypeId::kFloat:
@@ -354,6 +358,8 @@ Result<Value> IntegerTo(int64_t v, const Type& from, const Type& to) {
     case TypeId::kLong:
     case TypeId::kTimestamp:  // µs since epoch
     case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:  // ns since epoch
+    case TypeId::kTimestampTzNs:
       return Value(v);
     case TypeId::kTime:
       if (v < 0 || v >= internal::kMicrosPerDay)
@@ -470,26 +476,35 @@ Result<Value> ConvertValue(const Value& value, const Type& from, const Type& to)
       auto v = AsInt64(value);
       if (!v) return refuse();
       if (to.id == TypeId::kDate) return Value(static_cast<int32_t>(*v));
-      if (to.id == TypeId::kTimestamp || to.id == TypeId::kTimestampTz) {
-        int64_t micros;
-        if (__builtin_mul_overflow(*v, internal::kMicrosPerDay, &micros))
+      if (IsTimestamp(to.id)) {
+        int64_t units;
+        if (__builtin_mul_overflow(*v, internal::kMicrosPerDay * UnitsPerMicro(to.id), &units))
           return InvalidArgument(FormatValue(from, value) + " is out of range for " +
                                  to.ToString());
-        return Value(micros);
+        return Value(units);
       }
       if (to.id == TypeId::kString) return Value(FormatValue(from, value));
       return refuse();
     }
     case TypeId::kTime:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampTz: {
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs: {
       auto v = AsInt64(value);
       if (!v) return refuse();
       if (to.id == from.id) return Value(*v);
-      // Timestamps with and without zone share the representation (µs, UTC for tz).
-      if (from.id != TypeId::kTime &&
-          (to.id == TypeId::kTimestamp || to.id == TypeId::kTimestampTz))
-        return Value(*v);
+      // Timestamps with and without zone share the representation (UTC for tz); between
+      // microseconds and nanoseconds the unit changes (down: floor, as Iceberg truncates).
+      if (from.id != TypeId::kTime && IsTimestamp(to.id)) {
+        const int64_t from_unit = UnitsPerMicro(from.id), to_unit = UnitsPerMicro(to.id);
+        if (from_unit == to_unit) return Value(*v);
+        if (from_unit > to_unit) return Value(internal::FloorDiv(*v, from_unit / to_unit));
+        int64_t units;
+        if (__builtin_mul_overflow(*v, to_unit / from_unit, &units))
+          return InvalidArgument(FormatValue(from, value) + " is out of range for " + to.ToString());
+        return Value(units);
+      }
       if (to.id == TypeId::kString) return Value(FormatValue(from, value));
       return refuse();
     }

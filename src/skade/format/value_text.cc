@@ -36,18 +36,22 @@ std::string FormatDate(int64_t days) {
   return year + "-" + Pad(m, 2) + "-" + Pad(d, 2);
 }
 
-// HH:MM:SS, plus .ffffff when the microseconds are not zero.
-std::string FormatTimeOfDay(int64_t micros) {
-  int64_t secs = micros / kMicrosPerSecond, frac = micros % kMicrosPerSecond;
+// HH:MM:SS of a time of day in units of 10^-digits seconds (6: µs, 9: ns), plus the
+// fraction when it is not zero.
+std::string FormatTimeOfDay(int64_t units, int digits = 6) {
+  const int64_t per_second = digits == 9 ? 1'000'000'000 : kMicrosPerSecond;
+  int64_t secs = units / per_second, frac = units % per_second;
   std::string s = Pad(secs / 3600, 2) + ":" + Pad(secs / 60 % 60, 2) + ":" + Pad(secs % 60, 2);
-  if (frac != 0) s += "." + Pad(frac, 6);
+  if (frac != 0) s += "." + Pad(frac, digits);
   return s;
 }
 
-std::string FormatTimestamp(int64_t micros) {
-  int64_t tod = micros % kMicrosPerDay;  // floor modulo; days * µs/day may not fit near INT64_MIN
-  if (tod < 0) tod += kMicrosPerDay;
-  return FormatDate(internal::FloorDiv(micros, kMicrosPerDay)) + "T" + FormatTimeOfDay(tod);
+// A timestamp of type `id` (µs or ns since the epoch).
+std::string FormatTimestamp(int64_t value, TypeId id) {
+  const int64_t per_day = kMicrosPerDay * UnitsPerMicro(id);
+  int64_t tod = value % per_day;  // floor modulo; days * units/day may not fit near INT64_MIN
+  if (tod < 0) tod += per_day;
+  return FormatDate(internal::FloorDiv(value, per_day)) + "T" + FormatTimeOfDay(tod, IsNanoTimestamp(id) ? 9 : 6);
 }
 
 std::string FormatUuid(const std::string& b) {
@@ -94,10 +98,12 @@ std::string FormatValue(const Type& type, const Value& value) {
       if (i && *i >= 0 && *i < kMicrosPerDay) return FormatTimeOfDay(*i);
       break;
     case TypeId::kTimestamp:
-      if (i) return FormatTimestamp(*i);
+    case TypeId::kTimestampNs:
+      if (i) return FormatTimestamp(*i, type.id);
       break;
     case TypeId::kTimestampTz:
-      if (i) return FormatTimestamp(*i) + "+00:00";
+    case TypeId::kTimestampTzNs:
+      if (i) return FormatTimestamp(*i, type.id) + "+00:00";
       break;
     case TypeId::kDecimal:
       if (auto* d = std::get_if<Decimal>(&value))
@@ -196,8 +202,9 @@ std::optional<int64_t> ReadDate(Cursor& c) {
   return internal::DaysFromCivil64(year, static_cast<unsigned>(*m), static_cast<unsigned>(*d));
 }
 
-// HH:MM[:SS[.fraction]] → µs of the day. More than 6 fraction digits must be zeros.
-std::optional<int64_t> ReadTime(Cursor& c, std::string* why) {
+// HH:MM[:SS[.fraction]] → the time of day in units of 10^-digits seconds (6: µs, 9: ns).
+// Fraction digits past those must be zeros.
+std::optional<int64_t> ReadTime(Cursor& c, std::string* why, int digits_kept = 6) {
   auto h = c.Digits(2, 2);
   if (!h || !c.Eat(':')) return std::nullopt;
   auto mi = c.Digits(2, 2);
@@ -212,19 +219,21 @@ std::optional<int64_t> ReadTime(Cursor& c, std::string* why) {
       size_t start = c.pos;
       if (!c.Digits(1, 64, &n)) return std::nullopt;
       std::string_view digits = c.s.substr(start, static_cast<size_t>(n));
+      const auto kept = static_cast<size_t>(digits_kept);
       for (size_t i = 0; i < digits.size(); ++i) {
-        if (i < 6) {
+        if (i < kept) {
           frac = frac * 10 + (digits[i] - '0');
         } else if (digits[i] != '0') {
-          *why = "more precision than microseconds";
+          *why = digits_kept == 9 ? "more precision than nanoseconds" : "more precision than microseconds";
           return std::nullopt;
         }
       }
-      for (size_t i = digits.size(); i < 6; ++i) frac *= 10;
+      for (size_t i = digits.size(); i < kept; ++i) frac *= 10;
     }
   }
   if (*h > 23 || *mi > 59 || sec > 59) return std::nullopt;
-  return ((*h * 60 + *mi) * 60 + sec) * kMicrosPerSecond + frac;
+  const int64_t per_second = digits_kept == 9 ? 1'000'000'000 : kMicrosPerSecond;
+  return ((*h * 60 + *mi) * 60 + sec) * per_second + frac;
 }
 
 // Z | [+-]HH[:MM] | [+-]HHMM → offset in µs east of UTC.
@@ -301,14 +310,15 @@ Result<Value> ParseDecimal(const Type& type, std::string_view text) {
 Result<Value> ParseTemporal(const Type& type, std::string_view text) {
   std::string why;
   auto bad = [&]() {
-    std::string expected = type.id == TypeId::kDate   ? "YYYY-MM-DD"
-                           : type.id == TypeId::kTime ? "HH:MM[:SS[.ffffff]]"
-                                                      : "YYYY-MM-DD[( |T)HH:MM[:SS[.ffffff]]]";
-    if (type.id == TypeId::kTimestampTz) expected += "[Z|+HH:MM]";
+    std::string expected = type.id == TypeId::kDate       ? "YYYY-MM-DD"
+                           : type.id == TypeId::kTime     ? "HH:MM[:SS[.ffffff]]"
+                           : IsNanoTimestamp(type.id) ? "YYYY-MM-DD[( |T)HH:MM[:SS[.fffffffff]]]"
+                                                          : "YYYY-MM-DD[( |T)HH:MM[:SS[.ffffff]]]";
+    if (HasZone(type.id)) expected += "[Z|+HH:MM]";
     return InvalidArgument("cannot parse '" + std::string(text) + "' as " + type.ToString() +
                            (why.empty() ? ": expected " + expected : ": " + why));
   };
-  if (IsPlainInteger(text)) {  // days or µs as a number
+  if (IsPlainInteger(text)) {  // days, µs or ns as a number
     auto v = ParseInteger<int64_t>(text);
     if (!v) return bad();
     return ConvertValue(Value(*v), *Type::Primitive(TypeId::kLong), type);
@@ -327,9 +337,10 @@ Result<Value> ParseTemporal(const Type& type, std::string_view text) {
       return bad();
     return Value(static_cast<int32_t>(*days));
   }
+  const int64_t per_micro = UnitsPerMicro(type.id);
   int64_t tod = 0;
   if (c.Eat('T') || c.Eat('t') || c.Eat(' ')) {
-    auto t = ReadTime(c, &why);
+    auto t = ReadTime(c, &why, per_micro == 1 ? 6 : 9);
     if (!t) return bad();
     tod = *t;
   }
@@ -338,21 +349,21 @@ Result<Value> ParseTemporal(const Type& type, std::string_view text) {
     size_t offset_pos = c.pos;
     auto o = ReadOffset(c);
     if (!o || !c.AtEnd()) return bad();
-    if (type.id == TypeId::kTimestamp) {
+    if (!HasZone(type.id)) {
       why = "a timestamp without time zone cannot have the offset '" +
-            std::string(text.substr(offset_pos)) + "' (use timestamptz)";
+            std::string(text.substr(offset_pos)) + "' (use " +
+            (type.id == TypeId::kTimestamp ? "timestamptz" : "timestamptz_ns") + ")";
       return bad();
     }
-    offset = *o;
+    offset = *o * per_micro;
   }
   // In 128 bits: the day's start may lie below INT64_MIN while the instant does not.
-  __int128 micros = static_cast<__int128>(*days) * kMicrosPerDay + tod - offset;
-  if (micros < std::numeric_limits<int64_t>::min() ||
-      micros > std::numeric_limits<int64_t>::max()) {
+  __int128 units = static_cast<__int128>(*days) * kMicrosPerDay * per_micro + tod - offset;
+  if (units < std::numeric_limits<int64_t>::min() || units > std::numeric_limits<int64_t>::max()) {
     why = "out of range";
     return bad();
   }
-  return Value(static_cast<int64_t>(micros));
+  return Value(static_cast<int64_t>(units));
 }
 
 std::optional<std::string> ParseUuid(std::string_view s) {
@@ -431,6 +442,8 @@ Result<Value> ParseValue(const Type& type, std::string_view raw) {
     case TypeId::kTime:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
       return ParseTemporal(type, text);
     case TypeId::kString:
       return Value(std::string(text));

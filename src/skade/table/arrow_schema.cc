@@ -18,6 +18,8 @@ std::shared_ptr<arrow::DataType> ToArrowType(const Type& t) {
     case TypeId::kTime: return arrow::time64(arrow::TimeUnit::MICRO);
     case TypeId::kTimestamp: return arrow::timestamp(arrow::TimeUnit::MICRO);
     case TypeId::kTimestampTz: return arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
+    case TypeId::kTimestampNs: return arrow::timestamp(arrow::TimeUnit::NANO);
+    case TypeId::kTimestampTzNs: return arrow::timestamp(arrow::TimeUnit::NANO, "UTC");
     case TypeId::kString: return arrow::utf8();
     case TypeId::kUuid: return arrow::fixed_size_binary(16);
     case TypeId::kBinary: return arrow::binary();

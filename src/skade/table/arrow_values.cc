@@ -26,13 +26,15 @@ Result<Value> ValueAt(const arrow::Array& a, int64_t i, const Type& type) {
     case arrow::Type::TIMESTAMP: {
       int64_t v = a.data()->GetValues<int64_t>(1)[i];  // int64, time64, timestamp alike
       if (a.type_id() == arrow::Type::TIMESTAMP) {
+        // In the column's unit: nanoseconds for timestamp_ns, else microseconds.
         auto unit = static_cast<const arrow::TimestampType&>(*a.type()).unit();
-        if (unit == arrow::TimeUnit::SECOND)
-          v *= 1000000;
-        else if (unit == arrow::TimeUnit::MILLI)
-          v *= 1000;
-        else if (unit == arrow::TimeUnit::NANO)
-          v /= 1000;
+        const int64_t have = unit == arrow::TimeUnit::SECOND  ? 1
+                             : unit == arrow::TimeUnit::MILLI ? 1'000
+                             : unit == arrow::TimeUnit::MICRO ? 1'000'000
+                                                              : 1'000'000'000;
+        const int64_t want = IsNanoTimestamp(type.id) ? 1'000'000'000 : 1'000'000;
+        if (have < want) v *= want / have;
+        if (have > want) v = v / (have / want) - (v % (have / want) < 0 ? 1 : 0);  // floor
       }
       return Value{v};
     }

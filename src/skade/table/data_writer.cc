@@ -213,19 +213,19 @@ Result<std::shared_ptr<arrow::Array>> ConvertPrimitive(const std::shared_ptr<arr
   // unit?), numbers and booleans as one another.
   const auto in_id = in->type_id();
   const bool number = arrow::is_integer(in_id) || arrow::is_floating(in_id) || arrow::is_decimal(in_id);
-  const bool temporal =
-      tid == TypeId::kDate || tid == TypeId::kTime || tid == TypeId::kTimestamp || tid == TypeId::kTimestampTz;
+  const bool temporal = tid == TypeId::kDate || tid == TypeId::kTime || IsTimestamp(tid);
   if ((number && temporal) || (number && tid == TypeId::kBoolean) ||
       (in_id == arrow::Type::BOOL && tid != TypeId::kBoolean && tid != TypeId::kString))
     return Unconvertible(path, *in, type,
                          temporal ? " (a number does not say its unit: give dates and times as such, or as text)" : "");
   // Times with a zone into a column without one: Arrow would keep their UTC wall time,
   // not the zone's (text with an offset is refused the same way, as PyIceberg does).
-  if (tid == TypeId::kTimestamp && in_id == arrow::Type::TIMESTAMP)
+  if (IsTimestamp(tid) && !HasZone(tid) && in_id == arrow::Type::TIMESTAMP)
     if (const auto& zone = static_cast<const arrow::TimestampType&>(*in->type()).timezone(); !zone.empty())
       return Unconvertible(path, *in, type,
                            " (the values carry zone '" + zone +
-                               "' and the column has none: make the column timestamptz, or drop the zone)");
+                               "' and the column has none: make the column " +
+                               (tid == TypeId::kTimestamp ? "timestamptz" : "timestamptz_ns") + ", or drop the zone)");
   InitArrowCompute();
   auto cast = arrow::compute::Cast(*in, target, arrow::compute::CastOptions::Safe());
   if (!cast.ok() && cast.status().IsNotImplemented())

@@ -66,6 +66,8 @@ std::optional<std::string> ToIcebergBound(const Type& type, parquet::Type::type 
     case TypeId::kTime:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
       if (physical == parquet::Type::INT64 && plain.size() == 8) return plain;
       if (physical == parquet::Type::INT32 && plain.size() == 4 && type.id == TypeId::kLong) return plain;
       return std::nullopt;

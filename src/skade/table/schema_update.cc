@@ -274,6 +274,7 @@ Result<TableMetadata> SchemaUpdate::Apply(const TableMetadata& base) const {
   int new_id = 0;
   for (const auto& s : base.schemas) new_id = std::max(new_id, s->schema_id() + 1);
   Schema evolved(new_id, std::move(fields), identifiers);
+  SKADE_RETURN_IF_ERROR(CheckTypesForFormat(evolved, base.format_version));
   // Re-use an identical earlier schema instead of adding a duplicate.
   for (const auto& s : base.schemas)
     if (s->SameFields(evolved)) {
