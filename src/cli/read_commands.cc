@@ -168,7 +168,9 @@ void AddReadCommands(CLI::App& app, Context& ctx, CommandAction& action) {
                     "collapse the range to its net effect (Spark's net_changes): a row inserted and later deleted "
                     "is gone; a row left inserted or deleted keeps the _change_ordinal and _commit_snapshot_id of "
                     "the change that made it so (its first change since its changes last cancelled out)");
-  changes->add_option("--columns", a.changes.columns, "table columns to show, comma separated (s.a: field a of struct s)");
+  changes->add_option("--columns", a.changes.columns,
+                      "table columns to show, comma separated (s.a: field a of struct s; also _file, _pos, and on v3 "
+                      "tables _row_id and _last_updated_sequence_number)");
   changes->add_option("--where", a.changes.where, "filter on the table's columns");
   changes->add_option("--format", a.changes.format, "table, csv, jsonl or parquet");
   changes->add_option("--output", a.changes.output, "write to FILE (outside the warehouse)");

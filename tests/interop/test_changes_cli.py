@@ -68,3 +68,51 @@ def test_changes_bad_input(skade):
     assert rc == 2 and "identifier" in err
     rc, _, err = skade("changes", "db.t")
     assert rc == 1
+
+
+def test_changes_carry_row_ids_on_format_v3(skade, tmp_path):
+    """On a v3 table `changes --columns ...,_row_id,_last_updated_sequence_number` gives each
+    change its row's id as its file held it: an upsert's UPDATE_BEFORE and UPDATE_AFTER share the
+    id the row keeps, a deleted row shows the id and sequence number it had, new keys new ids;
+    `_file` names the file a row leaves or enters. The lineage columns are refused on v2 tables."""
+    skade.ok("create-namespace", "db")
+    skade.ok("create", "db.v3", "--schema", "id:long!, v:string", "--identifier", "id", "--property", "format-version=3")
+    pq.write_table(pa.table({"id": pa.array(range(10), pa.int64()), "v": [f"a{i}" for i in range(10)]}),
+                   tmp_path / "base.parquet")
+    skade.ok("append", "db.v3", str(tmp_path / "base.parquet"))
+    before = {r["id"]: r for r in json.loads("[" + ",".join(skade.ok(
+        "scan", "db.v3", "--columns", "id,_row_id,_last_updated_sequence_number,_file", "--format", "jsonl"
+    ).splitlines()) + "]")}
+    first = _snapshots(skade, "db.v3")[0]["snapshot_id"]
+    pq.write_table(pa.table({"id": pa.array([1, 2, 42], pa.int64()), "v": ["b1", "b2", "new"]}), tmp_path / "up.parquet")
+    skade.ok("upsert", "db.v3", str(tmp_path / "up.parquet"))
+    skade.ok("delete", "db.v3", "--where", "id = 7")
+    columns = "id,v,_row_id,_last_updated_sequence_number,_file"
+    got = _changes(skade, "db.v3", "--from", str(first), "--compute-updates", "--columns", columns)
+    by = {(r["_change_type"], r["id"]): r for r in got}
+    assert sorted(by) == sorted([("UPDATE_BEFORE", 1), ("UPDATE_AFTER", 1), ("UPDATE_BEFORE", 2), ("UPDATE_AFTER", 2),
+                                 ("INSERT", 42), ("DELETE", 7)]), got
+    for i in (1, 2):
+        old, new = by[("UPDATE_BEFORE", i)], by[("UPDATE_AFTER", i)]
+        assert old["_row_id"] == new["_row_id"] == before[i]["_row_id"], (old, new)
+        assert old["_last_updated_sequence_number"] == 1 and new["_last_updated_sequence_number"] == 2
+        assert old["_file"] == before[i]["_file"] != new["_file"]
+    assert by[("DELETE", 7)]["_row_id"] == before[7]["_row_id"] and by[("DELETE", 7)]["_file"] == before[7]["_file"]
+    assert by[("INSERT", 42)]["_row_id"] >= 10 and by[("INSERT", 42)]["_file"] == by[("UPDATE_AFTER", 1)]["_file"]
+    net = _changes(skade, "db.v3", "--from", str(first), "--net", "--columns", "id,_row_id")
+    ids = {i: before[i]["_row_id"] for i in (1, 2, 7)} | {42: by[("INSERT", 42)]["_row_id"]}
+    assert sorted((r["_change_type"], r["id"], r["_row_id"]) for r in net) == sorted(
+        [("DELETE", 1, ids[1]), ("INSERT", 1, ids[1]), ("DELETE", 2, ids[2]), ("INSERT", 2, ids[2]),
+         ("INSERT", 42, ids[42]), ("DELETE", 7, ids[7])]), net
+
+    # A copy-on-write delete rewrites a file: the rows it carries over move to a new file (a new
+    # `_file`) but are no changes.
+    skade.ok("alter", "db.v3", "set-property", "write.delete.mode=copy-on-write")
+    last = _snapshots(skade, "db.v3")[-1]["snapshot_id"]
+    skade.ok("delete", "db.v3", "--where", "id = 3")
+    (gone,) = _changes(skade, "db.v3", "--from", str(last), "--columns", "id,_row_id,_file")
+    assert (gone["_change_type"], gone["id"], gone["_row_id"]) == ("DELETE", 3, before[3]["_row_id"]), gone
+
+    skade.ok("create", "db.v2", "--schema", "id:long!")
+    rc, _, err = skade("changes", "db.v2", "--from", "0", "--columns", "id,_row_id")
+    assert rc != 0 and "_row_id is a column of format v3 tables (this table is v2)" in err, err

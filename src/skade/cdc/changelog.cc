@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "skade/expr/expression.h"
+#include "skade/format/metadata_columns.h"
 #include "skade/table/arrow_cells.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
@@ -134,7 +135,9 @@ std::set<std::string> DeletePaths(const FileScanTask& t) {
 struct ReadSpec {
   std::string filter;
   std::vector<int> ids;
-  std::vector<int> all_ids;
+  std::vector<int> all_ids;  // the table's columns: what tells rows apart
+  std::vector<int> whole;    // those and the metadata columns asked for: what a whole row reads
+  SchemaPtr schema;          // the table's current one, with the metadata columns asked for
 };
 
 Result<ScanPlan> PlanAt(const Table& table, int64_t snapshot_id, const ReadSpec& read) {
@@ -142,8 +145,8 @@ Result<ScanPlan> PlanAt(const Table& table, int64_t snapshot_id, const ReadSpec&
   if (!read.filter.empty()) scan.Filter(read.filter);
   SKADE_ASSIGN_OR_RETURN(ScanPlan plan, scan.Plan());
   // Read with the table's current schema so every snapshot's rows line up.
-  plan.schema = table.metadata()->schema();
-  plan.projected_ids = read.all_ids;
+  plan.schema = read.schema;
+  plan.projected_ids = read.whole;
   return plan;
 }
 
@@ -421,7 +424,7 @@ Status SnapshotChanges(const Table& table, const Snapshot& s, const Snapshot* pa
     else if (DeletePaths(*task) != DeletePaths(*it->second)) removes = true;
   }
   for (const auto& [path, task] : before) removes = removes || !now.contains(path);
-  const std::vector<int>& ids = adds && removes ? cache.read().all_ids : cache.read().ids;
+  const std::vector<int>& ids = adds && removes ? cache.read().whole : cache.read().ids;
   for (const auto& [path, task] : now) {
     auto it = before.find(path);
     if (it == before.end()) {
@@ -479,8 +482,10 @@ Result<std::vector<const Snapshot*>> SnapshotsBetween(const TableMetadata& m,
 }
 
 Schema ChangelogSchema(const Schema& table_schema, const std::vector<std::string>& columns) {
+  std::vector<std::string> unused;  // ReadChangelog reports them
+  SchemaPtr with_metadata = WithMetadataColumns(std::make_shared<const Schema>(table_schema), columns, 3, unused);
   std::vector<NestedField> fields =
-      columns.empty() ? table_schema.fields() : ProjectColumns(table_schema, columns).output->fields();
+      columns.empty() ? table_schema.fields() : ProjectColumns(*with_metadata, columns).output->fields();
   fields.push_back(NestedField{2147483001, "_change_type", true, Type::Primitive(TypeId::kString), ""});
   fields.push_back(NestedField{2147483002, "_change_ordinal", true, Type::Primitive(TypeId::kInt), ""});
   fields.push_back(NestedField{2147483003, "_commit_snapshot_id", true, Type::Primitive(TypeId::kLong), ""});
@@ -497,10 +502,15 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
                            table.ident().ToString() + " has none");
   std::vector<int> out_ids;
   SchemaPtr out_fields = m.schema();  // what is output of each column
+  // Metadata columns asked for (`_row_id`, `_file`, ...) are read with each change's row,
+  // as a scan reads them: a deleted row's from the file it leaves.
+  std::vector<std::string> problems;
+  SchemaPtr read_schema = WithMetadataColumns(m.schema(), options.columns, m.format_version, problems);
+  if (!problems.empty()) return InvalidArgument(JoinProblems(problems));
   if (options.columns.empty()) {
     for (const auto& f : schema.fields()) out_ids.push_back(f.id);
   } else {
-    Projection p = ProjectColumns(schema, options.columns);
+    Projection p = ProjectColumns(*read_schema, options.columns);
     if (!p.unknown.empty())
       return InvalidArgument("unknown column '" + p.unknown.front() + "' (columns: " + schema.ColumnNames() + ")");
     out_ids = std::move(p.ids);
@@ -510,8 +520,11 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
     SKADE_ASSIGN_OR_RETURN(expr::ExprPtr parsed, expr::Parse(options.filter));
     SKADE_RETURN_IF_ERROR(expr::Bind(parsed, schema));
   }
-  ReadSpec read{options.filter, out_ids, {}};
+  ReadSpec read{options.filter, out_ids, {}, {}, read_schema};
   for (const auto& f : schema.fields()) read.all_ids.push_back(f.id);
+  read.whole = read.all_ids;
+  for (int id : out_ids)
+    if (IsMetadataField(id)) read.whole.push_back(id);
   if (options.compute_updates)
     for (int id : schema.identifier_field_ids())
       if (std::find(read.ids.begin(), read.ids.end(), id) == read.ids.end()) read.ids.push_back(id);
@@ -526,7 +539,7 @@ Result<std::shared_ptr<arrow::Table>> ReadChangelog(const Table& table, std::opt
                     std::to_string(chain.front()->snapshot_id) + ")");
 
   // Net changes group whole rows, so every snapshot is read with all columns.
-  if (options.net_changes) read.ids = read.all_ids;
+  if (options.net_changes) read.ids = read.whole;
   std::vector<RowRef> rows;
   RangeCache cache(table, read);
   // Ordinals number the snapshots that change rows: `replace` (compaction) takes none,

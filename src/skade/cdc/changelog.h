@@ -34,7 +34,9 @@ struct ChangelogOptions {
   /// the range).
   bool net_changes = false;
   /// Table columns to return (default all; named as TableScan::Select takes them, "s.a"
-  /// too); metadata columns are always kept. The rows are those of the full changelog
+  /// too, and the metadata columns `_file`, `_pos`, and on format v3 tables `_row_id` and
+  /// `_last_updated_sequence_number`, of the row as its file held it: a deleted row's from
+  /// the file it leaves); the change columns are always kept. The rows are those of the full changelog
   /// (as Spark's view, then projected); a snapshot that only adds or only removes rows
   /// reads just these columns.
   std::vector<std::string> columns;

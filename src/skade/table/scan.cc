@@ -125,6 +125,24 @@ expr::ExprPtr Residual(const expr::ExprPtr& e, const PartitionSpec& spec, const 
 
 }  // namespace
 
+SchemaPtr WithMetadataColumns(const SchemaPtr& schema, const std::vector<std::string>& columns, int format_version,
+                              std::vector<std::string>& problems) {
+  std::vector<NestedField> fields = schema->fields();
+  for (const auto& c : columns) {
+    std::optional<NestedField> meta = schema->FindTopLevel(c) ? std::nullopt : MetadataColumn(c);
+    if (!meta || std::any_of(fields.begin(), fields.end(), [&](const NestedField& f) { return f.id == meta->id; }))
+      continue;
+    if (IsRowLineageField(meta->id) && format_version < 3) {
+      problems.push_back(c + " is a column of format v3 tables (this table is v" + std::to_string(format_version) +
+                         ")");
+      continue;
+    }
+    fields.push_back(std::move(*meta));
+  }
+  if (fields.size() == schema->fields().size()) return schema;
+  return std::make_shared<const Schema>(schema->schema_id(), std::move(fields), schema->identifier_field_ids());
+}
+
 void ReadRowLineage(ScanPlan& plan) {
   if (!plan.schema->FindField(kRowIdFieldId)) {
     std::vector<NestedField> fields = plan.schema->fields();
@@ -159,23 +177,8 @@ Result<ScanPlan> TableScan::Plan() const {
   std::vector<std::string> problems;
   bool unknown_columns = false;  // the error then lists the table's columns (once: a filter's names them too)
   if (columns_) {
-    // Metadata columns named (`_file`, `_pos`; a v3 table's `_row_id` and
-    // `_last_updated_sequence_number`) are read as columns of the table's own, which the reader
-    // fills in; filters see only the table's columns.
-    std::vector<NestedField> fields = schema.fields();
-    for (const auto& c : *columns_) {
-      std::optional<NestedField> meta = schema.FindTopLevel(c) ? std::nullopt : MetadataColumn(c);
-      if (!meta || std::any_of(fields.begin(), fields.end(), [&](const NestedField& f) { return f.id == meta->id; }))
-        continue;
-      if (IsRowLineageField(meta->id) && m.format_version < 3) {
-        problems.push_back(c + " is a column of format v3 tables (this table is v" + std::to_string(m.format_version) +
-                           ")");
-        continue;
-      }
-      fields.push_back(std::move(*meta));
-    }
-    if (fields.size() > schema.fields().size())
-      plan.schema = std::make_shared<const Schema>(schema.schema_id(), std::move(fields), schema.identifier_field_ids());
+    // Filters see only the table's columns.
+    plan.schema = WithMetadataColumns(table_schema, *columns_, m.format_version, problems);
     Projection p = ProjectColumns(*plan.schema, *columns_);
     for (const auto& c : p.unknown)
       if (!MetadataColumn(c)) {

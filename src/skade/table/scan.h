@@ -142,6 +142,13 @@ struct Projection {
 };
 Projection ProjectColumns(const Schema& schema, const std::vector<std::string>& columns);
 
+/// `schema` with the metadata columns that `columns` names and it does not hold itself
+/// (`_file`, `_pos`; on format v3 tables `_row_id` and `_last_updated_sequence_number`)
+/// after its own fields, to be read as its columns (the reader fills them in). A lineage
+/// column named on an older table adds a problem naming it to `problems`.
+SchemaPtr WithMetadataColumns(const SchemaPtr& schema, const std::vector<std::string>& columns, int format_version,
+                              std::vector<std::string>& problems);
+
 /// Makes `plan` also output the row lineage columns of a format v3 table (`_row_id`,
 /// `_last_updated_sequence_number`, after the others): a rewrite writes them so that the
 /// rows it moves keep their ids.
