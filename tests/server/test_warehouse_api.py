@@ -610,6 +610,15 @@ def test_changes_default_to_current_limit_and_columns(wh):
                                **{"from": snaps[1]["snapshot_id"], "columns": "id", "where": "id = 3"})
     assert [c["name"] for c in header["columns"]] == ["id", "_change_type", "_change_ordinal", "_commit_snapshot_id"]
     assert sorted(r[1] for r in rows) == ["DELETE", "INSERT"]
+    # Metadata columns: each change's row where its file held it, as the CLI gives them.
+    params = {"from": snaps[1]["snapshot_id"], "columns": "id,_file,_pos", "where": "id = 3"}
+    header, rows, _ = api.rows("/tables/shop/orders/changes", **params)
+    assert header["columns"][:3] == [{"name": "id", "type": "long"}, {"name": "_file", "type": "string"},
+                                     {"name": "_pos", "type": "long"}]
+    cli = skade.jsonl("changes", "shop.orders", "--from", snaps[1]["snapshot_id"], "--columns", "id,_file,_pos",
+                      "--where", "id = 3")
+    assert sorted(tuple(r[:4]) for r in rows) == sorted((c["id"], c["_file"], c["_pos"], c["_change_type"]) for c in cli)
+    assert len({r[1] for r in rows}) == 2  # the deleted row's file and the new row's
 
 
 # --- /commits ------------------------------------------------------------------------------
