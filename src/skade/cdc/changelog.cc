@@ -482,10 +482,15 @@ Result<std::vector<const Snapshot*>> SnapshotsBetween(const TableMetadata& m,
 }
 
 Schema ChangelogSchema(const Schema& table_schema, const std::vector<std::string>& columns) {
-  std::vector<std::string> unused;  // ReadChangelog reports them
-  SchemaPtr with_metadata = WithMetadataColumns(std::make_shared<const Schema>(table_schema), columns, 3, unused);
-  std::vector<NestedField> fields =
-      columns.empty() ? table_schema.fields() : ProjectColumns(*with_metadata, columns).output->fields();
+  std::vector<NestedField> fields = table_schema.fields();
+  if (!columns.empty()) {
+    // Metadata columns as ReadChangelog reads them; it has reported those the table lacks.
+    std::vector<std::string> reported;
+    const int any_version = 3;
+    auto with_metadata =
+        WithMetadataColumns(std::make_shared<const Schema>(table_schema), columns, any_version, reported);
+    fields = ProjectColumns(*with_metadata, columns).output->fields();
+  }
   fields.push_back(NestedField{2147483001, "_change_type", true, Type::Primitive(TypeId::kString), ""});
   fields.push_back(NestedField{2147483002, "_change_ordinal", true, Type::Primitive(TypeId::kInt), ""});
   fields.push_back(NestedField{2147483003, "_commit_snapshot_id", true, Type::Primitive(TypeId::kLong), ""});

@@ -33,9 +33,13 @@ inline std::optional<NestedField> MetadataColumn(std::string_view name) {
   return std::nullopt;
 }
 
-/// The two row lineage columns as optional longs with their reserved ids.
-inline std::vector<NestedField> RowLineageFields() {
-  return {*MetadataColumn("_row_id"), *MetadataColumn("_last_updated_sequence_number")};
+/// `schema` with the two row lineage columns after its own fields (optional longs with
+/// their reserved ids): what a rewrite that keeps its rows' ids reads and writes.
+inline Schema WithRowLineage(const Schema& schema) {
+  std::vector<NestedField> fields = schema.fields();
+  fields.push_back(*MetadataColumn("_row_id"));
+  fields.push_back(*MetadataColumn("_last_updated_sequence_number"));
+  return Schema(schema.schema_id(), std::move(fields), schema.identifier_field_ids());
 }
 
 }  // namespace skade

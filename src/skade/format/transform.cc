@@ -11,7 +11,6 @@
 namespace skade {
 namespace {
 
-using internal::FloorDiv;
 
 bool IEquals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

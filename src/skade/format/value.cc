@@ -499,7 +499,7 @@ Result<Value> ConvertValue(const Value& value, const Type& from, const Type& to)
       if (from.id != TypeId::kTime && IsTimestamp(to.id)) {
         const int64_t from_unit = UnitsPerMicro(from.id), to_unit = UnitsPerMicro(to.id);
         if (from_unit == to_unit) return Value(*v);
-        if (from_unit > to_unit) return Value(internal::FloorDiv(*v, from_unit / to_unit));
+        if (from_unit > to_unit) return Value(FloorDiv(*v, from_unit / to_unit));
         int64_t units;
         if (__builtin_mul_overflow(*v, to_unit / from_unit, &units))
           return InvalidArgument(FormatValue(from, value) + " is out of range for " + to.ToString());

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "skade/common/floor_div.h"
 #include "skade/format/value.h"
 
 namespace skade::internal {
@@ -13,12 +14,6 @@ namespace skade::internal {
 inline constexpr int64_t kMicrosPerSecond = 1'000'000;
 inline constexpr int64_t kMicrosPerHour = 3'600 * kMicrosPerSecond;
 inline constexpr int64_t kMicrosPerDay = 24 * kMicrosPerHour;
-
-/// Floor division (rounds toward negative infinity); b > 0.
-inline int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && a < 0) ? q - 1 : q;
-}
 
 /// DaysFromCivil without the 32-bit narrowing (years beyond ±5.8 million).
 int64_t DaysFromCivil64(int64_t year, unsigned month, unsigned day);

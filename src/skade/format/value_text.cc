@@ -36,13 +36,13 @@ std::string FormatDate(int64_t days) {
   return year + "-" + Pad(m, 2) + "-" + Pad(d, 2);
 }
 
-// HH:MM:SS of a time of day in units of 10^-digits seconds (6: µs, 9: ns), plus the
-// fraction when it is not zero.
-std::string FormatTimeOfDay(int64_t units, int digits = 6) {
-  const int64_t per_second = digits == 9 ? 1'000'000'000 : kMicrosPerSecond;
+// HH:MM:SS of a time of day in µs, or in ns when `per_micro` is 1000, plus the fraction
+// (6 or 9 digits) when it is not zero.
+std::string FormatTimeOfDay(int64_t units, int64_t per_micro = 1) {
+  const int64_t per_second = kMicrosPerSecond * per_micro;
   int64_t secs = units / per_second, frac = units % per_second;
   std::string s = Pad(secs / 3600, 2) + ":" + Pad(secs / 60 % 60, 2) + ":" + Pad(secs % 60, 2);
-  if (frac != 0) s += "." + Pad(frac, digits);
+  if (frac != 0) s += "." + Pad(frac, per_micro == 1 ? 6 : 9);
   return s;
 }
 
@@ -51,7 +51,7 @@ std::string FormatTimestamp(int64_t value, TypeId id) {
   const int64_t per_day = kMicrosPerDay * UnitsPerMicro(id);
   int64_t tod = value % per_day;  // floor modulo; days * units/day may not fit near INT64_MIN
   if (tod < 0) tod += per_day;
-  return FormatDate(internal::FloorDiv(value, per_day)) + "T" + FormatTimeOfDay(tod, IsNanoTimestamp(id) ? 9 : 6);
+  return FormatDate(FloorDiv(value, per_day)) + "T" + FormatTimeOfDay(tod, UnitsPerMicro(id));
 }
 
 std::string FormatUuid(const std::string& b) {
@@ -202,9 +202,9 @@ std::optional<int64_t> ReadDate(Cursor& c) {
   return internal::DaysFromCivil64(year, static_cast<unsigned>(*m), static_cast<unsigned>(*d));
 }
 
-// HH:MM[:SS[.fraction]] → the time of day in units of 10^-digits seconds (6: µs, 9: ns).
-// Fraction digits past those must be zeros.
-std::optional<int64_t> ReadTime(Cursor& c, std::string* why, int digits_kept = 6) {
+// HH:MM[:SS[.fraction]] → the time of day in µs, or in ns when `per_micro` is 1000.
+// Fraction digits past those units must be zeros.
+std::optional<int64_t> ReadTime(Cursor& c, std::string* why, int64_t per_micro = 1) {
   auto h = c.Digits(2, 2);
   if (!h || !c.Eat(':')) return std::nullopt;
   auto mi = c.Digits(2, 2);
@@ -219,12 +219,12 @@ std::optional<int64_t> ReadTime(Cursor& c, std::string* why, int digits_kept = 6
       size_t start = c.pos;
       if (!c.Digits(1, 64, &n)) return std::nullopt;
       std::string_view digits = c.s.substr(start, static_cast<size_t>(n));
-      const auto kept = static_cast<size_t>(digits_kept);
+      const size_t kept = per_micro == 1 ? 6 : 9;
       for (size_t i = 0; i < digits.size(); ++i) {
         if (i < kept) {
           frac = frac * 10 + (digits[i] - '0');
         } else if (digits[i] != '0') {
-          *why = digits_kept == 9 ? "more precision than nanoseconds" : "more precision than microseconds";
+          *why = per_micro == 1 ? "more precision than microseconds" : "more precision than nanoseconds";
           return std::nullopt;
         }
       }
@@ -232,8 +232,7 @@ std::optional<int64_t> ReadTime(Cursor& c, std::string* why, int digits_kept = 6
     }
   }
   if (*h > 23 || *mi > 59 || sec > 59) return std::nullopt;
-  const int64_t per_second = digits_kept == 9 ? 1'000'000'000 : kMicrosPerSecond;
-  return ((*h * 60 + *mi) * 60 + sec) * per_second + frac;
+  return ((*h * 60 + *mi) * 60 + sec) * kMicrosPerSecond * per_micro + frac;
 }
 
 // Z | [+-]HH[:MM] | [+-]HHMM → offset in µs east of UTC.
@@ -340,7 +339,7 @@ Result<Value> ParseTemporal(const Type& type, std::string_view text) {
   const int64_t per_micro = UnitsPerMicro(type.id);
   int64_t tod = 0;
   if (c.Eat('T') || c.Eat('t') || c.Eat(' ')) {
-    auto t = ReadTime(c, &why, per_micro == 1 ? 6 : 9);
+    auto t = ReadTime(c, &why, per_micro);
     if (!t) return bad();
     tod = *t;
   }

@@ -2,6 +2,7 @@
 
 #include <arrow/api.h>
 
+#include "skade/common/floor_div.h"
 #include "skade/table/arrow_schema.h"
 
 namespace skade {
@@ -34,7 +35,7 @@ Result<Value> ValueAt(const arrow::Array& a, int64_t i, const Type& type) {
                                                               : 1'000'000'000;
         const int64_t want = IsNanoTimestamp(type.id) ? 1'000'000'000 : 1'000'000;
         if (have < want) v *= want / have;
-        if (have > want) v = v / (have / want) - (v % (have / want) < 0 ? 1 : 0);  // floor
+        if (have > want) v = FloorDiv(v, have / want);
       }
       return Value{v};
     }

@@ -810,7 +810,8 @@ class MarkedRows final : public arrow::RecordBatchReader {
  public:
   MarkedRows(std::shared_ptr<arrow::RecordBatchReader> input, const Schema& schema, const std::vector<uint8_t>& keep,
              const std::vector<int64_t>& replaced_ids, int64_t first, int64_t* rows_read)
-      : input_(std::move(input)), schema_(schema), arrow_schema_(OutputSchema(schema, !replaced_ids.empty())),
+      : input_(std::move(input)), schema_(schema),
+        arrow_schema_(ToArrowSchema(replaced_ids.empty() ? schema : WithRowLineage(schema))),
         keep_(keep), replaced_ids_(replaced_ids), first_(first), rows_read_(rows_read) {
     *rows_read_ = 0;
     const auto upto = keep_.begin() + std::min<int64_t>(first_, static_cast<int64_t>(keep_.size()));
@@ -851,13 +852,6 @@ class MarkedRows final : public arrow::RecordBatchReader {
   }
 
  private:
-  static std::shared_ptr<arrow::Schema> OutputSchema(const Schema& schema, bool row_lineage) {
-    if (!row_lineage) return ToArrowSchema(schema);
-    std::vector<NestedField> fields = schema.fields();
-    for (auto& f : RowLineageFields()) fields.push_back(std::move(f));
-    return ToArrowSchema(Schema(schema.schema_id(), std::move(fields)));
-  }
-
   // `batch` (the next kept rows) with the ids of the rows they replace.
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> WithReplacedIds(const arrow::RecordBatch& batch) const {
     const int64_t n = batch.num_rows();
@@ -1211,10 +1205,7 @@ Result<std::unique_ptr<DataWriter>> DataWriter::Make(const TableMetadata& metada
     impl->partition_types.push_back(ptype->fields[i].type);
     impl->source_types.push_back(impl->schema->FindField(impl->spec.fields()[i].source_id)->type);
   }
-  std::vector<NestedField> written = impl->schema->fields();
-  if (row_lineage)
-    for (auto& f : RowLineageFields()) written.push_back(std::move(f));
-  impl->arrow_schema = ToArrowSchema(Schema(impl->schema->schema_id(), std::move(written)));
+  impl->arrow_schema = ToArrowSchema(row_lineage ? WithRowLineage(*impl->schema) : *impl->schema);
   impl->target_file_bytes = metadata.PropertyInt("write.target-file-size-bytes", 512LL << 20);
   if (impl->target_file_bytes <= 0) return InvalidArgument("write.target-file-size-bytes must be positive");
   impl->row_group_rows = metadata.PropertyInt("write.parquet.row-group-limit", 1 << 20);

@@ -14,6 +14,7 @@
 
 #include "skade/common/task_pool.h"
 #include "skade/expr/arrow_filter.h"
+#include "skade/format/metadata_columns.h"
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/arrow_schema.h"
@@ -413,9 +414,8 @@ Result<std::vector<std::shared_ptr<arrow::Array>>> KeyColumns(const arrow::Recor
   return cols;
 }
 
-// The key columns and `_row_id` of the rows of `batch` that `mask` marks. `batch` holds
-// the row lineage columns and then the positions (RemoveRows with match_lineage), so
-// `_row_id` is the third column from its end.
+// The key columns and `_row_id` of the rows of `batch` (read by RemoveRows with
+// match_lineage) that `mask` marks.
 Result<std::shared_ptr<arrow::RecordBatch>> MatchedIds(const arrow::RecordBatch& batch,
                                                        const std::vector<std::shared_ptr<arrow::Array>>& keys,
                                                        const std::shared_ptr<arrow::Array>& mask) {
@@ -423,8 +423,10 @@ Result<std::shared_ptr<arrow::RecordBatch>> MatchedIds(const arrow::RecordBatch&
   arrow::ArrayVector columns = keys;
   for (size_t k = 0; k < keys.size(); ++k) fields.push_back(arrow::field("k" + std::to_string(k), keys[k]->type()));
   fields.push_back(arrow::field("_row_id", arrow::int64()));
-  columns.push_back(batch.column(batch.num_columns() - 3));
-  if (columns.back()->type_id() != arrow::Type::INT64) return Internal("matched rows lack their _row_id");
+  for (int c = 0; c < batch.num_columns() && columns.size() == keys.size(); ++c)
+    if (FieldIdOf(*batch.schema()->field(c)) == kRowIdFieldId) columns.push_back(batch.column(c));
+  if (columns.size() == keys.size() || columns.back()->type_id() != arrow::Type::INT64)
+    return Internal("matched rows lack their _row_id");
   auto all = arrow::RecordBatch::Make(arrow::schema(fields), batch.num_rows(), columns);
   InitArrowCompute();
   SKADE_ARROW_ASSIGN(auto hits, arrow::compute::Filter(all, mask), "keys");

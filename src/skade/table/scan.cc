@@ -144,12 +144,7 @@ SchemaPtr WithMetadataColumns(const SchemaPtr& schema, const std::vector<std::st
 }
 
 void ReadRowLineage(ScanPlan& plan) {
-  if (!plan.schema->FindField(kRowIdFieldId)) {
-    std::vector<NestedField> fields = plan.schema->fields();
-    for (auto& f : RowLineageFields()) fields.push_back(std::move(f));
-    plan.schema = std::make_shared<const Schema>(plan.schema->schema_id(), std::move(fields),
-                                                 plan.schema->identifier_field_ids());
-  }
+  if (!plan.schema->FindField(kRowIdFieldId)) plan.schema = std::make_shared<const Schema>(WithRowLineage(*plan.schema));
   for (int id : {kRowIdFieldId, kLastUpdatedSequenceNumberFieldId})
     if (std::find(plan.projected_ids.begin(), plan.projected_ids.end(), id) == plan.projected_ids.end())
       plan.projected_ids.push_back(id);

@@ -2,6 +2,7 @@
 
 #include <arrow/api.h>
 
+#include "skade/format/metadata_columns.h"
 #include "skade/io/file_io.h"
 #include "skade/table/arrow_internal.h"
 #include "skade/table/data_writer.h"
@@ -24,32 +25,12 @@ Status Table::Refresh() {
 
 TableScan Table::NewScan() const { return TableScan(loaded_.metadata, &catalog_->io(), loaded_.ident); }
 
-namespace {
-
-// `batch` conformed to `schema`; with `row_lineage`, its last two columns (the row lineage
-// ones) pass as they are.
-Result<std::shared_ptr<arrow::RecordBatch>> Conformed(const std::shared_ptr<arrow::RecordBatch>& batch,
-                                                      const Schema& schema, int64_t row, bool row_lineage) {
-  if (!row_lineage) return ConformToSchema(batch, schema, row);
-  const int own = batch->num_columns() - 2;
-  if (own < 0) return Internal("batches of an upsert that keeps row ids lack the row lineage columns");
-  arrow::FieldVector fields(batch->schema()->fields().begin(), batch->schema()->fields().begin() + own);
-  arrow::ArrayVector columns(batch->columns().begin(), batch->columns().begin() + own);
-  auto table_part = arrow::RecordBatch::Make(arrow::schema(fields), batch->num_rows(), columns);
-  SKADE_ASSIGN_OR_RETURN(auto conformed, ConformToSchema(table_part, schema, row));
-  fields = conformed->schema()->fields();
-  columns = conformed->columns();
-  for (int i = own; i < batch->num_columns(); ++i) {
-    fields.push_back(batch->schema()->field(i));
-    columns.push_back(batch->column(i));
-  }
-  return arrow::RecordBatch::Make(arrow::schema(fields), batch->num_rows(), columns);
-}
-
-}  // namespace
-
 Result<StagedAppend> Table::StageAppend(arrow::RecordBatchReader& reader, const AppendOptions& options) {
   SKADE_ASSIGN_OR_RETURN(auto writer, DataWriter::Make(*loaded_.metadata, options.row_lineage));
+  // With row lineage the batches end with its two columns, which are conformed as the
+  // table's own are.
+  const Schema& table_schema = *loaded_.metadata->schema();
+  const Schema schema = options.row_lineage ? WithRowLineage(table_schema) : table_schema;
   int64_t row = 1;
   while (true) {
     std::shared_ptr<arrow::RecordBatch> batch;
@@ -58,7 +39,7 @@ Result<StagedAppend> Table::StageAppend(arrow::RecordBatchReader& reader, const 
       return std::unexpected(FromArrow(st, ""));  // the caller names the input
     }
     if (!batch) break;
-    auto conformed = Conformed(batch, *loaded_.metadata->schema(), row, options.row_lineage);
+    auto conformed = ConformToSchema(batch, schema, row);
     Status written = conformed ? writer->Write(*conformed) : Status(std::unexpected(conformed.error()));
     if (!written) {
       writer->Abort();

@@ -69,7 +69,6 @@ struct ExpireResult {
   CommitResult commit;
 };
 
-/// Files a writer produced, ready to commit (written, never yet referenced).
 /// What an upsert writes of its input, handed to its stage.
 struct UpsertRows {
   /// Per input row: whether it is the last of its key, which the upsert writes.
@@ -81,6 +80,7 @@ struct UpsertRows {
   std::vector<int64_t> replaced_ids;
 };
 
+/// Files a writer produced, ready to commit (written, never yet referenced).
 struct StagedAppend {
   std::vector<DataFile> files;
   std::map<std::string, std::string> snapshot_properties;
